@@ -1,0 +1,169 @@
+/**
+ * `npm test`: typecheck, lint, unit, API and browser tests. Each test file runs in its own
+ * process; the last line is "N passed, N failed" and the exit code is non-zero on any failure.
+ *   npm test -- --only unit,api      run only these stages
+ *   npm test -- tests/api/x.test.ts  run only these files
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+interface Outcome {
+  passed: number;
+  failed: number;
+  output: string;
+  seconds: number;
+}
+
+const root = new URL('..', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const onlyArg = args.indexOf('--only');
+const only = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : null;
+const files = args.filter((a, i) => a.endsWith('.ts') && (onlyArg < 0 || i !== onlyArg + 1));
+const wants = (stage: string) =>
+  files.length ? ['unit', 'api', 'browser'].includes(stage) : !only || only.has(stage);
+const FILE_TIMEOUT_MS = 10 * 60 * 1000;
+
+function run(
+  cmd: string,
+  cmdArgs: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; output: string; seconds: number }> {
+  const started = Date.now();
+  return new Promise((ok) => {
+    const child = spawn(cmd, cmdArgs, { cwd: root, env: { ...env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => {
+      output += `\n[killed after ${FILE_TIMEOUT_MS / 1000}s]\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      ok({ code: code ?? 1, output, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+/** uvu prints "Total: N / Passed: N / Skipped: N" once per process. */
+function countUvu(code: number, output: string): { passed: number; failed: number } {
+  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
+  if (Number.isNaN(total) || Number.isNaN(passed)) return { passed: 0, failed: 1 };
+  const failed = total - passed - skipped;
+  return { passed, failed: failed === 0 && code !== 0 ? 1 : failed };
+}
+
+async function runPool<T, R>(items: T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return results;
+}
+
+function testFiles(dir: string): string[] {
+  const abs = join(root, dir);
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Tests create a database per suite on this server: DATABASE_URL, the local one, or an embedded one. */
+async function testDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const given = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (given) return { url: given, stop: async () => {} };
+  const local = 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (await canConnect(local)) return { url: local, stop: async () => {} };
+  const { startEmbeddedPostgres } = await import('../server/db/embedded.ts');
+  const { createLog } = await import('../server/log.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'alertwall-test-pg-'));
+  console.log(`no PostgreSQL at ${local}; starting an embedded one in ${dir}`);
+  const pgServer = await startEmbeddedPostgres(dir, createLog('silent'));
+  return {
+    url: pgServer.url,
+    stop: async () => {
+      await pgServer.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main() {
+  const outcomes: [string, Outcome][] = [];
+  const record = (name: string, o: Outcome) => {
+    outcomes.push([name, o]);
+    const mark = o.failed ? 'FAIL' : 'ok  ';
+    console.log(`${mark} ${name} (${o.passed} passed, ${o.failed} failed, ${o.seconds.toFixed(1)}s)`);
+    if (o.failed) console.log(o.output.replace(/^/gm, '    | '));
+  };
+
+  if (wants('typecheck')) {
+    const r = await run('npx', ['tsc', '--noEmit']);
+    record('typecheck', {
+      passed: r.code ? 0 : 1,
+      failed: r.code ? 1 : 0,
+      output: r.output,
+      seconds: r.seconds,
+    });
+  }
+  if (wants('lint')) {
+    const r = await run('npx', ['eslint', '.', '--max-warnings', '0']);
+    record('lint', { passed: r.code ? 0 : 1, failed: r.code ? 1 : 0, output: r.output, seconds: r.seconds });
+  }
+
+  const stages: [string, number][] = [
+    ['unit', 2],
+    ['api', 2],
+    ['browser', 1],
+  ];
+  const needsDb =
+    stages.some(([s]) => s !== 'unit' && wants(s)) &&
+    (files.length === 0 || files.some((f) => !f.includes('/unit/')));
+  const database = needsDb ? await testDatabase() : null;
+  const env = { ...process.env, ...(database ? { TEST_DATABASE_URL: database.url } : {}) };
+  try {
+    for (const [stage, concurrency] of stages) {
+      if (!wants(stage)) continue;
+      const list = files.length
+        ? files.filter((f) => f.includes(`tests/${stage}/`))
+        : testFiles(`tests/${stage}`);
+      await runPool(list, concurrency, async (file) => {
+        const r = await run(process.execPath, [file], env);
+        record(file, { ...countUvu(r.code, r.output), output: r.output, seconds: r.seconds });
+      });
+    }
+  } finally {
+    await database?.stop();
+  }
+
+  const passed = outcomes.reduce((n, [, o]) => n + o.passed, 0);
+  const failed = outcomes.reduce((n, [, o]) => n + o.failed, 0);
+  console.log(`\n${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

@@ -1,0 +1,84 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Deps } from './deps.ts';
+import { AppError, methodNotAllowed } from './errors.ts';
+import { apiBase } from './http/base-url.ts';
+import { accessLog } from './http/middleware/access-log.ts';
+import { body } from './http/middleware/body.ts';
+import { corsFrom } from './http/middleware/cors.ts';
+import { errors } from './http/middleware/errors.ts';
+import { requestId } from './http/middleware/request-id.ts';
+import { managementRoutes } from './http/routes/management.ts';
+import { uiRoutes } from './http/routes/ui.ts';
+
+/**
+ * The Koa application without a listener (tests mount it on port 0). The API sits under
+ * API_PREFIX (default /api) with the web UI at /; with API_PREFIX=/ the API takes the root, as a
+ * stand-alone Alerta does, and the UI moves to /ui/.
+ */
+export function createApp(deps: Deps): Koa {
+  const { config } = deps;
+  const app = new Koa({ proxy: config.USE_PROXYFIX });
+  const prefix = config.API_PREFIX;
+  const uiBase = prefix ? '/' : '/ui/';
+  const isApiPath = (path: string) =>
+    prefix ? path === prefix || path.startsWith(`${prefix}/`) : !(path === '/ui' || path.startsWith('/ui/'));
+
+  app.use(requestId());
+  app.use(accessLog(deps.log, deps.metrics));
+  app.use(errors(deps.log));
+  app.use(async (ctx, next) => {
+    if (ctx.originalUrl.length > config.MAX_URL_LENGTH) {
+      throw new AppError(414, `request URL is longer than the limit of ${config.MAX_URL_LENGTH} characters`);
+    }
+    await next();
+  });
+  app.use(corsFrom(config.CORS_ORIGINS, config.CORS_ALLOW_HEADERS, config.CORS_SUPPORTS_CREDENTIALS));
+  app.use(
+    body({ limit: config.MAX_BODY_SIZE, acceptsAnyType: (path) => path.startsWith(`${prefix}/webhooks/`) }),
+  );
+
+  const api = new Router(prefix ? { prefix } : {});
+  for (const routes of [managementRoutes(deps)]) api.use(routes.routes());
+
+  /** GET / — the API's index of routes. */
+  api.get('/', (ctx) => {
+    const base = apiBase(ctx, config);
+    const seen = new Set<string>();
+    const links = api.stack
+      .filter((layer) => layer.methods.length > 0 && typeof layer.path === 'string')
+      .flatMap((layer) => {
+        const path = String(layer.path).slice(prefix.length) || '/';
+        return layer.methods
+          .filter((m) => m !== 'HEAD')
+          .map((method) => ({ rel: path, href: `${base}${path}`, method }));
+      })
+      .filter((l) => !seen.has(`${l.method} ${l.href}`) && seen.add(`${l.method} ${l.href}`))
+      .sort((a, b) => a.href.localeCompare(b.href));
+    ctx.body = { status: 'ok', uri: base, data: { description: 'Alerta API' }, links };
+  });
+
+  app.use(api.routes());
+  app.use(
+    api.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => methodNotAllowed('this method', []),
+      notImplemented: () => new AppError(501, 'method not implemented'),
+    }),
+  );
+  app.use(async (ctx, next) => {
+    if (isApiPath(ctx.path)) {
+      const allowed = api.match(ctx.path, ctx.method).path.flatMap((l) => l.methods);
+      if (allowed.length) throw methodNotAllowed(ctx.method, [...new Set(allowed)]);
+      throw new AppError(404, 'The requested URL was not found on the server.', [
+        `${ctx.method} ${ctx.path}`,
+      ]);
+    }
+    await next();
+  });
+  app.use(uiRoutes(uiBase, prefix).routes());
+  app.use((ctx) => {
+    throw new AppError(404, 'The requested URL was not found on the server.', [`${ctx.method} ${ctx.path}`]);
+  });
+  return app;
+}

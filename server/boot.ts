@@ -1,0 +1,121 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { sql } from 'slonik';
+import { createApp } from './app.ts';
+import { redactUrl, type Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { connectionUrl, createDb, type Db } from './db/pool.ts';
+import { systemClock, type Deps } from './deps.ts';
+import type { Log } from './log.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { createMemoryBus, createRedisBus, type Bus } from './realtime/bus.ts';
+
+export interface Running {
+  deps: Deps;
+  server: Server;
+  /** Where to open the product, e.g. http://localhost:8080/ */
+  url: string;
+  port: number;
+  /** What the start-up line says about the database and the bus. */
+  database: string;
+  busDescription: string;
+  /** Stops accepting, lets in-flight requests finish, then closes the bus, the pool and Postgres. */
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Migrations need the database; give a server that is still starting a few tries (2, 4, 8 s). */
+async function migrateWithRetry(url: string, schema: string, log: Log) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate(url, schema);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const transient = code === 'ECONNREFUSED' || code === '57P03' || code === 'ETIMEDOUT';
+      if (!transient || attempt > 3) throw err;
+      log.warn({ attempt, code }, 'database not reachable yet; retrying');
+      await sleep(2000 * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/** config → database (embedded without DATABASE_URL) → migrations → bus → Koa app → listen. */
+export async function boot(config: Config, log: Log, options: { metrics?: Metrics } = {}): Promise<Running> {
+  const metrics = options.metrics ?? createMetrics({ defaults: true });
+  let embedded: EmbeddedPostgres | null = null;
+  let db: Db | null = null;
+  let bus: Bus | null = null;
+  try {
+    let baseUrl = config.DATABASE_URL;
+    let database: string;
+    if (!baseUrl) {
+      embedded = await startEmbeddedPostgres(config.DATA_DIR, log);
+      baseUrl = embedded.url;
+      database = `embedded PostgreSQL (data in ${embedded.dataDir}, port ${embedded.port})`;
+    } else {
+      database = `PostgreSQL at ${redactUrl(connectionUrl(baseUrl, { databaseName: config.DATABASE_NAME }))}`;
+    }
+    const url = connectionUrl(baseUrl, {
+      databaseName: config.DATABASE_NAME,
+      schema: config.DATABASE_SCHEMA,
+    });
+    const applied = await migrateWithRetry(url, config.DATABASE_SCHEMA, log);
+    if (applied.length) log.info({ applied }, 'database migrated');
+    db = await createDb(url, { size: config.DATABASE_POOL_SIZE });
+    await db.query(sql.unsafe`
+      INSERT INTO instance_info (key, value) VALUES ('installed_at', ${new Date().toISOString()})
+      ON CONFLICT (key) DO NOTHING`);
+
+    bus = config.REDIS_URL
+      ? await createRedisBus({ log, metrics }, { url: config.REDIS_URL, channel: config.BUS_CHANNEL })
+      : createMemoryBus({ log, metrics });
+    const busDescription = config.REDIS_URL
+      ? `Redis pub/sub at ${redactUrl(config.REDIS_URL)}`
+      : 'in-process';
+
+    const deps: Deps = { config, db, bus, log, metrics, clock: systemClock, startedAt: Date.now() };
+    const app = createApp(deps);
+    // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
+    const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
+    server.keepAliveTimeout = 65_000;
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (!socket.writable) return socket.destroy();
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const message = status === 431 ? 'request headers are too large' : 'malformed HTTP request';
+      const body = JSON.stringify({ status: 'error', message, code: status, errors: null });
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(config.PORT, config.HOST, () => ok());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    const uiPath = config.API_PREFIX ? '/' : '/ui/';
+
+    let closing: Promise<void> | null = null;
+    const close = () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((ok) => server.close(() => ok()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
+        await stopped;
+        clearTimeout(timer);
+        await bus?.close();
+        await db?.end();
+        await embedded?.stop();
+      })());
+
+    return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
+  } catch (err) {
+    await bus?.close().catch(() => {});
+    await db?.end().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,390 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
+
+/**
+ * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
+ * environment variables of the same name. Names and defaults follow the established server
+ * (../shared/reference/settings.md); the few settings of our own are marked "ours" in README.md.
+ */
+
+type Kind = 'bool' | 'int' | 'float' | 'string' | 'list' | 'value';
+interface Setting<S extends z.ZodType = z.ZodType> {
+  kind: Kind;
+  schema: S;
+  default: z.infer<S>;
+  expected: string;
+}
+
+const setting = <S extends z.ZodType>(
+  kind: Kind,
+  schema: S,
+  def: z.infer<S>,
+  expected: string,
+): Setting<S> => ({
+  kind,
+  schema,
+  default: def,
+  expected,
+});
+const bool = (d: boolean) => setting('bool', z.boolean(), d, 'True or False');
+const int = (d: number, min = 0, max = 2 ** 31 - 1) =>
+  setting('int', z.number().int().min(min).max(max), d, `an integer from ${min} to ${max}`);
+const str = (d: string) => setting('string', z.string(), d, 'a string');
+const optStr = () => setting('string', z.string().nullable(), null as string | null, 'a string or None');
+const list = (d: string[]) => setting('list', z.array(z.string()), d, 'a list of strings');
+const dict = (d: Record<string, unknown> = {}) =>
+  setting('value', z.record(z.string(), z.unknown()), d, 'a dict');
+const value = <S extends z.ZodType>(schema: S, d: z.infer<S>, expected: string) =>
+  setting('value', schema, d, expected);
+
+const SEVERITY_NAMES = z.string().nullable();
+const byteSize = setting(
+  'string',
+  z
+    .union([z.number().int().positive(), z.string().regex(/^\d+(\.\d+)?\s*[kKmMgG]?[bB]?$/)])
+    .transform(parseByteSize),
+  2 * 1024 * 1024,
+  'a size such as 2097152, 512k or 2M',
+);
+
+function parseByteSize(v: number | string): number {
+  if (typeof v === 'number') return v;
+  const m = /^(\d+(?:\.\d+)?)\s*([kKmMgG]?)/.exec(v);
+  const n = Number(m?.[1] ?? 0);
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m?.[2] ?? '').toLowerCase()] ?? 1;
+  return Math.round(n * unit);
+}
+
+export const SETTINGS = {
+  // ours: process and layout
+  PORT: int(8080, 0, 65535),
+  HOST: str('0.0.0.0'),
+  API_PREFIX: setting(
+    'string',
+    z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]*$/)
+      .transform((p) => (p === '/' ? '' : p.replace(/\/+$/, ''))),
+    '/api',
+    'a path such as /api or /',
+  ),
+  DATA_DIR: str('./data'),
+  REDIS_URL: str(''),
+  BUS_CHANNEL: value(z.string().min(1).max(200), 'alertwall.events', 'a Redis channel name'),
+  DATABASE_POOL_SIZE: int(10, 1, 200),
+  MAX_BODY_SIZE: byteSize,
+  MAX_URL_LENGTH: int(8192, 256, 1024 * 1024),
+  SHUTDOWN_TIMEOUT: int(10, 0, 3600),
+  // general
+  DEBUG: bool(false),
+  BASE_URL: str(''),
+  USE_PROXYFIX: bool(false),
+  SECRET_KEY: str('changeme'),
+  SERVER_VERSION: value(z.enum(['full', 'major', 'off']), 'full', "'full', 'major' or 'off'"),
+  LOG_LEVEL: value(
+    z
+      .string()
+      .transform((l) => l.toLowerCase())
+      .pipe(z.enum(['debug', 'info', 'warning', 'warn', 'error', 'critical', 'fatal', 'silent'])),
+    'info',
+    'one of DEBUG, INFO, WARNING, ERROR, CRITICAL, SILENT',
+  ),
+  LOG_HANDLERS: list(['console']),
+  LOG_FORMAT: str('json'),
+  // database
+  DATABASE_URL: str(''),
+  DATABASE_NAME: optStr(),
+  DATABASE_SCHEMA: value(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), 'public', 'a schema name'),
+  DATABASE_RAISE_ON_ERROR: bool(true),
+  // API behaviour
+  ALARM_MODEL: value(z.enum(['ALERTA', 'ISA_18_2']), 'ALERTA', "'ALERTA' or 'ISA_18_2'"),
+  DEFAULT_PAGE_SIZE: int(1000, 1, 1_000_000),
+  QUERY_LIMIT: int(1000, 1, 1_000_000),
+  HISTORY_LIMIT: int(100, 1, 10_000),
+  HISTORY_ON_VALUE_CHANGE: bool(true),
+  DEFAULT_FIELD: str('text'),
+  BULK_QUERY_LIMIT: int(100_000, 1, 10_000_000),
+  ACTIONS: list([]),
+  // severity and colours
+  SEVERITY_MAP: value(z.record(z.string(), z.number().int()), {}, 'a dict of severity name to integer code'),
+  DEFAULT_NORMAL_SEVERITY: setting('string', SEVERITY_NAMES, null, 'a severity name or None'),
+  DEFAULT_INFORM_SEVERITY: setting('string', SEVERITY_NAMES, null, 'a severity name or None'),
+  DEFAULT_PREVIOUS_SEVERITY: setting('string', SEVERITY_NAMES, null, 'a severity name or None'),
+  COLOR_MAP: dict(),
+  // timeouts and housekeeping
+  DEFAULT_TIMEOUT: int(86400),
+  ALERT_TIMEOUT: int(86400),
+  HEARTBEAT_TIMEOUT: int(86400),
+  HEARTBEAT_MAX_LATENCY: int(2000),
+  ACK_TIMEOUT: int(0),
+  SHELVE_TIMEOUT: int(7200),
+  DELETE_EXPIRED_AFTER: int(7200),
+  DELETE_INFO_AFTER: int(43200),
+  // authentication and authorisation
+  AUTH_REQUIRED: bool(false),
+  AUTH_PROVIDER: str('basic'),
+  ADMIN_USERS: list([]),
+  ADMIN_PASSWORD: optStr(),
+  ADMIN_KEY: optStr(),
+  ADMIN_KEY_MAXAGE: int(315_360_000),
+  DEFAULT_ADMIN_ROLE: str('admin'),
+  ADMIN_ROLES: list(['admin']),
+  DEFAULT_USER_ROLE: str('user'),
+  USER_ROLES: list(['user']),
+  USER_DEFAULT_SCOPES: list(['read', 'write']),
+  DEFAULT_GUEST_ROLE: str('guest'),
+  GUEST_ROLES: list(['guest']),
+  GUEST_DEFAULT_SCOPES: list(['read:alerts']),
+  CUSTOM_SCOPES: list([]),
+  DELETE_SCOPES: list([]),
+  CUSTOMER_VIEWS: bool(false),
+  ALLOW_READONLY: bool(false),
+  READONLY_SCOPES: list(['read']),
+  BASIC_AUTH_REALM: str('Alerta'),
+  SIGNUP_ENABLED: bool(true),
+  EMAIL_VERIFICATION: bool(false),
+  TOKEN_EXPIRE_DAYS: int(14),
+  API_KEY_EXPIRE_DAYS: int(365),
+  HMAC_AUTH_CREDENTIALS: value(
+    z.array(z.object({ key: z.string(), secret: z.string(), algorithm: z.string().default('sha256') })),
+    [],
+    'a list of dicts with key, secret and algorithm',
+  ),
+  AUTH_PROXY: bool(false),
+  AUTH_PROXY_USER_HEADER: str('X-Proxy-User'),
+  AUTH_PROXY_ROLES_HEADER: str('X-Proxy-Roles'),
+  AUTH_PROXY_ROLES_SEPARATOR: str(','),
+  AUTH_PROXY_AUTO_SIGNUP: bool(true),
+  OAUTH2_CLIENT_ID: str(''),
+  OAUTH2_CLIENT_SECRET: str(''),
+  ALLOWED_EMAIL_DOMAINS: list(['*']),
+  // audit
+  AUDIT_TRAIL: list(['admin']),
+  AUDIT_LOG: setting('bool', z.boolean().nullable(), null, 'True, False or None'),
+  AUDIT_LOG_REDACT: bool(true),
+  AUDIT_LOG_JSON: bool(false),
+  AUDIT_URL: optStr(),
+  // CORS
+  CORS_ORIGINS: list(['http://localhost', 'http://localhost:8000']),
+  CORS_ALLOW_HEADERS: list(['Content-Type', 'Authorization', 'Access-Control-Allow-Origin', 'X-Request-ID']),
+  CORS_SUPPORTS_CREDENTIALS: bool(false),
+  // web console (returned by /config)
+  SITE_LOGO_URL: str(''),
+  COLUMNS: list([
+    'severity',
+    'status',
+    'lastReceiveTime',
+    'timeoutLeft',
+    'duplicateCount',
+    'customer',
+    'environment',
+    'service',
+    'resource',
+    'event',
+    'value',
+    'text',
+  ]),
+  SORT_LIST_BY: list(['severity', 'lastReceiveTime']),
+  DEFAULT_FILTER: dict({ status: ['open', 'ack'] }),
+  AUTO_REFRESH_INTERVAL: int(5000),
+  // plugins, blackouts, forwarding, webhooks
+  PLUGINS: list(['remote_ip', 'reject', 'heartbeat', 'blackout', 'forwarder']),
+  PLUGINS_RAISE_ON_ERROR: bool(true),
+  ORIGIN_BLACKLIST: list([]),
+  ALLOWED_ENVIRONMENTS: list(['Production', 'Development']),
+  HEARTBEAT_EVENTS: list(['Heartbeat']),
+  BLACKOUT_DURATION: int(3600),
+  NOTIFICATION_BLACKOUT: bool(false),
+  BLACKOUT_ACCEPT: list([]),
+  FWD_DESTINATIONS: value(z.array(z.array(z.unknown())), [], 'a list of (url, credentials, filter) tuples'),
+  DEFAULT_ENVIRONMENT: str('Production'),
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+type Values = { readonly [K in SettingName]: z.output<(typeof SETTINGS)[K]['schema']> };
+
+export type Config = Values & {
+  /** Where each setting's value came from: "default", "env" or "file:line". */
+  readonly sources: Readonly<Record<string, string>>;
+  /** Settings we do not know (plugins read their own), from the file. */
+  readonly extra: Readonly<Record<string, PyValue>>;
+};
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+    this.problems = problems;
+  }
+}
+
+const TRUE = new Set(['yes', 'on', 'true', 't', '1', 'y']);
+const FALSE = new Set(['no', 'off', 'false', 'f', '0', 'n', '']);
+
+/** Turns an environment variable's text into the value its setting expects, or throws a message. */
+function fromEnv(kind: Kind, raw: string): unknown {
+  const text = raw.trim();
+  switch (kind) {
+    case 'bool':
+      if (TRUE.has(text.toLowerCase())) return true;
+      if (FALSE.has(text.toLowerCase())) return false;
+      if (text === 'None') return null;
+      throw new Error(`expected True or False, got '${raw}'`);
+    case 'int':
+    case 'float':
+      if (!/^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(text)) {
+        throw new Error(`expected ${kind === 'int' ? 'an integer' : 'a number'}, got '${raw}'`);
+      }
+      return Number(text);
+    case 'string':
+      return text === 'None' ? null : raw;
+    case 'list':
+      if (text.startsWith('[') || text.startsWith('(')) return parseValue(text);
+      return text === '' ? [] : text.split(',').map((s) => s.trim());
+    case 'value':
+      if (/^[[{('"0-9TFN-]/.test(text)) return parseValue(text);
+      return raw;
+  }
+}
+
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const [first] = parsePySettings(`V = ${text}`);
+    return first?.value;
+  }
+}
+
+export interface LoadOptions {
+  /** Defaults to /etc/alertad.conf when it exists. */
+  systemFile?: string | null;
+}
+
+/** Reads defaults ← settings files ← environment into one frozen, validated object. */
+export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
+  const problems: string[] = [];
+  const raw = new Map<string, { value: unknown; source: string }>();
+  const extra: Record<string, PyValue> = {};
+
+  const systemFile =
+    options.systemFile === undefined
+      ? existsSync('/etc/alertad.conf')
+        ? '/etc/alertad.conf'
+        : null
+      : options.systemFile;
+  for (const file of [systemFile, env.ALERTA_SVR_CONF_FILE || null]) {
+    if (!file) continue;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      problems.push(
+        `ALERTA_SVR_CONF_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+      );
+      continue;
+    }
+    try {
+      for (const { name, value, line } of parsePySettings(text)) {
+        if (name in SETTINGS) raw.set(name, { value, source: `${file}:${line}` });
+        else extra[name] = value;
+      }
+    } catch (err) {
+      if (!(err instanceof PyLiteralError)) throw err;
+      problems.push(`${file}:${err.line}:${err.column}: ${err.message}`);
+    }
+  }
+
+  applyLegacyEnv(env, raw, problems);
+  for (const [name, def] of Object.entries(SETTINGS) as [SettingName, Setting][]) {
+    const text = env[name];
+    if (text === undefined) continue;
+    try {
+      raw.set(name, { value: fromEnv(def.kind, text), source: 'env' });
+    } catch (err) {
+      problems.push(`${name} (environment): ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  for (const [name, def] of Object.entries(SETTINGS) as [SettingName, Setting][]) {
+    const given = raw.get(name);
+    const parsed = def.schema.safeParse(given ? given.value : def.default);
+    sources[name] = given?.source ?? 'default';
+    if (parsed.success) values[name] = parsed.data;
+    else {
+      const where = given?.source === 'env' ? 'environment' : (given?.source ?? 'default');
+      problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
+    }
+  }
+  if (problems.length === 0) problems.push(...crossChecks(values as Values));
+  if (problems.length) throw new ConfigError(problems);
+
+  return deepFreeze({ ...values, sources, extra }) as Config;
+}
+
+/** Alerta's older names for the same settings, read only when the new name is not set. */
+function applyLegacyEnv(
+  env: Record<string, string | undefined>,
+  raw: Map<string, { value: unknown; source: string }>,
+  problems: string[],
+) {
+  if (!env.DATABASE_URL) {
+    const legacy = env.POSTGRES_URI;
+    if (legacy) raw.set('DATABASE_URL', { value: legacy, source: 'env' });
+  }
+  const hours: [string, SettingName][] = [
+    ['HK_EXPIRED_DELETE_HRS', 'DELETE_EXPIRED_AFTER'],
+    ['DEFAULT_EXPIRED_DELETE_HRS', 'DELETE_EXPIRED_AFTER'],
+    ['HK_INFO_DELETE_HRS', 'DELETE_INFO_AFTER'],
+    ['DEFAULT_INFO_DELETE_HRS', 'DELETE_INFO_AFTER'],
+  ];
+  for (const [name, target] of hours) {
+    const text = env[name];
+    if (text === undefined || raw.get(target)?.source === 'env') continue;
+    if (!/^\d+$/.test(text.trim())) problems.push(`${name} (environment): expected a whole number of hours`);
+    else raw.set(target, { value: Number(text) * 3600, source: 'env' });
+  }
+}
+
+function crossChecks(c: Values): string[] {
+  const problems: string[] = [];
+  if (c.CUSTOMER_VIEWS && !c.AUTH_REQUIRED) problems.push('CUSTOMER_VIEWS: requires AUTH_REQUIRED = True');
+  if (c.BASE_URL && !/^https?:\/\/[^/]/.test(c.BASE_URL)) {
+    problems.push(`BASE_URL: expected an http(s) URL, got '${c.BASE_URL}'`);
+  }
+  if (c.DATABASE_URL && !/^postgres(ql)?:\/\//.test(c.DATABASE_URL)) {
+    problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
+  }
+  if (c.REDIS_URL && !/^rediss?:\/\//.test(c.REDIS_URL)) {
+    problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
+  }
+  return problems;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = typeof v === 'string' ? `'${v}'` : JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** A password-free rendering of the database URL for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

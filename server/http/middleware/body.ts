@@ -1,0 +1,78 @@
+import type { IncomingMessage } from 'node:http';
+import type { Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import { AppError, badRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.ts';
+
+declare module 'koa' {
+  interface Request {
+    body?: unknown;
+    rawBody?: string;
+  }
+}
+
+const MAX_DEPTH = 32;
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+export interface BodyOptions {
+  limit: number;
+  /** Routes (webhooks) that take any content type; their raw text is kept in ctx.request.rawBody. */
+  acceptsAnyType?: (path: string) => boolean;
+}
+
+/** Refuses what Postgres or a later read could not hold: NUL bytes and very deep nesting. */
+export function checkJsonValue(value: unknown, depth = 0): string | null {
+  if (typeof value === 'string')
+    return value.includes('\u0000') ? 'strings must not contain NUL bytes' : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_DEPTH) return `JSON is nested more than ${MAX_DEPTH} levels deep`;
+  const entries = Array.isArray(value) ? value : Object.entries(value).flat();
+  for (const v of entries) {
+    const problem = checkJsonValue(v, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Reads request bodies within the size limit and parses JSON; everything it refuses is a clean 4xx. */
+export function body(options: BodyOptions): Middleware {
+  return async (ctx, next) => {
+    const hasBody = ctx.request.length ? ctx.request.length > 0 : Boolean(ctx.get('Transfer-Encoding'));
+    if (!hasBody) return next();
+    const anyType = options.acceptsAnyType?.(ctx.path) ?? false;
+    const isJson = Boolean(ctx.request.is('application/json', 'application/*+json'));
+    if (WITH_BODY.has(ctx.method) && !anyType && !isJson) {
+      // Drain what was sent so the connection stays usable, then refuse.
+      await read(ctx.req, options.limit, ctx.request.length).catch(() => '');
+      throw unsupportedMediaType();
+    }
+    const charset = ctx.request.charset;
+    if (charset && !/^utf-?8$/i.test(charset))
+      throw new AppError(415, `unsupported charset '${charset}': use utf-8`);
+    const text = await read(ctx.req, options.limit, ctx.request.length);
+    if (!WITH_BODY.has(ctx.method)) return next(); // a body on GET or DELETE is read and ignored
+    ctx.request.rawBody = text;
+    if (isJson) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        throw badRequest('request body is not valid JSON', [(err as Error).message]);
+      }
+      const problem = checkJsonValue(parsed);
+      if (problem) throw badRequest(problem);
+      ctx.request.body = parsed;
+    }
+    await next();
+  };
+}
+
+async function read(req: IncomingMessage, limit: number, length: number | undefined) {
+  try {
+    return await getRawBody(req, { limit, length, encoding: 'utf8' });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') throw payloadTooLarge(limit);
+    if (type === 'request.aborted') throw new AppError(400, 'request aborted');
+    throw badRequest('could not read the request body');
+  }
+}

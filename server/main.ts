@@ -1,0 +1,46 @@
+import { boot } from './boot.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLog } from './log.ts';
+import { build } from './version.ts';
+
+/** `npm start`: the whole product. The only place that reads process.env. */
+async function main() {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`alertwall: cannot start: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLog(config.LOG_LEVEL, config.DEBUG);
+  const running = await boot(config, log);
+  process.stdout.write(
+    `${build.name} ${build.version} ready at ${running.url} · database: ${running.database} · bus: ${running.busDescription}\n`,
+  );
+
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    if (++signals > 1) {
+      log.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    log.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(`alertwall: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

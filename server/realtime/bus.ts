@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { BusEnvelopeSchema, LiveEventSchema, type LiveEvent } from '../../shared/events.ts';
+import type { Log } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+
+export interface BusMessageInfo {
+  /** The instance that published the message. */
+  origin: string;
+  /** Its place in that instance's sequence, from 1. */
+  seq: number;
+}
+export type BusListener = (event: LiveEvent, info: BusMessageInfo) => void;
+
+/**
+ * Publish/subscribe for change events. Every subscriber of every instance hears every message,
+ * its own included, so a hub can always emit to its local sockets only.
+ */
+export interface Bus {
+  readonly kind: 'memory' | 'redis';
+  readonly instanceId: string;
+  publish(event: LiveEvent): Promise<void>;
+  subscribe(listener: BusListener): () => void;
+  close(): Promise<void>;
+}
+
+interface BusDeps {
+  log: Log;
+  metrics: Metrics;
+}
+
+/** Fans a validated message out to listeners; one listener's failure never reaches the others. */
+function createFanout({ log, metrics }: BusDeps) {
+  const listeners = new Set<BusListener>();
+  return {
+    listeners,
+    deliver(raw: unknown) {
+      const parsed = BusEnvelopeSchema.safeParse(raw);
+      if (!parsed.success) {
+        metrics.busDropped.inc();
+        log.warn({ issues: parsed.error.issues.slice(0, 3).map((i) => i.message) }, 'bus.message.dropped');
+        return;
+      }
+      const { event, origin, seq } = parsed.data;
+      metrics.busReceived.inc({ type: event.type });
+      for (const listener of listeners) {
+        try {
+          listener(event, { origin, seq });
+        } catch (err) {
+          log.error({ err, type: event.type }, 'bus.listener.failed');
+        }
+      }
+    },
+  };
+}
+
+/** The default bus: one process, delivery on the next tick (as a remote bus would be). */
+export function createMemoryBus(deps: BusDeps): Bus {
+  const instanceId = randomUUID();
+  const fanout = createFanout(deps);
+  let seq = 0;
+  return {
+    kind: 'memory',
+    instanceId,
+    async publish(event) {
+      const envelope = { v: 1, origin: instanceId, seq: ++seq, event: LiveEventSchema.parse(event) };
+      deps.metrics.busPublished.inc({ type: event.type });
+      // A JSON round trip gives listeners the same detached copy a Redis subscriber would get.
+      const copy: unknown = JSON.parse(JSON.stringify(envelope));
+      setImmediate(() => fanout.deliver(copy));
+    },
+    subscribe(listener) {
+      fanout.listeners.add(listener);
+      return () => fanout.listeners.delete(listener);
+    },
+    async close() {
+      fanout.listeners.clear();
+    },
+  };
+}
+
+export interface RedisBusOptions {
+  url: string;
+  channel: string;
+}
+
+/** Redis pub/sub: every instance sharing REDIS_URL and the channel hears every change. */
+export async function createRedisBus(deps: BusDeps, options: RedisBusOptions): Promise<Bus> {
+  const instanceId = randomUUID();
+  const fanout = createFanout(deps);
+  const redisOptions = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 3,
+    connectionName: `alertwall-${instanceId}`,
+  };
+  const pub = new Redis(options.url, redisOptions);
+  const sub = new Redis(options.url, redisOptions);
+  for (const [role, conn] of [
+    ['publisher', pub],
+    ['subscriber', sub],
+  ] as const) {
+    conn.on('error', (err: Error) => deps.log.warn({ role, err: err.message }, 'bus.redis.error'));
+  }
+  try {
+    await Promise.all([pub.connect(), sub.connect()]);
+    await sub.subscribe(options.channel);
+  } catch (err) {
+    pub.disconnect();
+    sub.disconnect();
+    throw new Error(`cannot reach Redis at REDIS_URL: ${(err as Error).message}`, { cause: err });
+  }
+  sub.on('message', (channel: string, message: string) => {
+    if (channel !== options.channel) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(message);
+    } catch {
+      raw = undefined;
+    }
+    fanout.deliver(raw);
+  });
+  let seq = 0;
+  return {
+    kind: 'redis',
+    instanceId,
+    async publish(event) {
+      const envelope = { v: 1, origin: instanceId, seq: ++seq, event: LiveEventSchema.parse(event) };
+      await pub.publish(options.channel, JSON.stringify(envelope));
+      deps.metrics.busPublished.inc({ type: event.type });
+    },
+    subscribe(listener) {
+      fanout.listeners.add(listener);
+      return () => fanout.listeners.delete(listener);
+    },
+    async close() {
+      fanout.listeners.clear();
+      await Promise.allSettled([sub.quit(), pub.quit()]);
+    },
+  };
+}

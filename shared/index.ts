@@ -1,0 +1,4 @@
+export * from './alerts.ts';
+export * from './errors.ts';
+export * from './events.ts';
+export * from './heartbeats.ts';

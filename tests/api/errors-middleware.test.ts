@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { errors } from '../../server/http/middleware/errors.ts';
+import { requestId } from '../../server/http/middleware/request-id.ts';
+import { AppError } from '../../server/errors.ts';
+import { createLog } from '../../server/log.ts';
+
+/** The errors middleware on its own, behind a real socket, fed every kind of failure. */
+async function serve(thrower: () => unknown): Promise<{ url: string; server: Server }> {
+  const app = new Koa();
+  app.use(requestId());
+  app.use(errors(createLog('silent')));
+  app.use(() => {
+    throw thrower();
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+async function call(thrower: () => unknown) {
+  const { url, server } = await serve(thrower);
+  try {
+    const res = await fetch(url);
+    return {
+      status: res.status,
+      body: (await res.json()) as Record<string, unknown>,
+      requestId: res.headers.get('x-request-id'),
+    };
+  } finally {
+    server.close();
+  }
+}
+
+test('an unexpected error is a 500 with a plain message: no SQL, no stack', async () => {
+  const r = await call(() => {
+    const e = new Error('syntax error at or near "FROM" in SELECT * FROM alerts WHERE id = $1');
+    e.stack = 'Error: boom\n    at handler (/srv/server/db/alerts.ts:10:5)';
+    return e;
+  });
+  assert.is(r.status, 500);
+  assert.equal(r.body, {
+    status: 'error',
+    message: 'An internal error has occurred!',
+    code: 500,
+    errors: null,
+    requestId: r.requestId,
+  });
+});
+
+test('a thrown non-Error value is still a clean 500', async () => {
+  const r = await call(() => 'just a string');
+  assert.is(r.status, 500);
+  assert.is(r.body.message, 'An internal error has occurred!');
+});
+
+test('AppError keeps its status, message and errors', async () => {
+  const r = await call(() => new AppError(409, 'alert is already in ack status', ['detail']));
+  assert.is(r.status, 409);
+  assert.equal(
+    [r.body.message, r.body.code, r.body.errors],
+    ['alert is already in ack status', 409, ['detail']],
+  );
+});
+
+test('a zod error is a 400 listing every bad field', async () => {
+  const r = await call(
+    () =>
+      z.object({ resource: z.string(), timeout: z.number() }).safeParse({ resource: 1, timeout: 'x' }).error,
+  );
+  assert.is(r.status, 400);
+  const errs = r.body.errors as string[];
+  assert.is(errs.length, 2);
+  assert.ok(errs.some((e) => e.startsWith('resource:')));
+  assert.ok(errs.some((e) => e.startsWith('timeout:')));
+});
+
+test.run();

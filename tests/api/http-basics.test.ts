@@ -1,0 +1,226 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ErrorBodySchema } from '../../shared/errors.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+/** Asserts the one error shape and returns the body. */
+async function expectError(res: Response, status: number) {
+  assert.is(res.status, status, `status of ${res.url}`);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+  const body = ErrorBodySchema.parse(await res.json());
+  assert.is(body.code, status);
+  assert.is(body.requestId, res.headers.get('x-request-id'));
+  assert.not.match(JSON.stringify(body), /SELECT|INSERT|at .*\.ts:\d+|stack/i);
+  return body;
+}
+
+const basics = suite<AppContext>('HTTP basics (API under /api)', {} as AppContext);
+basics.before((ctx) =>
+  startApp(ctx, {
+    TEST_LABEL: 'http',
+    MAX_BODY_SIZE: '64k',
+    CORS_ORIGINS: 'http://wall.example,^https://.*\\.noc\\.example$',
+  }),
+);
+basics.after(stopApp);
+
+basics('GET /api/_ answers OK as plain text', async ({ api }) => {
+  const res = await api.get('/_');
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
+  assert.is(await res.text(), 'OK');
+});
+
+basics('the UI placeholder is served at / and the API index at /api/', async ({ api, origin }) => {
+  const page = await fetch(`${origin}/`);
+  assert.is(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  const index = await api.get('/');
+  assert.is(index.status, 200);
+  const body = (await index.json()) as {
+    status: string;
+    uri: string;
+    links: { href: string; method: string }[];
+  };
+  assert.is(body.status, 'ok');
+  assert.is(body.uri, `${origin}/api`);
+  assert.ok(body.links.some((l) => l.href === `${origin}/api/_` && l.method === 'GET'));
+});
+
+basics('X-Request-ID is echoed, or generated when absent or unsafe', async ({ api }) => {
+  const echoed = await api.get('/_', { headers: { 'X-Request-ID': 'abc-123' } });
+  assert.is(echoed.headers.get('x-request-id'), 'abc-123');
+  const made = await api.get('/_');
+  assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const unsafe = await api.get('/_', { headers: { 'X-Request-ID': 'x'.repeat(500) } });
+  assert.match(unsafe.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});
+
+basics('unknown API route → 404 JSON', async ({ api }) => {
+  const body = await expectError(await api.get('/no/such/thing'), 404);
+  assert.match(body.message, /not found/i);
+});
+
+basics('wrong method → 405 JSON with Allow', async ({ api }) => {
+  const res = await api.delete('/_');
+  const body = await expectError(res, 405);
+  assert.match(res.headers.get('allow') ?? '', /GET/);
+  assert.match(body.message, /DELETE/);
+});
+
+basics('malformed JSON → 400', async ({ api }) => {
+  const body = await expectError(
+    await api.post('/alert', undefined, {
+      raw: '{"resource": ',
+      headers: { 'Content-Type': 'application/json' },
+    }),
+    400,
+  );
+  assert.match(body.message, /not valid JSON/);
+});
+
+basics('JSON nested too deeply or holding NUL bytes → 400', async ({ api }) => {
+  const deep = '['.repeat(100) + ']'.repeat(100);
+  const nested = await expectError(
+    await api.post('/alert', undefined, { raw: deep, headers: { 'Content-Type': 'application/json' } }),
+    400,
+  );
+  assert.match(nested.message, /nested/);
+  const nul = await expectError(await api.post('/alert', { resource: 'a\u0000b' }), 400);
+  assert.match(nul.message, /NUL/);
+});
+
+basics('body over MAX_BODY_SIZE → 413, by header or by streaming', async ({ api }) => {
+  const big = JSON.stringify({ text: 'x'.repeat(70 * 1024) });
+  const body = await expectError(
+    await api.post('/alert', undefined, { raw: big, headers: { 'Content-Type': 'application/json' } }),
+    413,
+  );
+  assert.match(body.message, /65536 bytes/);
+  const chunks = new ReadableStream({
+    start(c) {
+      for (let i = 0; i < 80; i++) c.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+      c.close();
+    },
+  });
+  const streamed = await fetch(`${api.base}/alert`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: chunks,
+    duplex: 'half',
+  } as RequestInit);
+  await expectError(streamed, 413);
+});
+
+basics('non-JSON content type on POST/PUT → 415', async ({ api }) => {
+  const body = await expectError(
+    await api.post('/alert', undefined, { raw: 'resource=x', headers: { 'Content-Type': 'text/plain' } }),
+    415,
+  );
+  assert.match(body.message, /application\/json/);
+  await expectError(
+    await api.put('/alert/x/status', undefined, {
+      raw: '<xml/>',
+      headers: { 'Content-Type': 'application/xml' },
+    }),
+    415,
+  );
+});
+
+basics('a body on GET is read and ignored', async ({ api }) => {
+  // fetch refuses bodies on GET; send one with node:http.
+  const { request } = await import('node:http');
+  const payload = '{"ignored": true}';
+  const status = await new Promise<number>((ok, fail) => {
+    const req = request(
+      `${api.base}/_`,
+      {
+        method: 'GET',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) },
+      },
+      (r) => {
+        r.resume();
+        ok(r.statusCode ?? 0);
+      },
+    );
+    req.on('error', fail);
+    req.end(payload);
+  });
+  assert.is(status, 200);
+});
+
+basics('URL over MAX_URL_LENGTH → 414 JSON; huge headers → 431 JSON', async ({ api }) => {
+  const body = await expectError(await api.get(`/_?q=${'a'.repeat(9000)}`), 414);
+  assert.match(body.message, /8192/);
+  const { request } = await import('node:http');
+  const res = await new Promise<{ status: number; text: string }>((ok, fail) => {
+    const req = request(`${api.base}/_`, { headers: { 'X-Big': 'b'.repeat(70 * 1024) } }, (r) => {
+      let text = '';
+      r.on('data', (d: Buffer) => (text += d.toString()));
+      r.on('end', () => ok({ status: r.statusCode ?? 0, text }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+  assert.is(res.status, 431);
+  assert.is(JSON.parse(res.text).code, 431);
+});
+
+basics('CORS: listed and pattern origins are allowed, others are not', async ({ api }) => {
+  const preflight = (origin: string) =>
+    api.request('OPTIONS', '/alert', undefined, {
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'Content-Type, Authorization',
+      },
+    });
+  const ok = await preflight('http://wall.example');
+  assert.is(ok.status, 204);
+  assert.is(ok.headers.get('access-control-allow-origin'), 'http://wall.example');
+  assert.match(ok.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+  const pattern = await preflight('https://screen1.noc.example');
+  assert.is(pattern.headers.get('access-control-allow-origin'), 'https://screen1.noc.example');
+  const other = await preflight('http://evil.example');
+  assert.is(other.headers.get('access-control-allow-origin'), null);
+  const simple = await api.get('/_', { headers: { Origin: 'http://wall.example' } });
+  assert.is(simple.headers.get('access-control-allow-origin'), 'http://wall.example');
+  assert.is(simple.headers.get('access-control-expose-headers'), 'X-Request-ID');
+});
+
+basics('GET /management/gtg is OK while the database answers', async ({ api }) => {
+  const res = await api.get('/management/gtg');
+  assert.is(res.status, 200);
+  assert.is(await res.text(), 'OK');
+});
+
+basics.run();
+
+const root = suite<AppContext>('API_PREFIX=/ gives the stand-alone layout', {} as AppContext);
+root.before((ctx) => startApp(ctx, { TEST_LABEL: 'rootprefix', API_PREFIX: '/' }));
+root.after(stopApp);
+
+root('the API is at the root and the UI at /ui/', async ({ origin }) => {
+  const ok = await fetch(`${origin}/_`);
+  assert.is(await ok.text(), 'OK');
+  const index = (await (await fetch(`${origin}/`)).json()) as { uri: string };
+  assert.is(index.uri, origin);
+  const ui = await fetch(`${origin}/ui/`);
+  assert.match(ui.headers.get('content-type') ?? '', /text\/html/);
+  const missing = await fetch(`${origin}/api/_`);
+  await expectError(missing, 404);
+});
+
+root.run();
+
+const based = suite<AppContext>('BASE_URL is used for hrefs', {} as AppContext);
+based.before((ctx) => startApp(ctx, { TEST_LABEL: 'baseurl', BASE_URL: 'https://alerts.example.com/api' }));
+based.after(stopApp);
+
+based('the index names BASE_URL, not the request host', async ({ api }) => {
+  const index = (await (await api.get('/')).json()) as { uri: string; links: { href: string }[] };
+  assert.is(index.uri, 'https://alerts.example.com/api');
+  assert.ok(index.links.every((l) => l.href.startsWith('https://alerts.example.com/api/')));
+});
+
+based.run();

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server tests make their databases on: set by scripts/test.ts, or the local one. */
+export const serverUrl =
+  process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function databaseUrl(name: string): string {
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database owned by one suite. */
+export async function createTestDatabase(label = 'suite'): Promise<{ name: string; url: string }> {
+  const name =
+    `test_${label.replace(/\W/g, '_').slice(0, 30)}_${randomBytes(5).toString('hex')}`.toLowerCase();
+  await admin((c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)}`));
+  return { name, url: databaseUrl(name) };
+}
+
+export async function dropTestDatabase(name: string): Promise<void> {
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`));
+}
+
+/** Runs one query on a database, for assertions on stored state. */
+export async function queryDb<R extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../../server/config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'alertwall-config-'));
+let n = 0;
+function confFile(text: string): string {
+  const file = join(dir, `alertad-${++n}.conf`);
+  writeFileSync(file, text);
+  return file;
+}
+const load = (env: Record<string, string>) => loadConfig(env, { systemFile: null });
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    load(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  assert.unreachable('expected a ConfigError');
+  return [];
+}
+
+test('defaults match the reference (and the spec where they differ)', () => {
+  const c = load({});
+  assert.is(c.PORT, 8080);
+  assert.is(c.API_PREFIX, '/api');
+  assert.is(c.DEFAULT_PAGE_SIZE, 1000);
+  assert.is(c.HISTORY_LIMIT, 100);
+  assert.is(c.ALERT_TIMEOUT, 86400);
+  assert.is(c.AUTH_REQUIRED, false);
+  assert.equal(c.PLUGINS, ['remote_ip', 'reject', 'heartbeat', 'blackout', 'forwarder']);
+  assert.equal(c.ALLOWED_ENVIRONMENTS, ['Production', 'Development']);
+  assert.is(c.sources.PORT, 'default');
+});
+
+test('a settings file with every literal form is parsed', () => {
+  const file = confFile(`# Alerta server settings
+DEBUG = True
+AUTH_REQUIRED = False
+SECRET_KEY = 'not-a-real-secret'   # trailing comment
+BASE_URL = "https://alerts.example.com/api"
+DEFAULT_PAGE_SIZE = 250
+ACK_TIMEOUT = 3_600
+AUDIT_URL = None
+PLUGINS = [
+    'reject',
+    "blackout",   # multi-line list
+]
+ADMIN_USERS = ('admin@example.com', 'ops@example.com')
+COLOR_MAP = {
+    'severity': {'critical': 'red', 'major': 'orange'},
+    'text': 'black',
+}
+SEVERITY_MAP = {'critical': 1, 'major': 2, 'minor': 3, 'normal': 5}
+HMAC_AUTH_CREDENTIALS = [{'key': 'k1', 'secret': 's1', 'algorithm': 'sha256'}]
+FWD_DESTINATIONS = [('http://peer:8080/api', {'key': 'k', 'secret': 's'}, ['alerts', 'actions'])]
+MY_PLUGIN_THRESHOLD = 0.75
+MY_PLUGIN_LABEL = 'two ' 'parts'
+`);
+  const c = load({ ALERTA_SVR_CONF_FILE: file });
+  assert.is(c.DEBUG, true);
+  assert.is(c.AUTH_REQUIRED, false);
+  assert.is(c.SECRET_KEY, 'not-a-real-secret');
+  assert.is(c.BASE_URL, 'https://alerts.example.com/api');
+  assert.is(c.DEFAULT_PAGE_SIZE, 250);
+  assert.is(c.ACK_TIMEOUT, 3600);
+  assert.is(c.AUDIT_URL, null);
+  assert.equal(c.PLUGINS, ['reject', 'blackout']);
+  assert.equal(c.ADMIN_USERS, ['admin@example.com', 'ops@example.com']);
+  assert.equal(c.COLOR_MAP, { severity: { critical: 'red', major: 'orange' }, text: 'black' });
+  assert.equal(c.SEVERITY_MAP, { critical: 1, major: 2, minor: 3, normal: 5 });
+  assert.equal(c.HMAC_AUTH_CREDENTIALS, [{ key: 'k1', secret: 's1', algorithm: 'sha256' }]);
+  assert.equal(c.FWD_DESTINATIONS, [
+    ['http://peer:8080/api', { key: 'k', secret: 's' }, ['alerts', 'actions']],
+  ]);
+  assert.is(c.extra.MY_PLUGIN_THRESHOLD, 0.75);
+  assert.is(c.extra.MY_PLUGIN_LABEL, 'two parts');
+  assert.is(c.sources.DEFAULT_PAGE_SIZE, `${file}:6`);
+});
+
+test('environment variables override the file, container style', () => {
+  const file = confFile(`PLUGINS = ['reject']\nAUTH_REQUIRED = False\nDEFAULT_PAGE_SIZE = 10\n`);
+  const c = load({
+    ALERTA_SVR_CONF_FILE: file,
+    PLUGINS: 'remote_ip,reject,normalise',
+    AUTH_REQUIRED: 'True',
+    DEFAULT_PAGE_SIZE: '20',
+    CORS_ORIGINS: 'http://a.example, http://b.example',
+    HMAC_AUTH_CREDENTIALS: '[{"key": "k", "secret": "s"}]',
+  });
+  assert.equal(c.PLUGINS, ['remote_ip', 'reject', 'normalise']);
+  assert.is(c.AUTH_REQUIRED, true);
+  assert.is(c.DEFAULT_PAGE_SIZE, 20);
+  assert.equal(c.CORS_ORIGINS, ['http://a.example', 'http://b.example']);
+  assert.equal(c.HMAC_AUTH_CREDENTIALS, [{ key: 'k', secret: 's', algorithm: 'sha256' }]);
+  assert.is(c.sources.PLUGINS, 'env');
+});
+
+test('env booleans accept the established spellings', () => {
+  for (const yes of ['yes', 'on', 'true', 'True', 't', '1']) assert.is(load({ DEBUG: yes }).DEBUG, true, yes);
+  for (const no of ['no', 'off', 'false', 'False', 'f', '0']) assert.is(load({ DEBUG: no }).DEBUG, false, no);
+});
+
+test('a bad value in the file names the setting, the file and the line', () => {
+  const file = confFile(`DEBUG = True\n\nDEFAULT_PAGE_SIZE = 'x'\n`);
+  const [problem] = problemsOf({ ALERTA_SVR_CONF_FILE: file });
+  assert.match(problem!, /^DEFAULT_PAGE_SIZE/);
+  assert.match(problem!, `${file}:3`);
+  assert.match(problem!, /expected an integer/);
+  assert.match(problem!, /'x'/);
+});
+
+test('every bad setting is listed at once, env ones marked as such', () => {
+  const problems = problemsOf({
+    PORT: 'eighty',
+    AUTH_REQUIRED: 'maybe',
+    ALARM_MODEL: 'NAGIOS',
+    HISTORY_LIMIT: '-1',
+  });
+  assert.is(problems.length, 4);
+  assert.ok(problems.some((p) => p.startsWith('PORT (environment): expected an integer')));
+  assert.ok(problems.some((p) => p.startsWith('AUTH_REQUIRED (environment): expected True or False')));
+  assert.ok(problems.some((p) => p.startsWith('ALARM_MODEL (environment)')));
+  assert.ok(problems.some((p) => p.startsWith('HISTORY_LIMIT (environment)')));
+});
+
+test('a syntax error in the file names the file, line and column', () => {
+  const file = confFile(`DEBUG = True\nPLUGINS = os.environ.get('X')\n`);
+  const [problem] = problemsOf({ ALERTA_SVR_CONF_FILE: file });
+  assert.match(problem!, `${file}:2:`);
+});
+
+test('a missing settings file is reported', () => {
+  const [problem] = problemsOf({ ALERTA_SVR_CONF_FILE: join(dir, 'nope.conf') });
+  assert.match(problem!, /cannot read/);
+});
+
+test('cross-setting rules: CUSTOMER_VIEWS needs AUTH_REQUIRED; URLs must look like URLs', () => {
+  assert.ok(problemsOf({ CUSTOMER_VIEWS: 'True' }).some((p) => p.includes('CUSTOMER_VIEWS')));
+  assert.ok(
+    problemsOf({ DATABASE_URL: 'mongodb://localhost/monitoring' }).some((p) => p.startsWith('DATABASE_URL')),
+  );
+  assert.ok(problemsOf({ BASE_URL: 'alerts.example.com' }).some((p) => p.startsWith('BASE_URL')));
+});
+
+test('API_PREFIX "/" means the API at the root; trailing slashes are dropped', () => {
+  assert.is(load({ API_PREFIX: '/' }).API_PREFIX, '');
+  assert.is(load({ API_PREFIX: '/alerta/api/' }).API_PREFIX, '/alerta/api');
+  assert.ok(problemsOf({ API_PREFIX: 'api' }).some((p) => p.startsWith('API_PREFIX')));
+});
+
+test('legacy hour-based housekeeping variables set the second-based settings', () => {
+  const c = load({ HK_EXPIRED_DELETE_HRS: '2', HK_INFO_DELETE_HRS: '12' });
+  assert.is(c.DELETE_EXPIRED_AFTER, 7200);
+  assert.is(c.DELETE_INFO_AFTER, 43200);
+});
+
+test('MAX_BODY_SIZE takes sizes with units', () => {
+  assert.is(load({ MAX_BODY_SIZE: '2M' }).MAX_BODY_SIZE, 2 * 1024 * 1024);
+  assert.is(load({ MAX_BODY_SIZE: '512k' }).MAX_BODY_SIZE, 512 * 1024);
+});
+
+test('the result is frozen, deeply', () => {
+  const c = load({});
+  assert.ok(Object.isFrozen(c));
+  assert.ok(Object.isFrozen(c.PLUGINS));
+  assert.throws(() => {
+    (c as unknown as { PORT: number }).PORT = 1;
+  });
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+test.run();
