@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Log } from '../log.ts';
 
 /**
@@ -59,6 +59,30 @@ function runAsIds(): { uid: number; gid: number } | Record<string, never> {
     });
     return { uid: id('-u'), gid: id('-g') };
   }
+}
+
+/**
+ * As root, Postgres runs as the `postgres` user, which must be able to pass through every folder
+ * above its binaries and its data (a checkout or DATA_DIR under a 0700 folder blocks it). We add
+ * only the search bit for others, never read or write, and say which folders we changed.
+ */
+function grantTraverse(paths: string[], log: Log) {
+  const changed: string[] = [];
+  for (const path of paths) {
+    let dir = path;
+    for (;;) {
+      const mode = statSync(dir).mode;
+      if ((mode & 0o001) === 0) {
+        chmodSync(dir, mode | 0o001);
+        changed.push(dir);
+      }
+      const parent = dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  if (changed.length)
+    log.warn({ folders: changed }, 'embedded postgres: let the postgres user pass through these folders');
 }
 
 async function freePort(): Promise<number> {
@@ -124,8 +148,7 @@ export async function startEmbeddedPostgres(dataDirSetting: string, log: Log): P
   const passwordFile = join(dataDir, 'postgres.password');
   const ids = runAsIds();
   mkdirSync(dataDir, { recursive: true });
-  // The postgres user must be able to pass through DATA_DIR (mkdtemp and umask 077 make it 0700).
-  if ('uid' in ids) chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+  if ('uid' in ids) grantTraverse([dataDir, dirname(bin.postgres)], log);
 
   if (!existsSync(join(pgdata, 'PG_VERSION'))) {
     rmSync(pgdata, { recursive: true, force: true });
