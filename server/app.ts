@@ -8,6 +8,7 @@ import { body } from './http/middleware/body.ts';
 import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { requestId } from './http/middleware/request-id.ts';
+import { alertRoutes } from './http/routes/alerts.ts';
 import { managementRoutes } from './http/routes/management.ts';
 import { uiRoutes } from './http/routes/ui.ts';
 
@@ -39,7 +40,7 @@ export function createApp(deps: Deps): Koa {
   );
 
   const api = new Router(prefix ? { prefix } : {});
-  for (const routes of [managementRoutes(deps)]) api.use(routes.routes());
+  for (const routes of [managementRoutes(deps), alertRoutes(deps)]) api.use(routes.routes());
 
   /** GET / — the API's index of routes. */
   api.get('/', (ctx) => {

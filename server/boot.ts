@@ -10,6 +10,9 @@ import { systemClock, type Deps } from './deps.ts';
 import type { Log } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, createRedisBus, type Bus } from './realtime/bus.ts';
+import { createAlarmModel } from './domain/alarm-model.ts';
+import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
+import type { PluginPipeline } from './plugins/types.ts';
 
 export interface Running {
   deps: Deps;
@@ -75,7 +78,20 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       ? `Redis pub/sub at ${redactUrl(config.REDIS_URL)}`
       : 'in-process';
 
-    const deps: Deps = { config, db, bus, log, metrics, clock: systemClock, startedAt: Date.now() };
+    const model = createAlarmModel(config);
+    const plugins = await loadPlugins(config, log);
+    const deps: Deps = {
+      config,
+      db,
+      bus,
+      log,
+      metrics,
+      clock: systemClock,
+      startedAt: Date.now(),
+      model,
+      plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
+    };
+    deps.plugins = createPipeline(plugins, deps);
     const app = createApp(deps);
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());

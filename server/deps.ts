@@ -3,6 +3,8 @@ import type { Db } from './db/pool.ts';
 import type { Log } from './log.ts';
 import type { Metrics } from './metrics.ts';
 import type { Bus } from './realtime/bus.ts';
+import type { AlarmModel } from './domain/alarm-model.ts';
+import type { PluginPipeline } from './plugins/types.ts';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -18,6 +20,10 @@ export interface Deps {
   log: Log;
   metrics: Metrics;
   clock: Clock;
+  /** The alarm model ALARM_MODEL selects. */
+  model: AlarmModel;
+  /** The PLUGINS, ready to run. */
+  plugins: PluginPipeline;
   /** When this process started, for uptime. */
   startedAt: number;
 }

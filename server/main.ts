@@ -16,16 +16,15 @@ async function main() {
     throw err;
   }
   const log = createLog(config.LOG_LEVEL, config.DEBUG);
-  const running = await boot(config, log);
-  process.stdout.write(
-    `${build.name} ${build.version} ready at ${running.url} · database: ${running.database} · bus: ${running.busDescription}\n`,
-  );
-
+  let running: Awaited<ReturnType<typeof boot>> | null = null;
   let signals = 0;
   const shutdown = (signal: string) => {
-    if (++signals > 1) {
-      log.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
+    if (++signals > 1 || !running) {
+      log.warn(
+        { signal },
+        running ? 'second signal: exiting without waiting' : 'signal during start-up: exiting',
+      );
+      process.exit(running ? 1 : 0);
     }
     log.info({ signal }, 'shutting down');
     running.close().then(
@@ -36,8 +35,13 @@ async function main() {
       },
     );
   };
+  // Installed before anything starts, so a signal never meets the default handler.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  running = await boot(config, log);
+  process.stdout.write(
+    `${build.name} ${build.version} ready at ${running.url} · database: ${running.database} · bus: ${running.busDescription}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -31,6 +31,19 @@ export function createMetrics(options: { defaults?: boolean } = {}) {
       labelNames: ['type'] as const,
       registers: [registry],
     }),
+    pluginDuration: new Histogram({
+      name: 'plugin_duration_seconds',
+      help: 'Time spent in plugin hooks',
+      labelNames: ['plugin', 'hook'] as const,
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+      registers: [registry],
+    }),
+    pluginErrors: new Counter({
+      name: 'plugin_errors_total',
+      help: 'Plugin hook calls that failed',
+      labelNames: ['plugin', 'hook'] as const,
+      registers: [registry],
+    }),
     busDropped: new Counter({
       name: 'bus_messages_dropped_total',
       help: 'Bus messages dropped because they did not match the event schema',

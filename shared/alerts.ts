@@ -30,7 +30,7 @@ export const AlertSchema = z.object({
   status: z.string(),
   service: z.array(z.string()),
   group: z.string(),
-  value: z.string(),
+  value: z.string().nullable(),
   text: z.string(),
   tags: z.array(z.string()),
   attributes: z.record(z.string(), z.unknown()),
@@ -55,3 +55,161 @@ export type Alert = z.infer<typeof AlertSchema>;
 /** What travels on the bus and the socket: small, without rawData and history. */
 export const LiveAlertSchema = AlertSchema.omit({ rawData: true, history: true });
 export type LiveAlert = z.infer<typeof LiveAlertSchema>;
+
+// ---- request bodies ------------------------------------------------------------------------
+// Real clients send null for "not given": every optional field accepts null and treats it as absent.
+
+const ISO_INPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{1,6}Z$/;
+const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sssZ';
+const MAX_INT32 = 2 ** 31 - 1;
+
+const required = (name: string) =>
+  z
+    .string({
+      error: (i) => (i.input == null ? `Missing mandatory value for "${name}"` : `${name} must be a string`),
+    })
+    .min(1, `Missing mandatory value for "${name}"`);
+const optionalString = (name: string) => z.string({ error: `${name} must be a string` }).nullish();
+const stringList = (name: string) =>
+  z
+    .array(z.string({ error: `${name} must be a list of strings` }), { error: `${name} must be a list` })
+    .nullish();
+
+/** An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to epoch ms. */
+export const IsoInputTimeSchema = z
+  .string({ error: DATE_MESSAGE })
+  .regex(ISO_INPUT, DATE_MESSAGE)
+  .transform((s, ctx) => {
+    const ms = Date.parse(s.replace(/(\.\d{3})\d+Z$/, '$1Z'));
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: DATE_MESSAGE });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+export const TimeoutSchema = z
+  .number({ error: 'timeout must be an integer' })
+  .int('timeout must be an integer')
+  .refine((n) => n >= 0, { error: (i) => `Invalid negative 'timeout' value (${String(i.input)})` })
+  .refine((n) => n <= MAX_INT32, `timeout must be at most ${MAX_INT32}`);
+
+/** Attribute keys may not hold "." or "$" (the established server breaks on them later). */
+export const AttributesSchema = z
+  .record(z.string(), z.unknown(), { error: 'attributes must be a JSON object' })
+  .refine((a) => Object.keys(a).every((k) => !/[.$]/.test(k)), 'Attribute keys must not contain "." or "$"');
+
+/** Alert ids appear in URLs: letters, digits and a few safe marks. */
+export const AlertIdSchema = z
+  .string({ error: 'id must be a string' })
+  .regex(/^[A-Za-z0-9._~:@-]{1,128}$/, 'id must be 1 to 128 letters, digits or ._~:@-');
+
+/** POST /alert, before server defaults (lifecycle §2). Unknown and server-owned fields are ignored. */
+export const AlertInputSchema = z.object(
+  {
+    id: AlertIdSchema.nullish(),
+    resource: required('resource'),
+    event: required('event'),
+    environment: optionalString('environment'),
+    severity: optionalString('severity'),
+    correlate: stringList('correlate'),
+    status: optionalString('status'),
+    service: stringList('service'),
+    group: optionalString('group'),
+    value: z
+      .union([z.string(), z.number(), z.boolean()], { error: 'value must be a string' })
+      .nullish()
+      .transform((v) => (v == null ? v : String(v))),
+    text: optionalString('text'),
+    tags: stringList('tags'),
+    attributes: AttributesSchema.nullish(),
+    origin: optionalString('origin'),
+    type: optionalString('type'),
+    createTime: IsoInputTimeSchema.nullish(),
+    timeout: TimeoutSchema.nullish(),
+    rawData: z
+      .unknown()
+      .transform((v) => (v == null ? null : typeof v === 'string' ? v : JSON.stringify(v)))
+      .optional(),
+    customer: z
+      .string({ error: 'customer must be a string' })
+      .min(1, 'customer must not be an empty string')
+      .nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type AlertInput = z.infer<typeof AlertInputSchema>;
+
+export const StatusChangeSchema = z.object(
+  {
+    status: z
+      .string({ error: "must supply 'status' as json data" })
+      .min(1, "must supply 'status' as json data")
+      .max(64, 'status is too long'),
+    text: z.string({ error: 'text must be a string' }).nullish(),
+    timeout: TimeoutSchema.nullish(),
+  },
+  { error: "must supply 'status' as json data" },
+);
+export type StatusChange = z.infer<typeof StatusChangeSchema>;
+
+export const ActionSchema = z.object(
+  {
+    action: z
+      .string({ error: "must supply 'action' as json data" })
+      .min(1, "must supply 'action' as json data")
+      .max(64, 'action is too long'),
+    text: z.string({ error: 'text must be a string' }).nullish(),
+    timeout: TimeoutSchema.nullish(),
+  },
+  { error: "must supply 'action' as json data" },
+);
+export type Action = z.infer<typeof ActionSchema>;
+
+export const TagsSchema = z.object(
+  {
+    tags: z
+      .array(z.string({ error: 'tags must be a list of strings' }).min(1, 'tags must not be empty strings'), {
+        error: "must supply 'tags' as json list",
+      })
+      .min(1, "must supply 'tags' as json list"),
+  },
+  { error: "must supply 'tags' as json list" },
+);
+
+export const AttributesChangeSchema = z.object(
+  {
+    attributes: AttributesSchema.refine(
+      (a) => Object.keys(a).length > 0,
+      "must supply 'attributes' as json data",
+    ),
+  },
+  { error: "must supply 'attributes' as json data" },
+);
+
+/** PUT /alert/:id/note and /note/:note_id accept `text` or `note`. */
+export const NoteInputSchema = z
+  .object(
+    {
+      text: z.string({ error: 'text must be a string' }).nullish(),
+      note: z.string({ error: 'note must be a string' }).nullish(),
+    },
+    { error: "must supply 'note' text" },
+  )
+  .transform((b) => b.text ?? b.note ?? '')
+  .refine((t) => t.length > 0, "must supply 'note' text");
+
+export const NoteSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  text: z.string(),
+  user: z.string().nullable(),
+  attributes: z.record(z.string(), z.unknown()),
+  type: z.string(),
+  createTime: IsoTimeSchema,
+  updateTime: IsoTimeSchema.nullable(),
+  related: z.object({ alert: z.string() }),
+  _links: z.object({ alert: z.string() }),
+  customer: z.string().nullable(),
+});
+export type Note = z.infer<typeof NoteSchema>;

@@ -10,7 +10,7 @@ export interface AlertDraft {
   status: string;
   service: string[];
   group: string;
-  value: string;
+  value: string | null;
   text: string;
   tags: string[];
   attributes: Record<string, unknown>;

@@ -72,7 +72,11 @@ export interface Plugin {
     timeout: number | null,
     ctx: PluginContext,
   ): Promise<AlertChanges | void> | AlertChanges | void;
-  takeNote?(alert: AlertRecord, text: string, ctx: PluginContext): Promise<{ text?: string } | void> | { text?: string } | void;
+  takeNote?(
+    alert: AlertRecord,
+    text: string,
+    ctx: PluginContext,
+  ): Promise<{ text?: string } | void> | { text?: string } | void;
   /** Returning false vetoes the deletion. */
   delete?(alert: AlertRecord, ctx: PluginContext): Promise<boolean | void> | boolean | void;
 }
@@ -93,3 +97,33 @@ export class PluginSignal extends Error {
 
 /** A plugin module exports a factory: `export default function create(ctx) { return { name, ...hooks } }`. */
 export type PluginFactory = (init: { config: Config; log: Log }) => Plugin | Promise<Plugin>;
+
+/** The plugins in PLUGINS order, run hook by hook (server/plugins/pipeline.ts). */
+export interface PluginPipeline {
+  /** May throw PluginSignal (202), AppError (403, 429, …). `suppressed`: the alert is in blackout; later hooks were skipped. */
+  preReceive(alert: AlertDraft, request: PluginRequest): Promise<{ alert: AlertDraft; suppressed: boolean }>;
+  postReceive(alert: AlertRecord, request: PluginRequest): Promise<AlertChanges | null>;
+  statusChange(
+    alert: AlertRecord,
+    status: string,
+    text: string,
+    request: PluginRequest,
+  ): Promise<{ status: string; text: string; changes?: AlertChanges }>;
+  takeAction(
+    alert: AlertRecord,
+    action: string,
+    text: string,
+    timeout: number | null,
+    request: PluginRequest,
+  ): Promise<{ action: string; text: string; timeout: number | null; changes?: AlertChanges }>;
+  postAction(
+    alert: AlertRecord,
+    action: string,
+    text: string,
+    timeout: number | null,
+    request: PluginRequest,
+  ): Promise<AlertChanges | null>;
+  takeNote(alert: AlertRecord, text: string, request: PluginRequest): Promise<{ text: string }>;
+  /** False when a hook vetoed the deletion. */
+  delete(alert: AlertRecord, request: PluginRequest): Promise<boolean>;
+}

@@ -1,7 +1,7 @@
 -- Initial schema. Design notes and the reasoning behind each index: docs/architecture.md.
 
 CREATE TABLE alerts (
-  id                uuid PRIMARY KEY,
+  id                text PRIMARY KEY,
   environment       text NOT NULL DEFAULT '',
   resource          text NOT NULL,
   event             text NOT NULL,
@@ -11,7 +11,7 @@ CREATE TABLE alerts (
   status            text NOT NULL,
   service           text[] NOT NULL DEFAULT '{}',
   "group"           text NOT NULL DEFAULT 'Misc',
-  value             text NOT NULL DEFAULT '',
+  value             text,
   text              text NOT NULL DEFAULT '',
   tags              text[] NOT NULL DEFAULT '{}',
   attributes        jsonb NOT NULL DEFAULT '{}',
@@ -39,19 +39,21 @@ CREATE INDEX alerts_last_receive_time_idx ON alerts (last_receive_time DESC);
 CREATE INDEX alerts_status_time_idx ON alerts (status, last_receive_time);
 CREATE INDEX alerts_severity_idx ON alerts (severity);
 CREATE INDEX alerts_customer_idx ON alerts (customer) WHERE customer IS NOT NULL;
--- Short id prefixes: exact uuid lookups use the primary key, prefixes these.
-CREATE INDEX alerts_id_prefix_idx ON alerts ((id::text) text_pattern_ops);
-CREATE INDEX alerts_last_receive_id_prefix_idx ON alerts (last_receive_id text_pattern_ops);
+-- Exact ids use the primary key and this index; short (case-insensitive) prefixes the lower() ones.
+CREATE INDEX alerts_last_receive_id_idx ON alerts (last_receive_id);
+CREATE INDEX alerts_id_prefix_idx ON alerts (lower(id) text_pattern_ops);
+CREATE INDEX alerts_last_receive_id_prefix_idx ON alerts (lower(last_receive_id) text_pattern_ops);
 -- Containment filters on arrays and attributes.
 CREATE INDEX alerts_tags_idx ON alerts USING gin (tags);
 CREATE INDEX alerts_service_idx ON alerts USING gin (service);
 CREATE INDEX alerts_attributes_idx ON alerts USING gin (attributes jsonb_path_ops);
 
 -- History lives beside the alert, not inside it: duplicates that change nothing add no rows and
--- rewrite no large array. Newest first by (alert_id, update_time DESC).
+-- rewrite no large array. "Newest" is insertion order (seq), so an origin's skewed clock cannot
+-- reorder the state machine's view of the alert.
 CREATE TABLE alert_history (
   seq          bigserial PRIMARY KEY,
-  alert_id     uuid NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+  alert_id     text NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
   id           text NOT NULL,
   event        text NOT NULL,
   severity     text,
@@ -63,7 +65,7 @@ CREATE TABLE alert_history (
   "user"       text,
   timeout      integer
 );
-CREATE INDEX alert_history_alert_idx ON alert_history (alert_id, update_time DESC, seq DESC);
+CREATE INDEX alert_history_alert_idx ON alert_history (alert_id, seq DESC);
 CREATE INDEX alert_history_time_idx ON alert_history (update_time DESC);
 
 -- Notes survive the deletion of their alert (no foreign key), as in the established server.
@@ -75,7 +77,7 @@ CREATE TABLE notes (
   type        text NOT NULL DEFAULT 'alert',
   create_time timestamptz NOT NULL,
   update_time timestamptz,
-  alert       uuid,
+  alert       text,
   customer    text
 );
 CREATE INDEX notes_alert_idx ON notes (alert, create_time);

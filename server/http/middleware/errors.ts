@@ -48,7 +48,7 @@ export function errors(log: Log): Middleware {
         return sendError(
           ctx,
           400,
-          issues.length === 1 ? issues[0]! : `${issues.length} invalid fields`,
+          err.issues.length === 1 ? err.issues[0]!.message : `${issues.length} invalid fields`,
           issues,
         );
       }

@@ -1,0 +1,94 @@
+/**
+ * Ingest benchmark (issue #3): POST /alert over loopback against a real server process and a real
+ * PostgreSQL, at 32 connections for 10 s per scenario.
+ *   (a) the same alert posted repeatedly (the de-duplication path)
+ *   (b) 10,000 distinct resources (new alerts, then duplicates of them)
+ * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32]
+ * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
+ * throw-away database. Results go to stdout; docs/benchmarks.md records them.
+ */
+import autocannon from 'autocannon';
+import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startServerProcess } from '../../tests/helpers/process.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const duration = arg('duration', 10);
+const connections = arg('connections', 32);
+
+const same = JSON.stringify({
+  environment: 'Production',
+  service: ['network'],
+  resource: 'router01',
+  event: 'node_down',
+});
+
+async function run(title: string, url: string, opts: Partial<autocannon.Options>) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections,
+    duration,
+    ...opts,
+  });
+  const row = {
+    scenario: title,
+    'req/s': Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+  console.log(JSON.stringify(row));
+  return row;
+}
+
+const db = await createTestDatabase('bench');
+const server = await startServerProcess({
+  DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
+  LOG_LEVEL: 'error',
+  DATABASE_POOL_SIZE: '20',
+});
+const url = `${server.url.replace(/\/$/, '')}/api/alert`;
+try {
+  await run('warm-up', url, { body: same, duration: 2 });
+  const a = await run('(a) same alert repeatedly', url, { body: same });
+  // Bodies are made up front so the load generator, which shares the two cores, spends little per request.
+  const bodies = Array.from({ length: 10_000 }, (_, k) =>
+    JSON.stringify({
+      environment: 'Production',
+      service: ['network'],
+      resource: `router${k}`,
+      event: 'node_down',
+      severity: 'major',
+    }),
+  );
+  let i = 0;
+  const b = await run('(b) 10,000 distinct resources', url, {
+    requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
+  });
+  // (c): every request a new resource (autocannon's cheap [<id>] replacement): the pure insert path.
+  const c = await run('(c) every request a new resource', url, {
+    idReplacement: true,
+    body: JSON.stringify({
+      environment: 'Production',
+      service: ['network'],
+      resource: 'host-[<id>]',
+      event: 'node_down',
+      severity: 'major',
+    }),
+  });
+  console.log('\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of [a, b, c])
+    console.log(
+      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`,
+    );
+} finally {
+  await server.stop();
+  await dropTestDatabase(db.name);
+}

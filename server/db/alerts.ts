@@ -1,0 +1,302 @@
+import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
+
+const AlertRowSchema = z.object({
+  id: z.string(),
+  resource: z.string(),
+  event: z.string(),
+  environment: z.string(),
+  severity: z.string(),
+  correlate: z.array(z.string()),
+  status: z.string(),
+  service: z.array(z.string()),
+  group: z.string(),
+  value: z.string().nullable(),
+  text: z.string(),
+  tags: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  origin: z.string(),
+  type: z.string(),
+  createTime: z.number(),
+  timeout: z.number().nullable(),
+  rawData: z.string().nullable(),
+  customer: z.string().nullable(),
+  duplicateCount: z.number(),
+  repeat: z.boolean(),
+  previousSeverity: z.string(),
+  trendIndication: z.string(),
+  receiveTime: z.number(),
+  lastReceiveId: z.string(),
+  lastReceiveTime: z.number(),
+  updateTime: z.number(),
+}) satisfies z.ZodType<AlertRecord>;
+
+const columns = sql.fragment`
+  a.id, a.resource, a.event, a.environment, a.severity, a.correlate, a.status, a.service,
+  a."group", a.value, a.text, a.tags, a.attributes, a.origin, a.type,
+  a.create_time AS "createTime", a.timeout, a.raw_data AS "rawData", a.customer,
+  a.duplicate_count AS "duplicateCount", a.repeat, a.previous_severity AS "previousSeverity",
+  a.trend_indication AS "trendIndication", a.receive_time AS "receiveTime",
+  a.last_receive_id AS "lastReceiveId", a.last_receive_time AS "lastReceiveTime",
+  a.update_time AS "updateTime"`;
+
+/** Statuses of the two newest history entries (S and P of the state machine), newest first. */
+const recentStatuses = sql.fragment`
+  ARRAY(SELECT h.status FROM alert_history h WHERE h.alert_id = a.id ORDER BY h.seq DESC LIMIT 2) AS "recentStatuses"`;
+
+const CandidateRowSchema = AlertRowSchema.extend({
+  recentStatuses: z.array(z.string().nullable()),
+  recentSeverityChanges: z.number(),
+});
+export type Candidate = z.infer<typeof CandidateRowSchema>;
+
+const HistoryRowSchema = z.object({
+  id: z.string(),
+  event: z.string(),
+  severity: z.string().nullable(),
+  status: z.string().nullable(),
+  value: z.string().nullable(),
+  text: z.string(),
+  type: z.string(),
+  updateTime: z.number(),
+  user: z.string().nullable(),
+  timeout: z.number().nullable(),
+}) satisfies z.ZodType<HistoryRecord>;
+
+const ts = (ms: number) => sql.timestamp(new Date(ms));
+
+const WrittenRowSchema = AlertRowSchema.extend({
+  history: z.array(HistoryRowSchema.extend({ updateTime: z.number().transform((n) => Math.round(n)) })),
+});
+/** A written alert with its history as it was before the write (newest first); the caller adds its own entries. */
+export type WrittenAlert = z.infer<typeof WrittenRowSchema>;
+
+/** The written alert's existing history, read in the same statement (which cannot see its own inserts). */
+const priorHistory = (limit: number) => sql.fragment`
+  (SELECT COALESCE(json_agg(json_build_object(
+      'id', h.id, 'event', h.event, 'severity', h.severity, 'status', h.status, 'value', h.value, 'text', h.text,
+      'type', h.type, 'updateTime', extract(epoch FROM h.update_time) * 1000, 'user', h."user", 'timeout', h.timeout)
+    ORDER BY h.seq DESC), '[]'::json)
+   FROM (SELECT * FROM alert_history h WHERE h.alert_id = w.id ORDER BY h.seq DESC LIMIT ${limit}) h) AS history`;
+const texts = (values: readonly string[]) => sql.array(values, 'text');
+
+/** Stored attributes with `changes` merged over them; a key whose new value is null is removed. */
+function mergeAttributes(changes: Record<string, unknown>) {
+  const removed = Object.keys(changes).filter((k) => changes[k] === null);
+  const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== null));
+  return sql.fragment`(a.attributes || ${sql.jsonb(merged as never)}) - ${texts(removed)}`;
+}
+
+/**
+ * The stored alert this submission de-duplicates or correlates with: same environment, resource
+ * and customer, and either the same event or the event in its correlate list (same event first).
+ */
+export function findForReceive(
+  db: CommonQueryMethods,
+  draft: AlertDraft,
+  flapSince: number,
+): Promise<Candidate | null> {
+  return db.maybeOne(sql.type(CandidateRowSchema)`
+    SELECT ${columns}, ${recentStatuses},
+      (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type = 'severity'
+         AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
+    FROM alerts a
+    WHERE a.environment = ${draft.environment} AND a.resource = ${draft.resource}
+      AND COALESCE(a.customer, '') = ${draft.customer ?? ''}
+      AND (a.event = ${draft.event} OR ${draft.event} = ANY(a.correlate))
+    ORDER BY (a.event = ${draft.event}) DESC, a.last_receive_time DESC
+    LIMIT 1`);
+}
+
+/** CTE parts that add history rows for the alert the main statement wrote, and keep only the newest `limit`. */
+function historyWrites(
+  alertId: string,
+  entries: readonly HistoryRecord[],
+  limit: number,
+  source: string,
+  trim = true,
+) {
+  if (entries.length === 0) return sql.fragment``;
+  const rows = sql.join(
+    entries.map(
+      (
+        e,
+      ) => sql.fragment`(${e.id}::text, ${e.event}::text, ${e.severity}::text, ${e.status}::text, ${e.value}::text,
+        ${e.text}::text, ${e.type}::text, ${ts(e.updateTime)}::timestamptz, ${e.user}::text, ${e.timeout}::integer)`,
+    ),
+    sql.fragment`, `,
+  );
+  const keepExisting = Math.max(limit - entries.length, 0);
+  const trimmed = trim
+    ? sql.fragment`,
+    trimmed AS (
+      DELETE FROM alert_history
+      WHERE alert_id = ${alertId} AND EXISTS (SELECT 1 FROM ${sql.identifier([source])})
+        AND seq <= (SELECT seq FROM alert_history WHERE alert_id = ${alertId} ORDER BY seq DESC OFFSET ${keepExisting} LIMIT 1)
+      RETURNING 1
+    )`
+    : sql.fragment``;
+  return sql.fragment`,
+    added AS (
+      INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
+      SELECT w.id, v.* FROM ${sql.identifier([source])} w,
+        (VALUES ${rows}) AS v(id, event, severity, status, value, text, type, update_time, "user", timeout)
+      RETURNING 1
+    )${trimmed}`;
+}
+
+/** Creates the alert with its history, or returns null when a concurrent receipt created it first. */
+export function insertNew(
+  db: CommonQueryMethods,
+  a: AlertRecord,
+  history: readonly HistoryRecord[],
+  historyLimit: number,
+): Promise<WrittenAlert | null> {
+  return db.maybeOne(sql.type(WrittenRowSchema)`
+    WITH w AS (
+      INSERT INTO alerts AS a (id, resource, event, environment, severity, correlate, status, service, "group",
+        value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count,
+        repeat, previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
+      VALUES (${a.id}, ${a.resource}, ${a.event}, ${a.environment}, ${a.severity}, ${texts(a.correlate)},
+        ${a.status}, ${texts(a.service)}, ${a.group}, ${a.value}, ${a.text}, ${texts(a.tags)},
+        ${sql.jsonb(a.attributes as never)}, ${a.origin}, ${a.type}, ${ts(a.createTime)}, ${a.timeout}, ${a.rawData},
+        ${a.customer}, ${a.duplicateCount}, ${a.repeat}, ${a.previousSeverity}, ${a.trendIndication},
+        ${ts(a.receiveTime)}, ${a.lastReceiveId}, ${ts(a.lastReceiveTime)}, ${ts(a.updateTime)})
+      ON CONFLICT DO NOTHING
+      RETURNING ${columns}
+    )${historyWrites(a.id, history, historyLimit, 'w', false)}
+    SELECT w.*, '[]'::json AS history FROM w`);
+}
+
+/** What a receipt (duplicate or correlate) writes onto the stored alert. */
+export interface ReceiveUpdate {
+  event: string;
+  severity: string;
+  status: string;
+  service: string[];
+  value: string | null;
+  text: string;
+  timeout: number;
+  rawData: string | null;
+  /** Added to the stored tags (union). */
+  tags: string[];
+  /** Merged over the stored attributes, incoming keys win. */
+  attributes: Record<string, unknown>;
+  /** Duplicates folded into this write (keep createTime and receiveTime, add to duplicateCount); 0 for a correlate (replace and reset). */
+  duplicate: number;
+  createTime: number;
+  previousSeverity: string;
+  trendIndication: string;
+  lastReceiveId: string;
+  now: number;
+  /** updateTime moves only when the status changed. */
+  statusChanged: boolean;
+}
+
+/**
+ * Applies a receipt to the stored alert, but only if it is still in the state the decision was
+ * made on (status, severity and event unchanged); returns null otherwise so the caller decides again.
+ */
+export function updateReceived(
+  db: CommonQueryMethods,
+  expected: Pick<AlertRecord, 'id' | 'status' | 'severity' | 'event'>,
+  u: ReceiveUpdate,
+  history: readonly HistoryRecord[],
+  historyLimit: number,
+): Promise<WrittenAlert | null> {
+  const now = ts(u.now);
+  return db.maybeOne(sql.type(WrittenRowSchema)`
+    WITH w AS (
+      UPDATE alerts AS a SET
+        event = ${u.event}, severity = ${u.severity}, status = ${u.status}, service = ${texts(u.service)},
+        value = ${u.value}, text = ${u.text}, timeout = ${u.timeout}, raw_data = ${u.rawData},
+        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || ${texts(u.tags)}) AS t ORDER BY t),
+        attributes = ${mergeAttributes(u.attributes)},
+        ${
+          u.duplicate
+            ? sql.fragment`duplicate_count = a.duplicate_count + ${u.duplicate}, repeat = true,`
+            : sql.fragment`duplicate_count = 0, repeat = false, create_time = ${ts(u.createTime)}, receive_time = ${now},
+               previous_severity = ${u.previousSeverity}, trend_indication = ${u.trendIndication},`
+        }
+        last_receive_id = ${u.lastReceiveId}, last_receive_time = ${now}
+        ${u.statusChanged ? sql.fragment`, update_time = ${now}` : sql.fragment``}
+      WHERE a.id = ${expected.id} AND a.status = ${expected.status} AND a.severity = ${expected.severity}
+        AND a.event = ${expected.event}
+      RETURNING ${columns}
+    )${historyWrites(expected.id, history, historyLimit, 'w')}
+    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+}
+
+/** Finds one alert by id, lastReceiveId, or a case-insensitive prefix of either (newest first). */
+export async function findById(
+  db: CommonQueryMethods,
+  id: string,
+  options: { forUpdate?: boolean; customers?: readonly string[] | null } = {},
+): Promise<AlertRecord | null> {
+  const customer = options.customers
+    ? sql.fragment`AND a.customer = ANY(${texts(options.customers)})`
+    : sql.fragment``;
+  const lock = options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``;
+  const exact = await db.maybeOne(sql.type(AlertRowSchema)`
+    SELECT ${columns} FROM alerts a WHERE a.id = ${id} ${customer} ${lock}`);
+  if (exact) return exact;
+  const prefix = `${id.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return db.maybeOne(sql.type(AlertRowSchema)`
+    SELECT ${columns} FROM alerts a
+    WHERE (a.last_receive_id = ${id} OR lower(a.id) LIKE ${prefix} OR lower(a.last_receive_id) LIKE ${prefix}) ${customer}
+    ORDER BY (a.last_receive_id = ${id}) DESC, a.last_receive_time DESC
+    LIMIT 1 ${lock}`);
+}
+
+/** History of one alert, newest first (insertion order). */
+export function historyOf(
+  db: CommonQueryMethods,
+  alertId: string,
+  limit = 1000,
+): Promise<readonly HistoryRecord[]> {
+  return db.any(sql.type(HistoryRowSchema)`
+    SELECT id, event, severity, status, value, text, type, update_time AS "updateTime", "user", timeout
+    FROM alert_history WHERE alert_id = ${alertId} ORDER BY seq DESC LIMIT ${limit}`);
+}
+
+/** Fields an operator operation may set on a stored alert. */
+export interface AlertPatch {
+  severity?: string;
+  status?: string;
+  previousSeverity?: string;
+  timeout?: number | null;
+  tags?: string[];
+  /** Merged; a null value removes the key. */
+  attributes?: Record<string, unknown>;
+  updateTime?: number;
+}
+
+/** Writes a patch and optional history entries inside the caller's transaction. */
+export function applyPatch(
+  tx: DatabaseTransactionConnection,
+  id: string,
+  p: AlertPatch,
+  history: readonly HistoryRecord[],
+  historyLimit: number,
+): Promise<WrittenAlert> {
+  const sets = [sql.fragment`id = a.id`];
+  if (p.severity !== undefined) sets.push(sql.fragment`severity = ${p.severity}`);
+  if (p.status !== undefined) sets.push(sql.fragment`status = ${p.status}`);
+  if (p.previousSeverity !== undefined) sets.push(sql.fragment`previous_severity = ${p.previousSeverity}`);
+  if (p.timeout !== undefined) sets.push(sql.fragment`timeout = ${p.timeout}`);
+  if (p.tags !== undefined) sets.push(sql.fragment`tags = ${texts(p.tags)}`);
+  if (p.attributes !== undefined) sets.push(sql.fragment`attributes = ${mergeAttributes(p.attributes)}`);
+  if (p.updateTime !== undefined) sets.push(sql.fragment`update_time = ${ts(p.updateTime)}`);
+  return tx.one(sql.type(WrittenRowSchema)`
+    WITH w AS (
+      UPDATE alerts AS a SET ${sql.join(sets, sql.fragment`, `)} WHERE a.id = ${id} RETURNING ${columns}
+    )${historyWrites(id, history, historyLimit, 'w')}
+    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+}
+
+/** Deletes an alert and its history; true if it existed. */
+export async function deleteAlert(db: CommonQueryMethods, id: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`DELETE FROM alerts WHERE id = ${id}`);
+  return result.rowCount > 0;
+}

@@ -1,0 +1,148 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  ActionSchema,
+  AlertIdSchema,
+  AlertInputSchema,
+  AttributesChangeSchema,
+  NoteInputSchema,
+  StatusChangeSchema,
+  TagsSchema,
+} from '../../../shared/alerts.ts';
+import type { Deps } from '../../deps.ts';
+import * as alerts from '../../domain/alerts.ts';
+import { badRequest } from '../../errors.ts';
+import { presentNote } from '../../present.ts';
+import { apiBase } from '../base-url.ts';
+
+const IdParamsSchema = z.object({ id: AlertIdSchema });
+const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
+
+/** Who is calling: until authentication (issue #6) everyone is anonymous and unrestricted. */
+export function callerOf(ctx: Context, deps: Deps): alerts.Caller {
+  return {
+    ip: ctx.request.socket.remoteAddress ?? '',
+    header: (name) => ctx.get(name),
+    user: (ctx.state.user as string | undefined) ?? null,
+    baseUrl: apiBase(ctx, deps.config),
+    customers: (ctx.state.customers as string[] | undefined) ?? null,
+  };
+}
+
+/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
+function bodyObject(ctx: Context): unknown {
+  const body = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  return body;
+}
+
+/** Alert intake and every per-alert operation (spec "Alerts"; ../shared/reference/api.md §5). */
+export function alertRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  /** POST /alert */
+  router.post('/alert', async (ctx) => {
+    const input = AlertInputSchema.parse(bodyObject(ctx));
+    const outcome = await alerts.receiveAlert(deps, input, callerOf(ctx, deps));
+    if (outcome.kind === 'signal') {
+      ctx.status = outcome.status;
+      ctx.body = outcome.body;
+      return;
+    }
+    ctx.status = 201;
+    ctx.body = { status: 'ok', id: outcome.alert.id, alert: outcome.alert };
+  });
+
+  /** GET /alert/:id */
+  router.get('/alert/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const alert = await alerts.getAlert(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok', total: 1, alert };
+  });
+
+  /** PUT /alert/:id/status */
+  router.put('/alert/:id/status', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    await alerts.setAlertStatus(deps, id, StatusChangeSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** PUT /alert/:id/action */
+  router.put('/alert/:id/action', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    await alerts.takeAlertAction(deps, id, ActionSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** PUT /alert/:id/tag */
+  router.put('/alert/:id/tag', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const { tags } = TagsSchema.parse(bodyObject(ctx));
+    await alerts.tagAlert(deps, id, tags, false, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** PUT /alert/:id/untag */
+  router.put('/alert/:id/untag', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const { tags } = TagsSchema.parse(bodyObject(ctx));
+    await alerts.tagAlert(deps, id, tags, true, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** PUT /alert/:id/attributes */
+  router.put('/alert/:id/attributes', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const { attributes } = AttributesChangeSchema.parse(bodyObject(ctx));
+    await alerts.updateAttributes(deps, id, attributes, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** PUT /alert/:id/note */
+  router.put('/alert/:id/note', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const caller = callerOf(ctx, deps);
+    const note = await alerts.addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
+    ctx.status = 201;
+    ctx.set('Location', `${caller.baseUrl}/alert/${note.alert}/note/${note.id}`);
+    ctx.body = { status: 'ok', id: note.id, note: presentNote(note, caller.baseUrl) };
+  });
+
+  /** GET /alert/:id/notes */
+  router.get('/alert/:id/notes', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const caller = callerOf(ctx, deps);
+    const notes = (await alerts.listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
+    ctx.body = notes.length
+      ? { status: 'ok', notes, total: notes.length }
+      : { status: 'ok', message: 'not found', notes, total: 0 };
+  });
+
+  /** PUT /alert/:id/note/:note_id */
+  router.put('/alert/:id/note/:note_id', async (ctx) => {
+    const { id, note_id } = NoteParamsSchema.parse(ctx.params);
+    const body = bodyObject(ctx);
+    if (Object.keys(body as object).length === 0) throw badRequest('nothing to change');
+    const caller = callerOf(ctx, deps);
+    const note = await alerts.updateNote(deps, id, note_id, NoteInputSchema.parse(body), caller);
+    ctx.body = { status: 'ok', note: presentNote(note, caller.baseUrl) };
+  });
+
+  /** DELETE /alert/:id/note/:note_id */
+  router.delete('/alert/:id/note/:note_id', async (ctx) => {
+    const { id, note_id } = NoteParamsSchema.parse(ctx.params);
+    await alerts.deleteNote(deps, id, note_id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  /** DELETE /alert/:id */
+  router.delete('/alert/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    await alerts.deleteAlert(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  return router;
+}

@@ -1,0 +1,84 @@
+import type { Alert, HistoryEntry, LiveAlert, Note } from '../shared/alerts.ts';
+import type { NoteRecord } from './db/notes.ts';
+import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A history entry as the API shows it. */
+export function presentHistoryEntry(h: HistoryRecord, baseUrl: string): HistoryEntry {
+  return {
+    id: h.id,
+    href: `${baseUrl}/alert/${h.id}`,
+    event: h.event,
+    severity: h.severity,
+    status: h.status,
+    value: h.value,
+    text: h.text,
+    type: h.type,
+    updateTime: iso(h.updateTime),
+    user: h.user,
+    timeout: h.timeout,
+  };
+}
+
+/** An alert without rawData and history: what live clients receive. */
+export function presentLiveAlert(a: AlertRecord, baseUrl: string): LiveAlert {
+  return {
+    id: a.id,
+    href: `${baseUrl}/alert/${a.id}`,
+    resource: a.resource,
+    event: a.event,
+    environment: a.environment,
+    severity: a.severity,
+    correlate: a.correlate,
+    status: a.status,
+    service: a.service,
+    group: a.group,
+    value: a.value,
+    text: a.text,
+    tags: a.tags,
+    attributes: a.attributes,
+    origin: a.origin,
+    type: a.type,
+    createTime: iso(a.createTime),
+    timeout: a.timeout,
+    customer: a.customer,
+    duplicateCount: a.duplicateCount,
+    repeat: a.repeat,
+    previousSeverity: a.previousSeverity,
+    trendIndication: a.trendIndication,
+    receiveTime: iso(a.receiveTime),
+    lastReceiveId: a.lastReceiveId,
+    lastReceiveTime: iso(a.lastReceiveTime),
+    updateTime: iso(a.updateTime),
+  };
+}
+
+/**
+ * The API's alert. `history` is given newest first (as stored) and shown oldest first by
+ * updateTime, as the established server does (lifecycle §6).
+ */
+export function presentAlert(a: AlertRecord, history: readonly HistoryRecord[], baseUrl: string): Alert {
+  const ordered = history
+    .map((h, i) => ({ h, i }))
+    .sort((x, y) => x.h.updateTime - y.h.updateTime || y.i - x.i)
+    .map(({ h }) => presentHistoryEntry(h, baseUrl));
+  return { ...presentLiveAlert(a, baseUrl), rawData: a.rawData, history: ordered };
+}
+
+/** A note as the API shows it (api.md §5). */
+export function presentNote(n: NoteRecord, baseUrl: string): Note {
+  return {
+    id: n.id,
+    href: `${baseUrl}/note/${n.id}`,
+    text: n.text,
+    user: n.user,
+    attributes: n.attributes,
+    type: n.type,
+    createTime: iso(n.createTime),
+    updateTime: n.updateTime === null ? null : iso(n.updateTime),
+    related: { alert: n.alert ?? '' },
+    _links: { alert: `${baseUrl}/alert/${n.alert ?? ''}` },
+    customer: n.customer,
+  };
+}
