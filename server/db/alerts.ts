@@ -244,7 +244,7 @@ export async function findById(
   const prefix = `${id.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return db.maybeOne(sql.type(AlertRowSchema)`
     SELECT ${columns} FROM alerts a
-    WHERE (a.last_receive_id = ${id} OR lower(a.id) LIKE ${prefix} OR lower(a.last_receive_id) LIKE ${prefix}) ${customer}
+    WHERE (lower(a.id) LIKE ${prefix} OR lower(a.last_receive_id) LIKE ${prefix}) ${customer}
     ORDER BY (a.last_receive_id = ${id}) DESC, a.last_receive_time DESC
     LIMIT 1 ${lock}`);
 }
@@ -297,6 +297,9 @@ export function applyPatch(
 
 /** Deletes an alert and its history; true if it existed. */
 export async function deleteAlert(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const result = await db.query(sql.unsafe`DELETE FROM alerts WHERE id = ${id}`);
+  // History has no foreign key (it would cost a check per history row on the receive path).
+  const result = await db.query(sql.unsafe`
+    WITH history AS (DELETE FROM alert_history WHERE alert_id = ${id})
+    DELETE FROM alerts WHERE id = ${id}`);
   return result.rowCount > 0;
 }

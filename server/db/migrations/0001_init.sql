@@ -39,8 +39,7 @@ CREATE INDEX alerts_last_receive_time_idx ON alerts (last_receive_time DESC);
 CREATE INDEX alerts_status_time_idx ON alerts (status, last_receive_time);
 CREATE INDEX alerts_severity_idx ON alerts (severity);
 CREATE INDEX alerts_customer_idx ON alerts (customer) WHERE customer IS NOT NULL;
--- Exact ids use the primary key and this index; short (case-insensitive) prefixes the lower() ones.
-CREATE INDEX alerts_last_receive_id_idx ON alerts (last_receive_id);
+-- Exact ids use the primary key; lastReceiveId and short (case-insensitive) prefixes the lower() ones.
 CREATE INDEX alerts_id_prefix_idx ON alerts (lower(id) text_pattern_ops);
 CREATE INDEX alerts_last_receive_id_prefix_idx ON alerts (lower(last_receive_id) text_pattern_ops);
 -- Containment filters on arrays and attributes.
@@ -48,12 +47,14 @@ CREATE INDEX alerts_tags_idx ON alerts USING gin (tags);
 CREATE INDEX alerts_service_idx ON alerts USING gin (service);
 CREATE INDEX alerts_attributes_idx ON alerts USING gin (attributes jsonb_path_ops);
 
+-- No foreign key to alerts: the check would cost a lookup per history row on the receive path;
+-- deleting an alert deletes its history in the same statement.
 -- History lives beside the alert, not inside it: duplicates that change nothing add no rows and
 -- rewrite no large array. "Newest" is insertion order (seq), so an origin's skewed clock cannot
 -- reorder the state machine's view of the alert.
 CREATE TABLE alert_history (
   seq          bigserial PRIMARY KEY,
-  alert_id     text NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+  alert_id     text NOT NULL,
   id           text NOT NULL,
   event        text NOT NULL,
   severity     text,
@@ -66,7 +67,6 @@ CREATE TABLE alert_history (
   timeout      integer
 );
 CREATE INDEX alert_history_alert_idx ON alert_history (alert_id, seq DESC);
-CREATE INDEX alert_history_time_idx ON alert_history (update_time DESC);
 
 -- Notes survive the deletion of their alert (no foreign key), as in the established server.
 CREATE TABLE notes (
