@@ -108,7 +108,7 @@ interface ModelDefinition {
 }
 
 /** The actions the state machines know; anything else is a custom action (ACT-1). */
-const STANDARD_ACTIONS: ReadonlySet<string> = new Set([
+export const STANDARD_ACTIONS: ReadonlySet<string> = new Set([
   'open',
   'assign',
   'ack',

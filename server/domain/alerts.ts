@@ -8,22 +8,10 @@ import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { PluginSignal, type AlertChanges, type PluginRequest } from '../plugins/types.ts';
 import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from './alert-types.ts';
-import { InvalidActionError } from './alarm-model.ts';
+import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
 
 const DEFAULT_ORIGIN = `alertwall/${hostname()}`;
-/** Actions the state machine knows; anything else is a custom action (ACT-1). */
-const BUILTIN_ACTIONS = new Set([
-  'open',
-  'assign',
-  'ack',
-  'unack',
-  'shelve',
-  'unshelve',
-  'close',
-  'expired',
-  'timeout',
-]);
 const MAX_ATTEMPTS = 8;
 /** `flapping`: more than two severity changes within this window (lifecycle §7). */
 const FLAP_WINDOW_MS = 1800 * 1000;
@@ -557,7 +545,7 @@ export async function takeAlertAction(deps: Deps, id: string, body: Action, call
       status,
       value: record.value,
       text,
-      type: BUILTIN_ACTIONS.has(action) ? action : 'action',
+      type: STANDARD_ACTIONS.has(action) ? action : 'action',
       updateTime: now,
       user: caller.user,
       timeout,
