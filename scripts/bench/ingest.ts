@@ -51,7 +51,7 @@ const db = await createTestDatabase('bench');
 const server = await startServerProcess({
   DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
   LOG_LEVEL: 'error',
-  DATABASE_POOL_SIZE: '20',
+  DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
 });
 const url = `${server.url.replace(/\/$/, '')}/api/alert`;
 try {

@@ -89,34 +89,40 @@ function mergeAttributes(changes: Record<string, unknown>) {
 }
 
 /**
- * The stored alert this submission de-duplicates or correlates with: same environment, resource
- * and customer, and either the same event or the event in its correlate list (same event first).
+ * For each submission, the stored alert it de-duplicates or correlates with: same environment,
+ * resource and customer, and either the same event or the event in its correlate list (same
+ * event first). One statement for any number of submissions.
  */
-export function findForReceive(
+export async function findForReceive(
   db: CommonQueryMethods,
-  draft: AlertDraft,
+  drafts: readonly AlertDraft[],
   flapSince: number,
-): Promise<Candidate | null> {
-  return db.maybeOne(sql.type(CandidateRowSchema)`
-    SELECT ${columns}, ${recentStatuses},
+): Promise<(Candidate | null)[]> {
+  const wanted = sql.join(
+    drafts.map(
+      (d, i) =>
+        sql.fragment`(${i}::int, ${d.environment}::text, ${d.resource}::text, ${d.customer ?? ''}::text, ${d.event}::text)`,
+    ),
+    sql.fragment`, `,
+  );
+  const rows = await db.any(sql.type(CandidateRowSchema.extend({ wanted: z.number() }))`
+    SELECT v.i AS wanted, ${columns}, ${recentStatuses},
       (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type = 'severity'
          AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
-    FROM alerts a
-    WHERE a.environment = ${draft.environment} AND a.resource = ${draft.resource}
-      AND COALESCE(a.customer, '') = ${draft.customer ?? ''}
-      AND (a.event = ${draft.event} OR ${draft.event} = ANY(a.correlate))
-    ORDER BY (a.event = ${draft.event}) DESC, a.last_receive_time DESC
-    LIMIT 1`);
+    FROM (VALUES ${wanted}) AS v(i, environment, resource, customer, event)
+    JOIN LATERAL (
+      SELECT * FROM alerts a
+      WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer
+        AND (a.event = v.event OR v.event = ANY(a.correlate))
+      ORDER BY (a.event = v.event) DESC, a.last_receive_time DESC
+      LIMIT 1
+    ) a ON true`);
+  const byIndex = new Map(rows.map(({ wanted: i, ...row }) => [i, row]));
+  return drafts.map((_, i) => byIndex.get(i) ?? null);
 }
 
 /** CTE parts that add history rows for the alert the main statement wrote, and keep only the newest `limit`. */
-function historyWrites(
-  alertId: string,
-  entries: readonly HistoryRecord[],
-  limit: number,
-  source: string,
-  trim = true,
-) {
+function historyWrites(alertId: string, entries: readonly HistoryRecord[], limit: number, source: string) {
   if (entries.length === 0) return sql.fragment``;
   const rows = sql.join(
     entries.map(
@@ -128,15 +134,13 @@ function historyWrites(
     sql.fragment`, `,
   );
   const keepExisting = Math.max(limit - entries.length, 0);
-  const trimmed = trim
-    ? sql.fragment`,
+  const trimmed = sql.fragment`,
     trimmed AS (
       DELETE FROM alert_history
       WHERE alert_id = ${alertId} AND EXISTS (SELECT 1 FROM ${sql.identifier([source])})
         AND seq <= (SELECT seq FROM alert_history WHERE alert_id = ${alertId} ORDER BY seq DESC OFFSET ${keepExisting} LIMIT 1)
       RETURNING 1
-    )`
-    : sql.fragment``;
+    )`;
   return sql.fragment`,
     added AS (
       INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
@@ -146,27 +150,60 @@ function historyWrites(
     )${trimmed}`;
 }
 
-/** Creates the alert with its history, or returns null when a concurrent receipt created it first. */
-export function insertNew(
+export interface NewAlert {
+  alert: AlertRecord;
+  /** Its first history entry. */
+  entry: HistoryRecord;
+}
+
+/**
+ * Creates several new alerts, each with its first history entry, in one statement. An alert whose
+ * identity (or id) a concurrent receipt took first is skipped: its place in the answer is null.
+ */
+export async function insertNew(
   db: CommonQueryMethods,
-  a: AlertRecord,
-  history: readonly HistoryRecord[],
-  historyLimit: number,
-): Promise<WrittenAlert | null> {
-  return db.maybeOne(sql.type(WrittenRowSchema)`
+  items: readonly NewAlert[],
+): Promise<(WrittenAlert | null)[]> {
+  const rows = sql.join(
+    items.map(
+      ({ alert: a }) => sql.fragment`(${a.id}, ${a.resource}, ${a.event}, ${a.environment}, ${a.severity},
+        ${texts(a.correlate)}, ${a.status}, ${texts(a.service)}, ${a.group}, ${a.value}, ${a.text}, ${texts(a.tags)},
+        ${sql.jsonb(a.attributes as never)}, ${a.origin}, ${a.type}, ${ts(a.createTime)}, ${a.timeout}, ${a.rawData},
+        ${a.customer}, ${a.duplicateCount}, ${a.repeat}, ${a.previousSeverity}, ${a.trendIndication},
+        ${ts(a.receiveTime)}, ${a.lastReceiveId}, ${ts(a.lastReceiveTime)}, ${ts(a.updateTime)})`,
+    ),
+    sql.fragment`, `,
+  );
+  const entries = sql.join(
+    items.map(
+      ({
+        alert,
+        entry: e,
+      }) => sql.fragment`(${alert.id}::text, ${e.id}::text, ${e.event}::text, ${e.severity}::text,
+        ${e.status}::text, ${e.value}::text, ${e.text}::text, ${e.type}::text, ${ts(e.updateTime)}::timestamptz,
+        ${e.user}::text, ${e.timeout}::integer)`,
+    ),
+    sql.fragment`, `,
+  );
+  const written = await db.any(sql.type(WrittenRowSchema)`
     WITH w AS (
       INSERT INTO alerts AS a (id, resource, event, environment, severity, correlate, status, service, "group",
         value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count,
         repeat, previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-      VALUES (${a.id}, ${a.resource}, ${a.event}, ${a.environment}, ${a.severity}, ${texts(a.correlate)},
-        ${a.status}, ${texts(a.service)}, ${a.group}, ${a.value}, ${a.text}, ${texts(a.tags)},
-        ${sql.jsonb(a.attributes as never)}, ${a.origin}, ${a.type}, ${ts(a.createTime)}, ${a.timeout}, ${a.rawData},
-        ${a.customer}, ${a.duplicateCount}, ${a.repeat}, ${a.previousSeverity}, ${a.trendIndication},
-        ${ts(a.receiveTime)}, ${a.lastReceiveId}, ${ts(a.lastReceiveTime)}, ${ts(a.updateTime)})
+      VALUES ${rows}
       ON CONFLICT DO NOTHING
       RETURNING ${columns}
-    )${historyWrites(a.id, history, historyLimit, 'w', false)}
+    ),
+    added AS (
+      INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
+      SELECT v.* FROM (VALUES ${entries})
+        AS v(alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
+      JOIN w ON w.id = v.alert_id
+      RETURNING 1
+    )
     SELECT w.*, '[]'::json AS history FROM w`);
+  const byId = new Map(written.map((r) => [r.id, r]));
+  return items.map(({ alert }) => byId.get(alert.id) ?? null);
 }
 
 /** What a receipt (duplicate or correlate) writes onto the stored alert. */

@@ -156,7 +156,7 @@ async function receiveBatch(deps: Deps, items: Receipt[]): Promise<(Written & { 
 async function receiveSome(deps: Deps, items: Receipt[]): Promise<(Written & { created: boolean })[]> {
   const first = items[0]!;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const candidate = await alertsDb.findForReceive(deps.db, first.draft, first.now - FLAP_WINDOW_MS);
+    const candidate = await readsOf(deps).submit('read', first.draft);
     if (!candidate) {
       const written = await createNew(deps, first.draft, first.caller, first.now);
       if (written !== 'conflict') return [{ ...written, created: true }];
@@ -262,6 +262,32 @@ function serverAttributes(
   return flapping === undefined ? { notify: !quiet } : { notify: !quiet, flapping };
 }
 
+const readers = new WeakMap<Deps, KeyedBatcher<AlertDraft, alertsDb.Candidate | null>>();
+
+/** Matching reads of any identity that arrive while one runs are made together in the next one. */
+function readsOf(deps: Deps) {
+  let batcher = readers.get(deps);
+  if (!batcher) {
+    batcher = new KeyedBatcher((drafts) =>
+      alertsDb.findForReceive(deps.db, drafts, deps.clock.now() - FLAP_WINDOW_MS),
+    );
+    readers.set(deps, batcher);
+  }
+  return batcher;
+}
+
+const inserters = new WeakMap<Deps, KeyedBatcher<alertsDb.NewAlert, alertsDb.WrittenAlert | null>>();
+
+/** New alerts of any identity that arrive while one insert runs are created together in the next one. */
+function insertsOf(deps: Deps) {
+  let batcher = inserters.get(deps);
+  if (!batcher) {
+    batcher = new KeyedBatcher((items) => alertsDb.insertNew(deps.db, items));
+    inserters.set(deps, batcher);
+  }
+  return batcher;
+}
+
 async function createNew(
   deps: Deps,
   draft: AlertDraft,
@@ -291,7 +317,7 @@ async function createNew(
   };
   // The spec names the creation entry's type `severity` (Alerta 9.x writes `new`): docs/alerts.md.
   const entry = historyEntry(draft, 'severity', status, draft.text, caller);
-  const stored = await alertsDb.insertNew(deps.db, record, [entry], deps.config.HISTORY_LIMIT);
+  const stored = await insertsOf(deps).submit('new', { alert: record, entry });
   if (!stored) {
     const clash = await alertsDb.findById(deps.db, draft.id);
     if (
