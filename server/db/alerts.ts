@@ -265,6 +265,49 @@ export function updateReceived(
     SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
 }
 
+export interface PlainDuplicate {
+  expected: Pick<AlertRecord, 'id' | 'status' | 'severity' | 'event'>;
+  update: ReceiveUpdate;
+}
+
+/**
+ * Writes plain duplicates of several alerts (no status change, no history) in one statement, each
+ * guarded like `updateReceived`; a guard that fails leaves null in its place.
+ */
+export async function updateDuplicates(
+  db: CommonQueryMethods,
+  items: readonly PlainDuplicate[],
+  historyLimit: number,
+): Promise<(WrittenAlert | null)[]> {
+  const rows = sql.join(
+    items.map(({ expected: x, update: u }) => {
+      const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
+      const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
+      return sql.fragment`(${x.id}::text, ${x.status}::text, ${x.severity}::text, ${x.event}::text,
+        ${texts(u.service)}::text[], ${u.value}::text, ${u.text}::text, ${u.timeout}::integer, ${u.rawData}::text,
+        ${texts(u.tags)}::text[], ${sql.jsonb(merged as never)}::jsonb, ${texts(removed)}::text[],
+        ${u.duplicate}::integer, ${u.lastReceiveId}::text, ${ts(u.now)}::timestamptz)`;
+    }),
+    sql.fragment`, `,
+  );
+  const written = await db.any(sql.type(WrittenRowSchema)`
+    WITH w AS (
+      UPDATE alerts AS a SET
+        service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
+        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
+        attributes = (a.attributes || v.attributes) - v.removed,
+        duplicate_count = a.duplicate_count + v.dup, repeat = true,
+        last_receive_id = v.last_receive_id, last_receive_time = v.now
+      FROM (VALUES ${rows}) AS v(id, status, severity, event, service, value, text, timeout, raw_data, tags,
+        attributes, removed, dup, last_receive_id, now)
+      WHERE a.id = v.id AND a.status = v.status AND a.severity = v.severity AND a.event = v.event
+      RETURNING ${columns}
+    )
+    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+  const byId = new Map(written.map((r) => [r.id, r]));
+  return items.map(({ expected }) => byId.get(expected.id) ?? null);
+}
+
 /** Finds one alert by id, lastReceiveId, or a case-insensitive prefix of either (newest first). */
 export async function findById(
   db: CommonQueryMethods,

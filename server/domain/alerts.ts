@@ -276,6 +276,20 @@ function readsOf(deps: Deps) {
   return batcher;
 }
 
+const updaters = new WeakMap<Deps, KeyedBatcher<alertsDb.PlainDuplicate, alertsDb.WrittenAlert | null>>();
+
+/** Plain duplicates of any identity that arrive while one such write runs go together in the next. */
+function updatesOf(deps: Deps) {
+  let batcher = updaters.get(deps);
+  if (!batcher) {
+    batcher = new KeyedBatcher((items) =>
+      alertsDb.updateDuplicates(deps.db, items, deps.config.HISTORY_LIMIT),
+    );
+    updaters.set(deps, batcher);
+  }
+  return batcher;
+}
+
 const inserters = new WeakMap<Deps, KeyedBatcher<alertsDb.NewAlert, alertsDb.WrittenAlert | null>>();
 
 /** New alerts of any identity that arrive while one insert runs are created together in the next one. */
@@ -393,31 +407,31 @@ async function applyToExisting(
     ...serverAttributes(deps, status, flapping),
     ...changes?.attributes,
   };
-  const written = await alertsDb.updateReceived(
-    deps.db,
-    candidate,
-    {
-      event: draft.event,
-      severity: changes?.severity ?? draft.severity,
-      status,
-      service: draft.service,
-      value: draft.value,
-      text: draft.text,
-      timeout: draft.timeout,
-      rawData: draft.rawData,
-      tags: [...draft.tags, ...(changes?.tags ?? [])],
-      attributes,
-      duplicate: duplicate ? 1 : 0,
-      createTime: draft.createTime,
-      previousSeverity: candidate.severity,
-      trendIndication: model.trend(candidate.severity, draft.severity),
-      lastReceiveId: draft.id,
-      now,
-      statusChanged,
-    },
-    entries,
-    config.HISTORY_LIMIT,
-  );
+  const update: alertsDb.ReceiveUpdate = {
+    event: draft.event,
+    severity: changes?.severity ?? draft.severity,
+    status,
+    service: draft.service,
+    value: draft.value,
+    text: draft.text,
+    timeout: draft.timeout,
+    rawData: draft.rawData,
+    tags: [...draft.tags, ...(changes?.tags ?? [])],
+    attributes,
+    duplicate: duplicate ? 1 : 0,
+    createTime: draft.createTime,
+    previousSeverity: candidate.severity,
+    trendIndication: model.trend(candidate.severity, draft.severity),
+    lastReceiveId: draft.id,
+    now,
+    statusChanged,
+  };
+  // A plain duplicate (no status change, nothing for history) joins the other identities' plain
+  // duplicates of this moment in one statement; anything else is written on its own.
+  const written =
+    entries.length === 0 && !changes
+      ? await updatesOf(deps).submit('update', { expected: candidate, update })
+      : await alertsDb.updateReceived(deps.db, candidate, update, entries, config.HISTORY_LIMIT);
   if (!written) return 'conflict';
   const { history: prior, ...record } = written;
   return { record, history: [...entries, ...prior] };
