@@ -2,41 +2,51 @@ import { randomUUID } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const HeartbeatRowSchema = z.object({
+export const HeartbeatRowSchema = z.object({
   id: z.string(),
   origin: z.string(),
   tags: z.array(z.string()),
   attributes: z.record(z.string(), z.unknown()),
   type: z.string(),
-  createTime: z.number(),
+  createTime: z.number(), // timestamptz arrives as epoch ms
   receiveTime: z.number(),
-  timeout: z.number(),
+  timeout: z.number().int(),
   customer: z.string().nullable(),
 });
-export type HeartbeatRecord = z.infer<typeof HeartbeatRowSchema>;
+export type HeartbeatRow = z.infer<typeof HeartbeatRowSchema>;
 
-export interface HeartbeatInput {
+export const heartbeatColumns = sql.fragment`
+  id, origin, tags, attributes, type, create_time AS "createTime", receive_time AS "receiveTime",
+  timeout, customer`;
+
+export interface HeartbeatWrite {
   origin: string;
-  tags: string[];
+  tags: readonly string[];
   attributes: Record<string, unknown>;
+  /** Used only when the heartbeat is new: a repeat keeps the stored type. */
+  type?: string;
   createTime: number;
+  receiveTime: number;
   timeout: number;
   customer: string | null;
 }
 
-/** One heartbeat per origin and customer: insert, or update keeping id and type. */
-export function upsertHeartbeat(
-  db: CommonQueryMethods,
-  h: HeartbeatInput,
-  now: number,
-): Promise<HeartbeatRecord> {
+const ts = (ms: number) => sql.timestamp(new Date(ms));
+
+/**
+ * One heartbeat per (origin, customer), null customer counting as '': inserts, or replaces tags,
+ * attributes, times and timeout while keeping the id and type (heartbeats-blackouts.md §1).
+ */
+export function upsertHeartbeat(db: CommonQueryMethods, hb: HeartbeatWrite): Promise<HeartbeatRow> {
   return db.one(sql.type(HeartbeatRowSchema)`
-    INSERT INTO heartbeats AS hb (id, origin, tags, attributes, type, create_time, receive_time, timeout, customer)
-    VALUES (${randomUUID()}, ${h.origin}, ${sql.array(h.tags, 'text')}, ${sql.jsonb(h.attributes as never)}, 'Heartbeat',
-      ${sql.timestamp(new Date(h.createTime))}, ${sql.timestamp(new Date(now))}, ${h.timeout}, ${h.customer})
+    INSERT INTO heartbeats (id, origin, tags, attributes, type, create_time, receive_time, timeout, customer)
+    VALUES (${randomUUID()}, ${hb.origin}, ${sql.array(hb.tags, 'text')}, ${sql.jsonb(hb.attributes)},
+      ${hb.type ?? 'Heartbeat'}, ${ts(hb.createTime)}, ${ts(hb.receiveTime)}, ${hb.timeout}, ${hb.customer})
     ON CONFLICT (origin, (COALESCE(customer, ''))) DO UPDATE SET
-      tags = EXCLUDED.tags, attributes = EXCLUDED.attributes, create_time = EXCLUDED.create_time,
-      receive_time = EXCLUDED.receive_time, timeout = EXCLUDED.timeout
-    RETURNING hb.id::text AS id, hb.origin, hb.tags, hb.attributes, hb.type, hb.create_time AS "createTime",
-      hb.receive_time AS "receiveTime", hb.timeout, hb.customer`);
+      tags = EXCLUDED.tags,
+      attributes = EXCLUDED.attributes,
+      create_time = EXCLUDED.create_time,
+      receive_time = EXCLUDED.receive_time,
+      timeout = EXCLUDED.timeout
+    RETURNING ${heartbeatColumns}`);
 }

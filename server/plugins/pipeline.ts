@@ -5,175 +5,258 @@ import type { Deps } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { AppError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { BUILTIN_PLUGINS } from './builtins.ts';
+import ackedBy from './acked-by.ts';
+import blackout from './blackout.ts';
+import enhance from './enhance.ts';
+import escalate from './escalate.ts';
+import forwarder from './forwarder.ts';
+import heartbeat from './heartbeat.ts';
+import normalise from './normalise.ts';
+import reject from './reject.ts';
+import remoteIp from './remote-ip.ts';
+import timeout from './timeout.ts';
 import {
   PluginSignal,
+  suppressedStatus,
   type AlertChanges,
   type Plugin,
+  type PluginContext,
   type PluginFactory,
   type PluginPipeline,
   type PluginRequest,
 } from './types.ts';
 
-const isModulePath = (entry: string) => /^(\.{1,2}\/|\/)/.test(entry) || /\.(ts|js|mjs)$/.test(entry);
+/** The plugins PLUGINS may name (../shared/reference/plugins-webhooks-forwarding.md §2). */
+export const BUILTIN_PLUGINS: Readonly<Record<string, PluginFactory>> = Object.freeze({
+  remote_ip: remoteIp,
+  reject,
+  heartbeat,
+  blackout,
+  acked_by: ackedBy,
+  escalate,
+  timeout,
+  normalise,
+  enhance,
+  forwarder,
+});
 
-/** The PLUGINS, in order: built-ins by name, third-party ones by module path; unknown names are skipped. */
+/** A PLUGINS entry naming a module rather than a built-in. */
+const isModulePath = (entry: string) => /^(\.\.?\/|\/)/.test(entry) || /\.(ts|js|mjs)$/.test(entry);
+
+const isPlugin = (value: unknown): value is Plugin =>
+  typeof value === 'object' && value !== null && typeof (value as Plugin).name === 'string';
+
+/** Imports a third-party plugin module; its default export is a factory or a plugin object. */
+async function importPlugin(entry: string): Promise<PluginFactory | Plugin> {
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(resolve(process.cwd(), entry)).href)) as { default?: unknown };
+  } catch (err) {
+    throw new Error(`PLUGINS: cannot load '${entry}': ${(err as Error).message}`, { cause: err });
+  }
+  const exported = mod.default;
+  if (typeof exported === 'function') return exported as PluginFactory;
+  if (isPlugin(exported)) return exported;
+  throw new Error(`PLUGINS: '${entry}' must export a plugin factory or a plugin object as default`);
+}
+
+/**
+ * The PLUGINS, in order: built-ins by name, third-party plugins by module path (relative to the
+ * working directory). Unknown names are logged and skipped; a module that cannot be loaded or a
+ * factory that throws stops start-up with an error naming the entry.
+ */
 export async function loadPlugins(config: Config, log: Log): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
-  for (const entry of config.PLUGINS) {
-    let factory: PluginFactory | Plugin | undefined = BUILTIN_PLUGINS[entry];
-    if (!factory && isModulePath(entry)) {
-      try {
-        const mod = (await import(pathToFileURL(resolve(process.cwd(), entry)).href)) as {
-          default?: PluginFactory | Plugin;
-        };
-        factory = mod.default;
-      } catch (err) {
-        throw new Error(`PLUGINS: cannot load '${entry}': ${(err as Error).message}`, { cause: err });
-      }
-      if (!factory) throw new Error(`PLUGINS: '${entry}' has no default export`);
-    }
-    if (!factory) {
-      log.warn({ plugin: entry }, 'plugin.unknown: skipped');
+  for (const entry of config.PLUGINS.map((e) => e.trim()).filter(Boolean)) {
+    let source: PluginFactory | Plugin | undefined = Object.hasOwn(BUILTIN_PLUGINS, entry)
+      ? BUILTIN_PLUGINS[entry]
+      : undefined;
+    if (!source && isModulePath(entry)) source = await importPlugin(entry);
+    if (!source) {
+      log.warn({ plugin: entry }, 'plugin.unknown: not a built-in plugin or a module path; skipped');
       continue;
     }
+    let plugin: unknown;
     try {
-      plugins.push(typeof factory === 'function' ? await factory({ config, log }) : factory);
+      plugin = typeof source === 'function' ? await source({ config, log }) : source;
     } catch (err) {
       throw new Error(`PLUGINS: '${entry}' failed to start: ${(err as Error).message}`, { cause: err });
     }
+    if (!isPlugin(plugin)) throw new Error(`PLUGINS: '${entry}' did not give a plugin with a name`);
+    plugins.push(plugin);
   }
+  log.debug({ plugins: plugins.map((p) => p.name) }, 'plugins.loaded');
   return plugins;
 }
 
-type Hook = 'pre-receive' | 'post-receive' | 'status' | 'action' | 'note' | 'delete';
+/** How the established server names a hook in its error message. */
+type ErrorLabel = 'pre-receive' | 'post-receive' | 'status' | 'action' | 'note' | 'delete';
+type HookName =
+  'preReceive' | 'postReceive' | 'statusChange' | 'takeAction' | 'postAction' | 'takeNote' | 'delete';
 
-/** Folds hook changes: tags replace, attributes merge (null stays, meaning "delete"), severity replaces. */
-function fold(into: AlertChanges | undefined, more: AlertChanges | undefined): AlertChanges | undefined {
-  if (!more) return into;
-  return {
-    severity: more.severity ?? into?.severity,
-    tags: more.tags ?? into?.tags,
-    attributes: into?.attributes || more.attributes ? { ...into?.attributes, ...more.attributes } : undefined,
-  };
+const ERROR_LABEL: Record<HookName, ErrorLabel> = {
+  preReceive: 'pre-receive',
+  postReceive: 'post-receive',
+  statusChange: 'status',
+  takeAction: 'action',
+  postAction: 'action',
+  takeNote: 'note',
+  delete: 'delete',
+};
+
+/** Later changes win: tags replace, attributes merge (a null value stays: it means "delete the key"). */
+function mergeChanges(earlier: AlertChanges | undefined, later: AlertChanges | void | null) {
+  if (!later) return earlier;
+  const merged: AlertChanges = { ...earlier };
+  if (later.severity !== undefined) merged.severity = later.severity;
+  if (later.tags !== undefined) merged.tags = [...later.tags];
+  if (later.attributes !== undefined) merged.attributes = { ...merged.attributes, ...later.attributes };
+  return merged;
 }
 
-function applyChanges(alert: AlertRecord, changes: AlertChanges | undefined): AlertRecord {
-  if (!changes) return alert;
+/** The alert as the next hook sees it: earlier changes applied, on copies a hook cannot leak through. */
+function withChanges(alert: AlertRecord, changes: AlertChanges | undefined): AlertRecord {
+  const attributes = { ...alert.attributes };
+  for (const [key, value] of Object.entries(changes?.attributes ?? {})) {
+    if (value === null) delete attributes[key];
+    else attributes[key] = value;
+  }
   return {
     ...alert,
-    severity: changes.severity ?? alert.severity,
-    tags: changes.tags ?? alert.tags,
-    attributes: { ...alert.attributes, ...changes.attributes },
+    severity: changes?.severity ?? alert.severity,
+    tags: [...(changes?.tags ?? alert.tags)],
+    attributes,
   };
 }
 
-/** Runs hooks in PLUGINS order with the established error policy, timing and counting each call. */
+const withOptional = <T extends object>(result: T, changes: AlertChanges | undefined) =>
+  changes ? { ...result, changes } : result;
+
+/**
+ * Runs the hooks in PLUGINS order (reference §1): each hook sees the changes of the ones before;
+ * PluginSignal and AppError pass through; any other failure is a 500 with PLUGINS_RAISE_ON_ERROR,
+ * else logged and skipped. Every call is timed and failures counted.
+ */
 export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
   const { config, log, metrics } = deps;
-  const suppressedStatus = config.ALARM_MODEL === 'ISA_18_2' ? 'OOSRV' : 'blackout';
-  const context = (request: PluginRequest) => ({ config, log, deps, request });
+  const suppressed = suppressedStatus(config);
+  const logs = new Map(plugins.map((p) => [p, log.child({ plugin: p.name })]));
+  const contextFor = (plugin: Plugin, request: PluginRequest): PluginContext => ({
+    config,
+    log: logs.get(plugin) ?? log,
+    deps,
+    request,
+  });
+  const having = (hook: HookName) => plugins.filter((p) => typeof p[hook] === 'function');
 
-  /** Calls one hook; signals and API errors pass through, other failures follow PLUGINS_RAISE_ON_ERROR. */
-  async function call<T>(plugin: Plugin, hook: Hook, fn: () => Promise<T> | T): Promise<T | undefined> {
-    const end = metrics.pluginDuration.startTimer({ plugin: plugin.name, hook });
+  async function run<T>(plugin: Plugin, hook: HookName, call: () => T | Promise<T>): Promise<T | undefined> {
+    const labels = { plugin: plugin.name, hook };
+    const stop = metrics.pluginDuration.startTimer(labels);
     try {
-      return await fn();
+      return await call();
     } catch (err) {
       if (err instanceof PluginSignal || err instanceof AppError) throw err;
-      metrics.pluginErrors.inc({ plugin: plugin.name, hook });
+      metrics.pluginErrors.inc(labels);
       const message = err instanceof Error ? err.message : String(err);
-      if (config.PLUGINS_RAISE_ON_ERROR)
-        throw new AppError(500, `Error while running ${hook} plugin '${plugin.name}': ${message}`);
+      if (config.PLUGINS_RAISE_ON_ERROR) {
+        throw new AppError(
+          500,
+          `Error while running ${ERROR_LABEL[hook]} plugin '${plugin.name}': ${message}`,
+        );
+      }
       log.warn({ plugin: plugin.name, hook, error: message }, 'plugin.failed');
       return undefined;
     } finally {
-      end();
+      stop();
     }
   }
 
   return {
-    async preReceive(alert, request) {
-      let current = alert;
-      for (const plugin of plugins) {
-        if (!plugin.preReceive) continue;
-        const result = await call(plugin, 'pre-receive', () => plugin.preReceive!(current, context(request)));
-        if (result) current = result;
-        if (current.status === suppressedStatus) return { alert: current, suppressed: true };
+    async preReceive(draft, request) {
+      // A submission that arrives suppressed still passes every hook (reject included); only a
+      // hook that suppresses it cuts the rest short.
+      const arrivedSuppressed = draft.status === suppressed;
+      let alert = draft;
+      for (const plugin of having('preReceive')) {
+        const returned = await run(plugin, 'preReceive', () =>
+          plugin.preReceive!(alert, contextFor(plugin, request)),
+        );
+        if (returned) alert = returned;
+        if (!arrivedSuppressed && alert.status === suppressed) return { alert, suppressed: true };
       }
-      return { alert: current, suppressed: false };
+      return { alert, suppressed: alert.status === suppressed };
     },
+
     async postReceive(alert, request) {
       let changes: AlertChanges | undefined;
-      for (const plugin of plugins) {
-        if (!plugin.postReceive) continue;
-        changes = fold(
-          changes,
-          (await call(plugin, 'post-receive', () =>
-            plugin.postReceive!(applyChanges(alert, changes), context(request)),
-          )) ?? undefined,
+      for (const plugin of having('postReceive')) {
+        const result = await run(plugin, 'postReceive', () =>
+          plugin.postReceive!(withChanges(alert, changes), contextFor(plugin, request)),
         );
+        changes = mergeChanges(changes, result);
       }
       return changes ?? null;
     },
+
     async statusChange(alert, status, text, request) {
       let changes: AlertChanges | undefined;
-      for (const plugin of plugins) {
-        if (!plugin.statusChange) continue;
-        const r = await call(plugin, 'status', () =>
-          plugin.statusChange!(applyChanges(alert, changes), status, text, context(request)),
+      for (const plugin of having('statusChange')) {
+        const result = await run(plugin, 'statusChange', () =>
+          plugin.statusChange!(withChanges(alert, changes), status, text, contextFor(plugin, request)),
         );
-        if (!r) continue;
-        status = r.status ?? status;
-        text = r.text ?? text;
-        changes = fold(changes, r.changes);
+        if (!result) continue;
+        status = result.status ?? status;
+        text = result.text ?? text;
+        changes = mergeChanges(changes, result.changes);
       }
-      return { status, text, changes };
+      return withOptional({ status, text }, changes);
     },
+
     async takeAction(alert, action, text, timeout, request) {
       let changes: AlertChanges | undefined;
-      for (const plugin of plugins) {
-        if (!plugin.takeAction) continue;
-        const r = await call(plugin, 'action', () =>
-          plugin.takeAction!(applyChanges(alert, changes), action, text, timeout, context(request)),
+      for (const plugin of having('takeAction')) {
+        const result = await run(plugin, 'takeAction', () =>
+          plugin.takeAction!(withChanges(alert, changes), action, text, timeout, contextFor(plugin, request)),
         );
-        if (!r) continue;
-        action = r.action ?? action;
-        text = r.text ?? text;
-        timeout = r.timeout !== undefined ? r.timeout : timeout;
-        changes = fold(changes, r.changes);
+        if (!result) continue;
+        action = result.action ?? action;
+        text = result.text ?? text;
+        if (result.timeout !== undefined) timeout = result.timeout;
+        changes = mergeChanges(changes, result.changes);
       }
-      return { action, text, timeout, changes };
+      return withOptional({ action, text, timeout }, changes);
     },
+
     async postAction(alert, action, text, timeout, request) {
       let changes: AlertChanges | undefined;
-      for (const plugin of plugins) {
-        if (!plugin.postAction) continue;
-        changes = fold(
-          changes,
-          (await call(plugin, 'action', () =>
-            plugin.postAction!(applyChanges(alert, changes), action, text, timeout, context(request)),
-          )) ?? undefined,
+      for (const plugin of having('postAction')) {
+        const result = await run(plugin, 'postAction', () =>
+          plugin.postAction!(withChanges(alert, changes), action, text, timeout, contextFor(plugin, request)),
         );
+        changes = mergeChanges(changes, result);
       }
       return changes ?? null;
     },
+
     async takeNote(alert, text, request) {
-      for (const plugin of plugins) {
-        if (!plugin.takeNote) continue;
-        const r = await call(plugin, 'note', () => plugin.takeNote!(alert, text, context(request)));
-        text = r?.text ?? text;
+      for (const plugin of having('takeNote')) {
+        const result = await run(plugin, 'takeNote', () =>
+          plugin.takeNote!(withChanges(alert, undefined), text, contextFor(plugin, request)),
+        );
+        text = result?.text ?? text;
       }
       return { text };
     },
+
     async delete(alert, request) {
-      let allowed = true;
-      for (const plugin of plugins) {
-        if (!plugin.delete) continue;
-        if ((await call(plugin, 'delete', () => plugin.delete!(alert, context(request)))) === false)
-          allowed = false;
+      for (const plugin of having('delete')) {
+        const result = await run(plugin, 'delete', () =>
+          plugin.delete!(withChanges(alert, undefined), contextFor(plugin, request)),
+        );
+        // The first veto ends it: later hooks (the forwarder) must not act on a deletion that will not happen.
+        if (result === false) return false;
       }
-      return allowed;
+      return true;
     },
   };
 }

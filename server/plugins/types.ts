@@ -127,3 +127,11 @@ export interface PluginPipeline {
   /** False when a hook vetoed the deletion. */
   delete(alert: AlertRecord, request: PluginRequest): Promise<boolean>;
 }
+
+/**
+ * The status a suppressed (blacked-out) alert carries: 'blackout', or 'OOSRV' in the ISA 18.2
+ * model. Derived from the setting so plugins need not build the alarm model.
+ */
+export function suppressedStatus(config: Pick<Config, 'ALARM_MODEL'>): string {
+  return config.ALARM_MODEL === 'ISA_18_2' ? 'OOSRV' : 'blackout';
+}

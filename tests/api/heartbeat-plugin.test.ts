@@ -1,0 +1,188 @@
+import { sql } from 'slonik';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import type { LiveEvent } from '../../shared/events.ts';
+import { HeartbeatSchema } from '../../shared/heartbeats.ts';
+import type { Deps } from '../../server/deps.ts';
+import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import heartbeat from '../../server/plugins/heartbeat.ts';
+import { PluginSignal, type Plugin, type PluginContext } from '../../server/plugins/types.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+const BASE_URL = 'http://alerts.test/api';
+let n = 0;
+/** An origin no other test uses, so each test owns its heartbeat. */
+const fresh = (label: string) => `${label}-${++n}-${Date.now()}`;
+
+const draft = (over: Partial<AlertDraft> = {}): AlertDraft => ({
+  id: crypto.randomUUID(),
+  resource: 'host1',
+  event: 'Heartbeat',
+  environment: 'Production',
+  severity: 'major',
+  correlate: [],
+  status: 'open',
+  service: ['Core', 'Web'],
+  group: 'System',
+  value: null,
+  text: '',
+  tags: ['dc1'],
+  attributes: { ignored: true },
+  origin: fresh('cron/host1'),
+  type: 'exceptionAlert',
+  createTime: Date.now() - 1500,
+  timeout: 120,
+  rawData: null,
+  customer: null,
+  ...over,
+});
+
+const StoredSchema = z.object({
+  id: z.string(),
+  origin: z.string(),
+  tags: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  type: z.string(),
+  createTime: z.number(),
+  receiveTime: z.number(),
+  timeout: z.number(),
+  customer: z.string().nullable(),
+});
+const stored = (deps: Deps, origin: string) =>
+  deps.db.any(sql.type(StoredSchema)`
+    SELECT id, origin, tags, attributes, type, create_time AS "createTime", receive_time AS "receiveTime",
+      timeout, customer
+    FROM heartbeats WHERE origin = ${origin}`);
+
+function contextOf(deps: Deps): PluginContext {
+  return {
+    config: deps.config,
+    log: deps.log,
+    deps,
+    request: { ip: '127.0.0.1', header: () => '', user: null, baseUrl: BASE_URL },
+  };
+}
+
+/** Runs the hook; it must stop with a PluginSignal. */
+async function signalOf(plugin: Plugin, alert: AlertDraft, ctx: PluginContext): Promise<PluginSignal> {
+  try {
+    await plugin.preReceive!(alert, ctx);
+  } catch (err) {
+    if (err instanceof PluginSignal) return err;
+    throw err;
+  }
+  throw new Error('expected the heartbeat plugin to stop with a PluginSignal');
+}
+
+/** The next heartbeat.updated event for this origin on the bus. */
+function nextHeartbeat(deps: Deps, origin: string, timeoutMs = 5000): Promise<LiveEvent> {
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => {
+      off();
+      fail(new Error('no heartbeat.updated on the bus'));
+    }, timeoutMs);
+    const off = deps.bus.subscribe((event) => {
+      if (event.type !== 'heartbeat.updated' || event.heartbeat.origin !== origin) return;
+      clearTimeout(timer);
+      off();
+      ok(event);
+    });
+  });
+}
+
+const plugin = suite<AppContext>('heartbeat plugin', {} as AppContext);
+plugin.before((ctx) => startApp(ctx, { TEST_LABEL: 'heartbeat_plugin' }));
+plugin.after(stopApp);
+
+plugin('a heartbeat event becomes a stored heartbeat and a 202 signal', async ({ running }) => {
+  const deps = running.deps;
+  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const alert = draft();
+  const seen = nextHeartbeat(deps, alert.origin);
+  const signal = await signalOf(hb, alert, contextOf(deps));
+  assert.is(signal.status, 202);
+  assert.equal(Object.keys(signal.body).sort(), ['id', 'message', 'status']);
+  assert.equal([signal.body.status, signal.body.message], ['ok', 'Alert converted to Heartbeat']);
+
+  const rows = await stored(deps, alert.origin);
+  assert.is(rows.length, 1);
+  const row = rows[0]!;
+  assert.is(row.id, signal.body.id);
+  assert.equal(row.tags, ['dc1']);
+  assert.equal(row.attributes, {
+    environment: 'Production',
+    severity: 'major',
+    service: ['Core', 'Web'],
+    group: 'System',
+  });
+  assert.equal(
+    [row.type, row.timeout, row.customer, row.createTime],
+    ['Heartbeat', 120, null, alert.createTime],
+  );
+  assert.ok(Math.abs(row.receiveTime - Date.now()) < 60_000);
+
+  const event = await seen;
+  assert.is(event.type, 'heartbeat.updated');
+  if (event.type !== 'heartbeat.updated') return;
+  const live = HeartbeatSchema.parse(event.heartbeat);
+  assert.is(live.id, row.id);
+  assert.is(live.href, `${BASE_URL}/heartbeat/${row.id}`);
+  assert.is(live.latency, row.receiveTime - row.createTime);
+  assert.ok(live.latency >= 1500);
+  assert.is(live.maxLatency, deps.config.HEARTBEAT_MAX_LATENCY);
+  assert.is(live.since, 0);
+  assert.is(live.status, 'ok');
+  assert.is(live.createTime, new Date(alert.createTime).toISOString());
+});
+
+plugin('a second heartbeat from the same origin and customer keeps the id', async ({ running }) => {
+  const deps = running.deps;
+  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const origin = fresh('agent/db1');
+  const first = await signalOf(hb, draft({ origin }), contextOf(deps));
+  const later = Date.now();
+  const second = await signalOf(
+    hb,
+    draft({ origin, tags: ['dc2'], timeout: 600, severity: 'minor', createTime: later }),
+    contextOf(deps),
+  );
+  assert.is(second.body.id, first.body.id);
+  const rows = await stored(deps, origin);
+  assert.is(rows.length, 1);
+  assert.equal([rows[0]!.tags, rows[0]!.timeout, rows[0]!.createTime], [['dc2'], 600, later]);
+  assert.is(rows[0]!.attributes.severity, 'minor');
+
+  const other = await signalOf(hb, draft({ origin, customer: 'acme' }), contextOf(deps));
+  assert.is.not(other.body.id, first.body.id);
+  assert.is((await stored(deps, origin)).length, 2);
+});
+
+plugin('only events in HEARTBEAT_EVENTS are converted', async ({ running }) => {
+  const deps = running.deps;
+  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const alert = draft({ event: 'HeartbeatFail' });
+  assert.is(await hb.preReceive!(alert, contextOf(deps)), undefined);
+  assert.equal(await stored(deps, alert.origin), []);
+});
+
+plugin('through POST /alert: 202 with the heartbeat id, and no alert stored', async ({ api, running }) => {
+  const origin = fresh('http/host');
+  const res = await api.post('/alert', {
+    resource: 'host1',
+    event: 'Heartbeat',
+    environment: 'Production',
+    service: ['Core'],
+    origin,
+    timeout: 300,
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.is(res.status, 202);
+  assert.equal([body.status, body.message], ['ok', 'Alert converted to Heartbeat']);
+  const rows = await stored(running.deps, origin);
+  assert.equal([rows.length, rows[0]?.id, rows[0]?.timeout], [1, body.id, 300]);
+  const alerts = await running.deps.db.any(sql.unsafe`SELECT id FROM alerts WHERE origin = ${origin}`);
+  assert.is(alerts.length, 0);
+});
+
+plugin.run();
