@@ -132,6 +132,23 @@ ops(
   },
 );
 
+ops('short id prefixes work on every per-alert operation', async ({ api }) => {
+  const a = await createAlert(api, { resource: fresh('prefix'), event: 'e', severity: 'major' });
+  const short = a.id.slice(0, 8);
+  assert.is((await put(api, `/alert/${short}/action`, { action: 'shelve' })).status, 200);
+  assert.is((await put(api, `/alert/${short}/status`, { status: 'open' })).status, 200);
+  assert.is((await put(api, `/alert/${short}/tag`, { tags: ['p'] })).status, 200);
+  assert.is((await put(api, `/alert/${short}/attributes`, { attributes: { p: 1 } })).status, 200);
+  assert.is((await api.put(`/alert/${short}/note`, { text: 'n' })).status, 201);
+  assert.is((await api.get(`/alert/${short}/notes`)).status, 200);
+  const s = await getAlert(api, a.id);
+  assert.equal([s.tags, s.attributes.p, s.history.at(-2)!.type], [['p'], 1, 'status']);
+  const shelve = s.history.find((h) => h.type === 'shelve')!;
+  assert.is(shelve.timeout, 7200, 'shelve without a timeout records SHELVE_TIMEOUT');
+  assert.is((await api.delete(`/alert/${short}`)).status, 200);
+  assert.is((await api.get(`/alert/${a.id}`)).status, 404);
+});
+
 ops('ack from assign changes nothing (ALL-*)', async ({ api }) => {
   const a = await createAlert(api, { resource: fresh('unack'), event: 'e', severity: 'minor' });
   await put(api, `/alert/${a.id}/status`, { status: 'assign' });

@@ -82,6 +82,30 @@ external('uses the external server and migrates it', async () => {
   }
 });
 
+external('each request is logged as one JSON line with its request id', async () => {
+  const db = await createTestDatabase('accesslog');
+  try {
+    const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'info' });
+    await fetch(`${apiOf(server.url)}/_?api-key=secret-key`, { headers: { 'X-Request-ID': 'log-me-1' } });
+    await fetch(`${apiOf(server.url)}/nowhere`, { headers: { 'X-Request-ID': 'log-me-2' } });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.is(await server.stop(), 0);
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"http.request"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const first = lines.find((l) => l.requestId === 'log-me-1');
+    const second = lines.find((l) => l.requestId === 'log-me-2');
+    assert.equal([first?.method, first?.status, first?.path], ['GET', 200, '/api/_?api-key=[redacted]']);
+    assert.is(second?.status, 404);
+    assert.is(lines.filter((l) => l.requestId === 'log-me-1').length, 1);
+    assert.not.match(server.output(), /secret-key/);
+  } finally {
+    await dropTestDatabase(db.name);
+  }
+});
+
 external('two instances started at the same moment on one empty database both serve', async () => {
   const db = await createTestDatabase('twins');
   try {
