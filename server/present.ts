@@ -1,4 +1,6 @@
 import type { Alert, HistoryEntry, LiveAlert, Note } from '../shared/alerts.ts';
+import type { Heartbeat } from '../shared/heartbeats.ts';
+import type { HeartbeatRow } from './db/heartbeats.ts';
 import type { NoteRecord } from './db/notes.ts';
 import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
 
@@ -80,5 +82,39 @@ export function presentNote(n: NoteRecord, baseUrl: string): Note {
     related: { alert: n.alert ?? '' },
     _links: { alert: `${baseUrl}/alert/${n.alert ?? ''}` },
     customer: n.customer,
+  };
+}
+
+export interface HeartbeatPresentOptions {
+  baseUrl: string;
+  /** HEARTBEAT_MAX_LATENCY, in ms. */
+  maxLatency: number;
+  /** Epoch ms to measure `since` from. */
+  now: number;
+}
+
+/** The API shape: latency, since and status are worked out at read time (heartbeats-blackouts.md §1). */
+export function presentHeartbeat(
+  row: HeartbeatRow,
+  { baseUrl, maxLatency, now }: HeartbeatPresentOptions,
+): Heartbeat {
+  const latency = Math.round(row.receiveTime - row.createTime); // negative when the sender's clock is ahead
+  const since = Math.max(0, Math.floor((now - row.receiveTime) / 1000));
+  const status = since > row.timeout ? 'expired' : latency > maxLatency ? 'slow' : 'ok';
+  return {
+    id: row.id,
+    href: `${baseUrl}/heartbeat/${row.id}`,
+    origin: row.origin,
+    tags: row.tags,
+    attributes: row.attributes,
+    type: row.type,
+    createTime: iso(row.createTime),
+    timeout: row.timeout,
+    customer: row.customer,
+    receiveTime: iso(row.receiveTime),
+    latency,
+    maxLatency,
+    since,
+    status,
   };
 }
