@@ -10,6 +10,7 @@ import { errors } from './http/middleware/errors.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { managementRoutes } from './http/routes/management.ts';
+import { searchRoutes } from './http/routes/search.ts';
 import { uiRoutes } from './http/routes/ui.ts';
 
 /**
@@ -40,7 +41,8 @@ export function createApp(deps: Deps): Koa {
   );
 
   const api = new Router(prefix ? { prefix } : {});
-  for (const routes of [managementRoutes(deps), alertRoutes(deps)]) api.use(routes.routes());
+  for (const routes of [managementRoutes(deps), searchRoutes(deps), alertRoutes(deps)])
+    api.use(routes.routes());
 
   /** GET / — the API's index of routes. */
   api.get('/', (ctx) => {

@@ -2,3 +2,4 @@ export * from './alerts.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './heartbeats.ts';
+export * from './queries.ts';

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from
 import { z } from 'zod';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 
-const AlertRowSchema = z.object({
+export const AlertRowSchema = z.object({
   id: z.string(),
   resource: z.string(),
   event: z.string(),
@@ -32,7 +32,7 @@ const AlertRowSchema = z.object({
   updateTime: z.number(),
 }) satisfies z.ZodType<AlertRecord>;
 
-const columns = sql.fragment`
+export const columns = sql.fragment`
   a.id, a.resource, a.event, a.environment, a.severity, a.correlate, a.status, a.service,
   a."group", a.value, a.text, a.tags, a.attributes, a.origin, a.type,
   a.create_time AS "createTime", a.timeout, a.raw_data AS "rawData", a.customer,
@@ -51,7 +51,7 @@ const CandidateRowSchema = AlertRowSchema.extend({
 });
 export type Candidate = z.infer<typeof CandidateRowSchema>;
 
-const HistoryRowSchema = z.object({
+export const HistoryRowSchema = z.object({
   id: z.string(),
   event: z.string(),
   severity: z.string().nullable(),

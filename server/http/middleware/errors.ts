@@ -55,6 +55,16 @@ export function errors(log: Log): Middleware {
       if (err instanceof NotFoundError) return sendError(ctx, 404, 'not found');
       if (err instanceof UniqueIntegrityConstraintViolationError)
         return sendError(ctx, 409, 'already exists');
+      const pgCode = (err as { code?: unknown }).code;
+      if (pgCode === '2201B') {
+        // A user-supplied regular expression (q /…/ or a ~ filter) Postgres cannot compile.
+        return sendError(ctx, 400, 'invalid regular expression', [(err as Error).message]);
+      }
+      if (typeof pgCode === 'string' && pgCode.startsWith('22')) {
+        // Data exceptions: a value the database refused. Say so without echoing SQL.
+        log.warn({ pgCode, requestId: ctx.state.requestId, path: ctx.path }, 'http.data_exception');
+        return sendError(ctx, 400, 'invalid value in request');
+      }
       const e = err as HttpLikeError;
       const status = e.status ?? e.statusCode;
       if (status && status >= 400 && status < 500 && e.expose && e.message) {

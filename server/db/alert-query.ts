@@ -1,0 +1,293 @@
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
+import type { Bound, Cond, Scalar } from '../domain/query/conditions.ts';
+import { typeOf, type FieldRef } from '../domain/query/fields.ts';
+import type { SortKey } from '../domain/query/params.ts';
+import { AlertRowSchema, HistoryRowSchema, columns } from './alerts.ts';
+
+/**
+ * A selection of alerts: the translated filters and `q`, and the caller's customer restriction
+ * (null = every customer). Every alert query in this module takes one, and `whereOf` always applies
+ * both parts, so no endpoint can leave the restriction out.
+ */
+export interface Selection {
+  readonly where: Cond;
+  readonly customers: readonly string[] | null;
+}
+
+/** Orders for the severity and status sort keys: the alarm model's. */
+export interface SortOrders {
+  severity: readonly string[];
+  status: readonly string[];
+}
+
+const TRUE = sql.fragment`true`;
+
+const column = (ref: FieldRef): FragmentSqlToken =>
+  ref.key !== undefined
+    ? sql.fragment`(a.attributes ->> ${ref.key})`
+    : sql.fragment`${sql.identifier(['a', ref.field.column])}`;
+
+/** A value bound with the column's type, so Postgres never guesses (and never overflows an int4). */
+function typed(ref: FieldRef, v: Scalar): FragmentSqlToken {
+  switch (typeOf(ref)) {
+    case 'int':
+      return sql.fragment`${Number(v)}::bigint`;
+    case 'time':
+      return sql.fragment`${sql.timestamp(new Date(Number(v)))}`;
+    case 'bool':
+      return sql.fragment`${Boolean(v)}::boolean`;
+    default:
+      return sql.fragment`${String(v)}::text`;
+  }
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** `test` applied to each element of a list column: true when any element passes. */
+const anyElement = (ref: FieldRef, test: (e: FragmentSqlToken) => FragmentSqlToken) =>
+  sql.fragment`EXISTS (SELECT 1 FROM unnest(${column(ref)}) AS e(v) WHERE ${test(sql.fragment`e.v`)})`;
+
+function compare(ref: FieldRef, bound: Bound, lower: boolean): FragmentSqlToken {
+  const op = lower
+    ? bound.inclusive
+      ? sql.fragment`>=`
+      : sql.fragment`>`
+    : bound.inclusive
+      ? sql.fragment`<=`
+      : sql.fragment`<`;
+  return sql.fragment`${column(ref)} ${op} ${typed(ref, bound.value)}`;
+}
+
+/** A condition as SQL; every value is a bound parameter. */
+export function conditionSql(c: Cond): FragmentSqlToken {
+  switch (c.kind) {
+    case 'all':
+      return TRUE;
+    case 'and':
+      return sql.fragment`(${sql.join(c.items.map(conditionSql), sql.fragment` AND `)})`;
+    case 'or':
+      return sql.fragment`(${sql.join(c.items.map(conditionSql), sql.fragment` OR `)})`;
+    case 'not':
+      // NULL fields count as "not matching", so their negation includes them.
+      return sql.fragment`((${conditionSql(c.item)}) IS NOT TRUE)`;
+    case 'in': {
+      const type = typeOf(c.ref);
+      if (type === 'list')
+        return sql.fragment`${column(c.ref)} && ${sql.array(c.values.map(String), 'text')}`;
+      if (c.values.length === 1) return sql.fragment`${column(c.ref)} = ${typed(c.ref, c.values[0]!)}`;
+      return sql.fragment`(${sql.join(
+        c.values.map((v) => sql.fragment`${column(c.ref)} = ${typed(c.ref, v)}`),
+        sql.fragment` OR `,
+      )})`;
+    }
+    case 'like': {
+      const pattern = `%${likeEscape(c.value)}%`;
+      if (typeOf(c.ref) === 'list') return anyElement(c.ref, (e) => sql.fragment`${e} ILIKE ${pattern}`);
+      return sql.fragment`${column(c.ref)} ILIKE ${pattern}`;
+    }
+    case 'match':
+      if (typeOf(c.ref) === 'list') return anyElement(c.ref, (e) => sql.fragment`${e} ~* ${c.pattern}`);
+      return sql.fragment`${column(c.ref)} ~* ${c.pattern}`;
+    case 'range': {
+      const parts: FragmentSqlToken[] = [];
+      if (c.lower) parts.push(compare(c.ref, c.lower, true));
+      if (c.upper) parts.push(compare(c.ref, c.upper, false));
+      return parts.length ? sql.fragment`(${sql.join(parts, sql.fragment` AND `)})` : TRUE;
+    }
+    case 'exists':
+      return sql.fragment`(a.attributes ? ${c.key})`;
+    case 'present':
+      return c.ref.key !== undefined
+        ? sql.fragment`(a.attributes ? ${c.ref.key})`
+        : sql.fragment`${column(c.ref)} IS NOT NULL`;
+    case 'idPrefix':
+      return sql.fragment`(${sql.join(
+        c.prefixes.map((p) => {
+          const like = `${likeEscape(p.toLowerCase())}%`;
+          return sql.fragment`lower(a.id) LIKE ${like} OR lower(a.last_receive_id) LIKE ${like}`;
+        }),
+        sql.fragment` OR `,
+      )})`;
+  }
+}
+
+/** The WHERE clause of a selection: its condition and the customer restriction. */
+export function whereOf(s: Selection): FragmentSqlToken {
+  const scope = s.customers ? sql.fragment`a.customer = ANY(${sql.array([...s.customers], 'text')})` : TRUE;
+  return sql.fragment`${conditionSql(s.where)} AND ${scope}`;
+}
+
+function orderOf(sort: readonly SortKey[], orders: SortOrders): FragmentSqlToken {
+  const keys = sort.map(({ ref, descending }) => {
+    const dir = descending ? sql.fragment`DESC` : sql.fragment`ASC`;
+    if (ref.key === undefined && (ref.field.name === 'severity' || ref.field.name === 'status')) {
+      const names = ref.field.name === 'severity' ? orders.severity : orders.status;
+      return sql.fragment`COALESCE(array_position(${sql.array([...names], 'text')}, ${column(ref)}), ${names.length}) ${dir}`;
+    }
+    return sql.fragment`${column(ref)} ${dir}`;
+  });
+  return sql.fragment`${sql.join([...keys, sql.fragment`a.id ASC`], sql.fragment`, `)}`;
+}
+
+/** One page of matching alerts, in the requested order; rawData only when asked for. */
+export function listAlerts(
+  db: CommonQueryMethods,
+  s: Selection,
+  page: { sort: readonly SortKey[]; limit: number; offset: number; rawData: boolean },
+  orders: SortOrders,
+) {
+  const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
+  return db.any(sql.type(AlertRowSchema)`
+    SELECT ${columns} ${raw} FROM alerts a
+    WHERE ${whereOf(s)}
+    ORDER BY ${orderOf(page.sort, orders)}
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
+}
+
+const CountRowSchema = z.object({ severity: z.string(), status: z.string(), n: z.number() });
+
+/** Matches per (severity, status), in one grouped scan. */
+export function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(CountRowSchema)`
+    SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1, 2`);
+}
+
+const AlertHistoryRowSchema = HistoryRowSchema.extend({ alertId: z.string() });
+
+/** The stored history (newest first) of each of the given alerts. */
+export async function historiesOf(db: CommonQueryMethods, ids: readonly string[]) {
+  if (ids.length === 0) return new Map<string, z.infer<typeof HistoryRowSchema>[]>();
+  const rows = await db.any(sql.type(AlertHistoryRowSchema)`
+    SELECT alert_id AS "alertId", id, event, severity, status, value, text, type, update_time AS "updateTime",
+      "user", timeout
+    FROM alert_history WHERE alert_id = ANY(${sql.array([...ids], 'text')}) ORDER BY alert_id, seq DESC`);
+  const byAlert = new Map<string, z.infer<typeof HistoryRowSchema>[]>();
+  for (const { alertId, ...h } of rows) {
+    const list = byAlert.get(alertId);
+    if (list) list.push(h);
+    else byAlert.set(alertId, [h]);
+  }
+  return byAlert;
+}
+
+const FlatHistoryRowSchema = HistoryRowSchema.extend({
+  resource: z.string(),
+  environment: z.string(),
+  service: z.array(z.string()),
+  group: z.string(),
+  tags: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  origin: z.string(),
+  customer: z.string().nullable(),
+});
+export type FlatHistoryRow = z.infer<typeof FlatHistoryRowSchema>;
+
+/** History entries of every matching alert, newest first, with the alert's fields as they are now. */
+export function historyOfSelection(db: CommonQueryMethods, s: Selection, limit: number, offset: number) {
+  return db.any(sql.type(FlatHistoryRowSchema)`
+    SELECT h.id, h.event, h.severity, h.status, h.value, h.text, h.type, h.update_time AS "updateTime",
+      h."user", h.timeout, a.resource, a.environment, a.service, a."group", a.tags, a.attributes, a.origin,
+      a.customer
+    FROM alert_history h JOIN alerts a ON a.id = h.alert_id
+    WHERE ${whereOf(s)}
+    ORDER BY h.update_time DESC, h.seq DESC
+    LIMIT ${limit} OFFSET ${offset}`);
+}
+
+export type TopVariant = 'count' | 'flapping' | 'standing';
+
+const TopRowSchema = z.object({
+  grp: z.string().nullable(),
+  count: z.number(),
+  duplicateCount: z.number(),
+  environments: z.array(z.string()),
+  services: z.array(z.string()),
+  resources: z.array(z.object({ id: z.string(), resource: z.string() })),
+});
+export type TopRow = z.infer<typeof TopRowSchema>;
+
+/**
+ * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
+ * flapping and standing), grouped by `groupBy` (a text column, or `service`).
+ */
+export function topN(
+  db: CommonQueryMethods,
+  s: Selection,
+  variant: TopVariant,
+  groupBy: FieldRef,
+  n: number,
+) {
+  const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : column(groupBy);
+  const history =
+    variant === 'count'
+      ? sql.fragment``
+      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
+  const order =
+    variant === 'standing' ? sql.fragment`sum(life) DESC, count(*) DESC` : sql.fragment`count(*) DESC`;
+  return db.any(sql.type(TopRowSchema)`
+    SELECT grp, count(*) AS count,
+      COALESCE(sum(dup) FILTER (WHERE first_of_alert), 0) AS "duplicateCount",
+      array_agg(DISTINCT env ORDER BY env) AS environments,
+      array_agg(DISTINCT svc ORDER BY svc) AS services,
+      json_agg(json_build_object('id', id, 'resource', resource) ORDER BY resource, id)
+        FILTER (WHERE first_of_alert) AS resources
+    FROM (
+      SELECT a.id, a.resource, a.environment AS env, a.duplicate_count AS dup, svc, (${grp})::text AS grp,
+        extract(epoch FROM a.last_receive_time - a.create_time) AS life,
+        row_number() OVER (PARTITION BY (${grp})::text, a.id) = 1 AS first_of_alert
+      FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
+      WHERE ${whereOf(s)}
+    ) r
+    GROUP BY grp
+    ORDER BY ${order}, grp
+    LIMIT ${n}`);
+}
+
+const EnvCountRowSchema = z.object({
+  environment: z.string(),
+  severity: z.string(),
+  status: z.string(),
+  n: z.number(),
+});
+
+/** Matches per (environment, severity, status). */
+export function countByEnvironment(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(EnvCountRowSchema)`
+    SELECT a.environment, a.severity, a.status, count(*) AS n FROM alerts a
+    WHERE ${whereOf(s)} GROUP BY 1, 2, 3`);
+}
+
+const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
+
+/** Matches per (environment, service, severity, status); an alert counts once for each of its services. */
+export function countByService(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(ServiceCountRowSchema)`
+    SELECT a.environment, svc AS service, a.severity, a.status, count(*) AS n
+    FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc
+    WHERE ${whereOf(s)} GROUP BY 1, 2, 3, 4`);
+}
+
+const GroupCountRowSchema = z.object({ environment: z.string(), name: z.string(), count: z.number() });
+
+/** Matches per (environment, group). */
+export function countByGroup(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(GroupCountRowSchema)`
+    SELECT a.environment, a."group" AS name, count(*) AS count FROM alerts a
+    WHERE ${whereOf(s)} GROUP BY 1, 2 ORDER BY 1, 2`);
+}
+
+/** Matches per (environment, tag); an alert counts once for each of its tags. */
+export function countByTag(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(GroupCountRowSchema)`
+    SELECT a.environment, t AS name, count(*) AS count
+    FROM alerts a CROSS JOIN LATERAL unnest(a.tags) AS t
+    WHERE ${whereOf(s)} GROUP BY 1, 2 ORDER BY 1, 2`);
+}
+
+/** Ids of matching alerts (at most `limit`), in id order. */
+export async function selectIds(db: CommonQueryMethods, s: Selection, limit: number): Promise<string[]> {
+  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
+    SELECT a.id FROM alerts a WHERE ${whereOf(s)} ORDER BY a.id LIMIT ${limit}`);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,282 @@
+import type { Alert } from '../../shared/alerts.ts';
+import type {
+  AlertCount,
+  AlertList,
+  EnvironmentItem,
+  GroupItem,
+  HistoryListEntry,
+  ServiceItem,
+  TagItem,
+  TopEntry,
+} from '../../shared/queries.ts';
+import * as query from '../db/alert-query.ts';
+import type { Deps } from '../deps.ts';
+import { badRequest } from '../errors.ts';
+import { presentAlert } from '../present.ts';
+import type { Caller } from './alerts.ts';
+import type { Cond } from './query/conditions.ts';
+import { resolveField } from './query/fields.ts';
+import {
+  assertPageInRange,
+  integerParam,
+  paramsOf,
+  parseAlertQuery,
+  type AlertQuery,
+} from './query/params.ts';
+import { isSwitchOn } from './switches.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The one place a selection is made: the request's conditions plus the caller's customer
+ * restriction. Every alert query and bulk operation goes through here (auth fills in customers).
+ */
+export function selectionFor(where: Cond, caller: Pick<Caller, 'customers'>): query.Selection {
+  return { where, customers: caller.customers };
+}
+
+/** Parses a query string the way every alert query endpoint does. */
+export function alertQueryOf(deps: Deps, search: URLSearchParams, toDateDefaultsToNow = false): AlertQuery {
+  return parseAlertQuery(search, {
+    defaultPageSize: deps.config.DEFAULT_PAGE_SIZE,
+    defaultField: deps.config.DEFAULT_FIELD,
+    now: toDateDefaultsToNow ? deps.clock.now() : undefined,
+  });
+}
+
+/** Severity names most severe first and statuses in their key order: how "sort by" orders them. */
+function sortOrders(deps: Deps): query.SortOrders {
+  const { model } = deps;
+  return {
+    severity: Object.keys(model.severity).sort((a, b) => model.severityRank(a) - model.severityRank(b)),
+    status: Object.keys(model.status).sort((a, b) =>
+      (model.status[a] ?? '').localeCompare(model.status[b] ?? ''),
+    ),
+  };
+}
+
+interface Counts {
+  total: number;
+  severityCounts: Record<string, number>;
+  statusCounts: Record<string, number>;
+}
+
+function countsOf(rows: readonly { severity: string; status: string; n: number }[]): Counts {
+  const severityCounts: Record<string, number> = {};
+  const statusCounts: Record<string, number> = {};
+  let total = 0;
+  for (const r of rows) {
+    severityCounts[r.severity] = (severityCounts[r.severity] ?? 0) + r.n;
+    statusCounts[r.status] = (statusCounts[r.status] ?? 0) + r.n;
+    total += r.n;
+  }
+  return { total, severityCounts, statusCounts };
+}
+
+/** GET /alerts: one page in the requested order, with counts over every match. */
+export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertList> {
+  const now = deps.clock.now();
+  const q = alertQueryOf(deps, search, true);
+  const selection = selectionFor(q.where, caller);
+  const [rows, countRows] = await Promise.all([
+    query.listAlerts(
+      deps.db,
+      selection,
+      { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: q.showRawData },
+      sortOrders(deps),
+    ),
+    query.countBySeverityAndStatus(deps.db, selection),
+  ]);
+  const counts = countsOf(countRows);
+  const pages = Math.ceil(counts.total / q.pageSize);
+  assertPageInRange(q.page, pages, counts.total);
+  const histories = q.showHistory
+    ? await query.historiesOf(
+        deps.db,
+        rows.map((r) => r.id),
+      )
+    : null;
+  const alerts: Alert[] = rows.map((r) => presentAlert(r, histories?.get(r.id) ?? [], caller.baseUrl));
+  const lastTime = rows.reduce((m, r) => Math.max(m, r.lastReceiveTime), 0) || now;
+  return {
+    status: 'ok',
+    ...(alerts.length === 0 ? { message: 'not found' } : {}),
+    alerts,
+    total: counts.total,
+    page: q.page,
+    pageSize: q.pageSize,
+    pages,
+    more: q.page < pages,
+    severityCounts: counts.severityCounts,
+    statusCounts: counts.statusCounts,
+    lastTime: iso(lastTime),
+    autoRefresh: isSwitchOn(deps, 'auto-refresh-allow'),
+  };
+}
+
+/** GET /alerts/count */
+export async function countAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertCount> {
+  const q = alertQueryOf(deps, search);
+  const counts = countsOf(await query.countBySeverityAndStatus(deps.db, selectionFor(q.where, caller)));
+  return { status: 'ok', ...counts, autoRefresh: isSwitchOn(deps, 'auto-refresh-allow') };
+}
+
+/** GET /alerts/history: history entries of every match, newest first, paged (no 416, as Alerta). */
+export async function alertHistory(
+  deps: Deps,
+  search: URLSearchParams,
+  caller: Caller,
+): Promise<HistoryListEntry[]> {
+  const q = alertQueryOf(deps, search);
+  const rows = await query.historyOfSelection(
+    deps.db,
+    selectionFor(q.where, caller),
+    q.pageSize,
+    (q.page - 1) * q.pageSize,
+  );
+  return rows.map((h) => ({
+    id: h.id,
+    href: `${caller.baseUrl}/alert/${h.id}`,
+    resource: h.resource,
+    event: h.event,
+    environment: h.environment,
+    ...(h.severity ? { severity: h.severity } : {}),
+    ...(h.status ? { status: h.status } : {}),
+    ...(h.value ? { value: h.value } : {}),
+    service: h.service,
+    group: h.group,
+    text: h.text,
+    tags: h.tags,
+    attributes: h.attributes,
+    origin: h.origin,
+    updateTime: iso(h.updateTime),
+    user: h.user,
+    timeout: h.timeout,
+    type: h.type,
+    customer: h.customer,
+  }));
+}
+
+/** Fields top-N reports may group by. */
+const GROUP_BY = [
+  'resource',
+  'event',
+  'environment',
+  'severity',
+  'status',
+  'service',
+  'group',
+  'value',
+  'origin',
+  'type',
+  'customer',
+];
+
+/** GET /alerts/top10/:variant and /alerts/topn/:variant (`fixedSize` 10 on top10). */
+export async function topAlerts(
+  deps: Deps,
+  variant: query.TopVariant,
+  search: URLSearchParams,
+  caller: Caller,
+  fixedSize: number | null,
+): Promise<TopEntry[]> {
+  const q = alertQueryOf(deps, search);
+  const params = paramsOf(search);
+  const groupBy = params.get('group-by')?.at(-1) || 'event';
+  const ref = GROUP_BY.includes(groupBy) ? resolveField(groupBy) : undefined;
+  if (!ref)
+    throw badRequest(`Grouping by '${groupBy}' field not supported.`, [`group-by: ${GROUP_BY.join(', ')}`]);
+  const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
+  const rows = await query.topN(deps.db, selectionFor(q.where, caller), variant, ref, size);
+  return rows.map((r) => ({
+    count: r.count,
+    duplicateCount: r.duplicateCount,
+    environments: r.environments,
+    services: r.services,
+    resources: r.resources.map((x) => ({
+      id: x.id,
+      resource: x.resource,
+      href: `${caller.baseUrl}/alert/${x.id}`,
+    })),
+    [groupBy]: r.grp,
+  }));
+}
+
+/** Pages a derived list with the request's page and page-size (416 past the end, as /alerts). */
+function pageOf<T>(items: T[], q: AlertQuery) {
+  const pages = Math.ceil(items.length / q.pageSize);
+  assertPageInRange(q.page, pages, items.length);
+  return {
+    items: items.slice((q.page - 1) * q.pageSize, q.page * q.pageSize),
+    total: items.length,
+    page: q.page,
+    pageSize: q.pageSize,
+    pages,
+    more: q.page < pages,
+  };
+}
+
+function addCounts(item: Counts, r: { severity: string; status: string; n: number }) {
+  item.total += r.n;
+  item.severityCounts[r.severity] = (item.severityCounts[r.severity] ?? 0) + r.n;
+  item.statusCounts[r.status] = (item.statusCounts[r.status] ?? 0) + r.n;
+}
+
+/** GET /environments: each environment with its counts. */
+export async function environments(deps: Deps, search: URLSearchParams, caller: Caller) {
+  const q = alertQueryOf(deps, search);
+  const byEnv = new Map<string, Counts>();
+  for (const r of await query.countByEnvironment(deps.db, selectionFor(q.where, caller))) {
+    let c = byEnv.get(r.environment);
+    if (!c) byEnv.set(r.environment, (c = { total: 0, severityCounts: {}, statusCounts: {} }));
+    addCounts(c, r);
+  }
+  const items: EnvironmentItem[] = [...byEnv.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([environment, c]) => ({
+      environment,
+      count: c.total,
+      severityCounts: c.severityCounts,
+      statusCounts: c.statusCounts,
+    }));
+  return pageOf(items, q);
+}
+
+/** GET /services: each (environment, service) pair with its counts. */
+export async function services(deps: Deps, search: URLSearchParams, caller: Caller) {
+  const q = alertQueryOf(deps, search);
+  const byPair = new Map<string, Counts & { environment: string; service: string }>();
+  for (const r of await query.countByService(deps.db, selectionFor(q.where, caller))) {
+    const key = JSON.stringify([r.environment, r.service]);
+    let c = byPair.get(key);
+    if (!c) {
+      c = { environment: r.environment, service: r.service, total: 0, severityCounts: {}, statusCounts: {} };
+      byPair.set(key, c);
+    }
+    addCounts(c, r);
+  }
+  const items: ServiceItem[] = [...byPair.values()]
+    .sort((a, b) => a.environment.localeCompare(b.environment) || a.service.localeCompare(b.service))
+    .map((c) => ({
+      environment: c.environment,
+      service: c.service,
+      count: c.total,
+      severityCounts: c.severityCounts,
+      statusCounts: c.statusCounts,
+    }));
+  return pageOf(items, q);
+}
+
+/** GET /alerts/groups */
+export async function groups(deps: Deps, search: URLSearchParams, caller: Caller): Promise<GroupItem[]> {
+  const q = alertQueryOf(deps, search);
+  const rows = await query.countByGroup(deps.db, selectionFor(q.where, caller));
+  return rows.map((r) => ({ environment: r.environment, group: r.name, count: r.count }));
+}
+
+/** GET /tags and /alerts/tags */
+export async function tags(deps: Deps, search: URLSearchParams, caller: Caller): Promise<TagItem[]> {
+  const q = alertQueryOf(deps, search);
+  const rows = await query.countByTag(deps.db, selectionFor(q.where, caller));
+  return rows.map((r) => ({ environment: r.environment, tag: r.name, count: r.count }));
+}

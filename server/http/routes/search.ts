@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Deps } from '../../deps.ts';
+import * as search from '../../domain/search.ts';
+import { notFound } from '../../errors.ts';
+import { callerOf } from './alerts.ts';
+
+const TOP_VARIANTS = new Set(['count', 'flapping', 'standing']);
+const paramsOf = (ctx: Context) => new URLSearchParams(ctx.querystring);
+
+/** A list answer: `{status, <name>: items, total}`, with `message: "not found"` when empty (api.md §1). */
+function listBody(name: string, items: unknown[], extra: Record<string, unknown> = {}) {
+  return items.length
+    ? { status: 'ok', [name]: items, total: items.length, ...extra }
+    : { status: 'ok', message: 'not found', [name]: [], total: 0, ...extra };
+}
+
+/** Searching, counting and reporting on alerts (api.md §4–§5, docs/queries.md). */
+export function searchRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  /** GET /alerts */
+  router.get('/alerts', async (ctx) => {
+    ctx.body = await search.listAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
+  });
+
+  /** GET /alerts/count */
+  router.get('/alerts/count', async (ctx) => {
+    ctx.body = await search.countAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
+  });
+
+  /** GET /alerts/history */
+  router.get('/alerts/history', async (ctx) => {
+    ctx.body = listBody('history', await search.alertHistory(deps, paramsOf(ctx), callerOf(ctx, deps)));
+  });
+
+  /** GET /alerts/top10/:variant and /alerts/topn/:variant */
+  for (const [path, fixed] of [
+    ['/alerts/top10/:variant', 10],
+    ['/alerts/topn/:variant', null],
+  ] as const) {
+    router.get(path, async (ctx) => {
+      const variant = ctx.params.variant ?? '';
+      if (!TOP_VARIANTS.has(variant)) throw notFound();
+      const top = await search.topAlerts(
+        deps,
+        variant as 'count' | 'flapping' | 'standing',
+        paramsOf(ctx),
+        callerOf(ctx, deps),
+        fixed,
+      );
+      ctx.body = listBody('top10', top);
+    });
+  }
+
+  /** GET /environments (also /alerts/environments) */
+  router.get(['/environments', '/alerts/environments'], async (ctx) => {
+    const { items, total, ...paging } = await search.environments(deps, paramsOf(ctx), callerOf(ctx, deps));
+    ctx.body = { ...listBody('environments', items, paging), total };
+  });
+
+  /** GET /services (also /alerts/services) */
+  router.get(['/services', '/alerts/services'], async (ctx) => {
+    const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), callerOf(ctx, deps));
+    ctx.body = { ...listBody('services', items, paging), total };
+  });
+
+  /** GET /alerts/groups */
+  router.get('/alerts/groups', async (ctx) => {
+    ctx.body = listBody('groups', await search.groups(deps, paramsOf(ctx), callerOf(ctx, deps)));
+  });
+
+  /** GET /tags (also /alerts/tags, which the web UI and the CLI call) */
+  router.get(['/tags', '/alerts/tags'], async (ctx) => {
+    ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), callerOf(ctx, deps)));
+  });
+
+  return router;
+}
