@@ -9,6 +9,7 @@ import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
+import { bulkRoutes } from './http/routes/bulk.ts';
 import { managementRoutes } from './http/routes/management.ts';
 import { searchRoutes } from './http/routes/search.ts';
 import { uiRoutes } from './http/routes/ui.ts';
@@ -41,7 +42,7 @@ export function createApp(deps: Deps): Koa {
   );
 
   const api = new Router(prefix ? { prefix } : {});
-  for (const routes of [managementRoutes(deps), searchRoutes(deps), alertRoutes(deps)])
+  for (const routes of [managementRoutes(deps), searchRoutes(deps), alertRoutes(deps), bulkRoutes(deps)])
     api.use(routes.routes());
 
   /** GET / — the API's index of routes. */

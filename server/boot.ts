@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
+import { startBulkRunner } from './domain/bulk.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -50,6 +51,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let embedded: EmbeddedPostgres | null = null;
   let db: Db | null = null;
   let bus: Bus | null = null;
+  let bulk: { stop(): Promise<void> } | null = null;
   try {
     let baseUrl = config.DATABASE_URL;
     let database: string;
@@ -92,6 +94,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
     };
     deps.plugins = createPipeline(plugins, deps);
+    bulk = startBulkRunner(deps);
     const app = createApp(deps);
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
@@ -122,6 +125,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
         await stopped;
         clearTimeout(timer);
+        await bulk?.stop();
         await bus?.close();
         await db?.end();
         await embedded?.stop();
@@ -129,6 +133,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
 
     return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
   } catch (err) {
+    await bulk?.stop().catch(() => {});
     await bus?.close().catch(() => {});
     await db?.end().catch(() => {});
     await embedded?.stop().catch(() => {});

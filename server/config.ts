@@ -105,6 +105,7 @@ export const SETTINGS = {
   HISTORY_ON_VALUE_CHANGE: bool(true),
   DEFAULT_FIELD: str('text'),
   BULK_QUERY_LIMIT: int(100_000, 1, 10_000_000),
+  BULK_SYNC_LIMIT: int(1000, 0, 100_000),
   ACTIONS: list([]),
   // severity and colours
   SEVERITY_MAP: value(z.record(z.string(), z.number().int()), {}, 'a dict of severity name to integer code'),

@@ -383,3 +383,67 @@ export async function deleteAlert(db: CommonQueryMethods, id: string): Promise<b
     DELETE FROM alerts WHERE id = ${id}`);
   return result.rowCount > 0;
 }
+
+const scopeOf = (customers: readonly string[] | null) =>
+  customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
+
+/** One statement changing many alerts (bulk tag, untag, attributes); returns the written rows. */
+function updateMany(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  set: ReturnType<typeof sql.fragment>,
+  customers: readonly string[] | null,
+) {
+  return db.any(sql.type(AlertRowSchema)`
+    UPDATE alerts AS a SET ${set} WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)} RETURNING ${columns}`);
+}
+
+/** Adds tags to each alert, keeping its order and never doubling a tag. */
+export const tagMany = (
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  tags: readonly string[],
+  customers: readonly string[] | null,
+) =>
+  updateMany(
+    db,
+    ids,
+    sql.fragment`tags = a.tags || ARRAY(SELECT t FROM unnest(${texts([...new Set(tags)])}::text[]) WITH ORDINALITY AS x(t, n)
+      WHERE NOT t = ANY(a.tags) ORDER BY n)`,
+    customers,
+  );
+
+/** Removes tags from each alert. */
+export const untagMany = (
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  tags: readonly string[],
+  customers: readonly string[] | null,
+) =>
+  updateMany(
+    db,
+    ids,
+    sql.fragment`tags = ARRAY(SELECT t FROM unnest(a.tags) WITH ORDINALITY AS x(t, n)
+      WHERE NOT t = ANY(${texts(tags)}::text[]) ORDER BY n)`,
+    customers,
+  );
+
+/** Merges attributes into each alert; a null value removes the key. */
+export const updateAttributesMany = (
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  attributes: Record<string, unknown>,
+  customers: readonly string[] | null,
+) => updateMany(db, ids, sql.fragment`attributes = ${mergeAttributes(attributes)}`, customers);
+
+/** Deletes alerts and their history (notes are kept, as for a single delete); returns what went. */
+export function deleteMany(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  customers: readonly string[] | null,
+) {
+  return db.any(sql.type(z.object({ id: z.string(), customer: z.string().nullable() }))`
+    WITH d AS (DELETE FROM alerts a WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)} RETURNING a.id, a.customer),
+      h AS (DELETE FROM alert_history WHERE alert_id IN (SELECT id FROM d))
+    SELECT id, customer FROM d`);
+}

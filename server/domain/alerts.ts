@@ -470,6 +470,24 @@ const SETTABLE_STATUSES = ['open', 'assign', 'ack', 'closed', 'expired', 'shelve
 /** Actions PUT /action accepts besides the custom ones named in ACTIONS. */
 const OPERATOR_ACTIONS = ['open', 'assign', 'ack', 'unack', 'shelve', 'unshelve', 'close'];
 
+/** 400 unless PUT /status (and bulk status) accepts this status. */
+export function assertSettableStatus(deps: Deps, status: string): void {
+  if (!SETTABLE_STATUSES.includes(status) && !(status in deps.model.status)) {
+    throw badRequest(`invalid status '${status}'`, [
+      `status must be one of ${[...new Set([...SETTABLE_STATUSES, ...Object.keys(deps.model.status)])].join(', ')}`,
+    ]);
+  }
+}
+
+/** 400 unless the action is an operator action or one of ACTIONS. */
+export function assertKnownAction(deps: Deps, action: string): void {
+  if (!OPERATOR_ACTIONS.includes(action) && !deps.config.ACTIONS.includes(action)) {
+    throw badRequest(`invalid action '${action}'`, [
+      `action must be one of ${[...OPERATOR_ACTIONS, ...deps.config.ACTIONS].join(', ')}`,
+    ]);
+  }
+}
+
 /** PUT /alert/:id/status: no state machine; status hooks may change status and text. */
 export async function setAlertStatus(
   deps: Deps,
@@ -477,11 +495,7 @@ export async function setAlertStatus(
   change: StatusChange,
   caller: Caller,
 ): Promise<void> {
-  if (!SETTABLE_STATUSES.includes(change.status) && !(change.status in deps.model.status)) {
-    throw badRequest(`invalid status '${change.status}'`, [
-      `status must be one of ${[...new Set([...SETTABLE_STATUSES, ...Object.keys(deps.model.status)])].join(', ')}`,
-    ]);
-  }
+  assertSettableStatus(deps, change.status);
   await changeAlert(deps, id, caller, async (tx, record) => {
     const hooked = await deps.plugins.statusChange(record, change.status, change.text ?? '', caller);
     const now = deps.clock.now();
@@ -533,11 +547,7 @@ function statusBefore(history: readonly HistoryRecord[], type: string | null, fa
 /** PUT /alert/:id/action: take_action hooks → state machine (409 when invalid) → status hooks → store → post_action hooks. */
 export async function takeAlertAction(deps: Deps, id: string, body: Action, caller: Caller): Promise<void> {
   const { model, config } = deps;
-  if (!OPERATOR_ACTIONS.includes(body.action) && !config.ACTIONS.includes(body.action)) {
-    throw badRequest(`invalid action '${body.action}'`, [
-      `action must be one of ${[...OPERATOR_ACTIONS, ...config.ACTIONS].join(', ')}`,
-    ]);
-  }
+  assertKnownAction(deps, body.action);
   const after: { done?: { record: AlertRecord; action: string; text: string; timeout: number | null } } = {};
   await changeAlert(deps, id, caller, async (tx, record) => {
     const history = await alertsDb.historyOf(tx, record.id, config.HISTORY_LIMIT);

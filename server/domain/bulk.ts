@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ActionSchema,
+  AttributesChangeSchema,
+  StatusChangeSchema,
+  TagsSchema,
+  type Action,
+  type StatusChange,
+} from '../../shared/alerts.ts';
+import type { BulkTask } from '../../shared/queries.ts';
+import { selectIds } from '../db/alert-query.ts';
+import * as alertsDb from '../db/alerts.ts';
+import * as tasksDb from '../db/bulk-tasks.ts';
+import type { BulkType, CallerSnapshot, TaskRow } from '../db/bulk-tasks.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
+import { presentLiveAlert } from '../present.ts';
+import * as alerts from './alerts.ts';
+import type { Caller } from './alerts.ts';
+import { alertQueryOf, selectionFor } from './search.ts';
+
+/** Alerts per progress step of a task (and per statement for the set-based operations). */
+const CHUNK = 500;
+/** Alerts changed at once by status and action tasks, leaving pool connections for requests. */
+const CONCURRENCY = 4;
+const LEASE_MS = 60_000;
+const SWEEP_MS = 10_000;
+
+/** The validated body of each bulk operation. */
+type BulkBody =
+  | { type: 'status'; change: StatusChange }
+  | { type: 'action'; action: Action }
+  | { type: 'tag' | 'untag'; tags: string[] }
+  | { type: 'attributes'; attributes: Record<string, unknown> }
+  | { type: 'delete' };
+
+/** Validates a bulk request body before anything is selected (400 on a bad body). */
+export function bulkBodyOf(deps: Deps, type: BulkType, body: unknown): BulkBody {
+  switch (type) {
+    case 'status': {
+      const change = StatusChangeSchema.parse(body);
+      alerts.assertSettableStatus(deps, change.status);
+      return { type, change: { ...change, text: change.text || 'bulk status update' } };
+    }
+    case 'action': {
+      const action = ActionSchema.parse(body);
+      alerts.assertKnownAction(deps, action.action);
+      return { type, action };
+    }
+    case 'tag':
+    case 'untag':
+      return { type, tags: TagsSchema.parse(body).tags };
+    case 'attributes':
+      return { type, attributes: AttributesChangeSchema.parse(body).attributes };
+    case 'delete':
+      return { type };
+  }
+}
+
+export type BulkOutcome =
+  { kind: 'done'; changed: string[]; errors: string[] } | { kind: 'task'; id: string; total: number };
+
+/**
+ * PUT/DELETE /_bulk/alerts*: selects with the same parameters as GET /alerts (and the caller's
+ * customers), then applies the operation inline when the selection is small, or as a task.
+ */
+export async function startBulk(
+  deps: Deps,
+  body: BulkBody,
+  search: URLSearchParams,
+  caller: Caller,
+  headers: Record<string, string>,
+): Promise<BulkOutcome> {
+  const { config } = deps;
+  const q = alertQueryOf(deps, search);
+  const ids = await selectIds(deps.db, selectionFor(q.where, caller), config.BULK_QUERY_LIMIT + 1);
+  if (ids.length > config.BULK_QUERY_LIMIT) {
+    throw badRequest(
+      `the selection matches more than BULK_QUERY_LIMIT (${config.BULK_QUERY_LIMIT}) alerts; narrow the query`,
+    );
+  }
+  if (ids.length === 0 && (body.type === 'status' || body.type === 'action')) throw notFound();
+  if (body.type !== 'action' && ids.length <= config.BULK_SYNC_LIMIT) {
+    return { kind: 'done', ...(await applyTo(deps, body, ids, caller)) };
+  }
+  const snapshot: CallerSnapshot = {
+    ip: caller.ip,
+    user: caller.user,
+    baseUrl: caller.baseUrl,
+    customers: caller.customers ? [...caller.customers] : null,
+    headers,
+  };
+  const task = await tasksDb.insertTask(deps.db, {
+    id: randomUUID(),
+    type: body.type,
+    ids,
+    body: body as unknown as Record<string, unknown>,
+    caller: snapshot,
+    now: deps.clock.now(),
+  });
+  runners.get(deps)?.kick();
+  return { kind: 'task', id: task.id, total: ids.length };
+}
+
+/** GET /_bulk/task/:id */
+export async function getTask(deps: Deps, id: string): Promise<BulkTask> {
+  const task = await tasksDb.findTask(deps.db, id);
+  if (!task) throw notFound();
+  return presentTask(task);
+}
+
+function presentTask(t: TaskRow): BulkTask {
+  const finished = t.status === 'success' || t.status === 'failure';
+  return {
+    status: t.status,
+    id: t.id,
+    type: t.type,
+    progress: { done: t.done, total: t.ids.length },
+    result: finished
+      ? {
+          count: t.changed.length,
+          [t.type === 'delete' ? 'deleted' : 'updated']: t.changed,
+          errors: t.errors,
+        }
+      : null,
+    createTime: new Date(t.createTime).toISOString(),
+    updateTime: new Date(t.updateTime).toISOString(),
+  };
+}
+
+/** Runs `fn` on every item, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Applies an operation to the given alerts. Status changes and actions go through the single-alert
+ * use cases (plugins, state machine, history, events); tag, untag, attributes and delete change the
+ * rows in one statement per chunk and publish each changed alert.
+ */
+async function applyTo(
+  deps: Deps,
+  body: BulkBody,
+  ids: readonly string[],
+  caller: Caller,
+): Promise<{ changed: string[]; errors: string[] }> {
+  const changed: string[] = [];
+  const errors: string[] = [];
+  if (body.type === 'status' || body.type === 'action') {
+    await eachLimited(ids, CONCURRENCY, async (id) => {
+      try {
+        if (body.type === 'status') await alerts.setAlertStatus(deps, id, body.change, caller);
+        else await alerts.takeAlertAction(deps, id, body.action, caller);
+        changed.push(id);
+      } catch (err) {
+        if (!(err instanceof AppError)) deps.log.error({ err, id }, 'bulk.alert_failed');
+        errors.push(`${id}: ${err instanceof AppError ? err.message : 'internal error'}`);
+      }
+    });
+    const order = new Map(ids.map((id, i) => [id, i]));
+    changed.sort((a, b) => order.get(a)! - order.get(b)!);
+    return { changed, errors };
+  }
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    if (body.type === 'delete') {
+      const gone = await alertsDb.deleteMany(deps.db, chunk, caller.customers);
+      for (const g of gone) {
+        changed.push(g.id);
+        await deps.bus.publish({ type: 'alert.deleted', id: g.id, customer: g.customer });
+      }
+      continue;
+    }
+    const rows =
+      body.type === 'attributes'
+        ? await alertsDb.updateAttributesMany(deps.db, chunk, body.attributes, caller.customers)
+        : body.type === 'tag'
+          ? await alertsDb.tagMany(deps.db, chunk, body.tags, caller.customers)
+          : await alertsDb.untagMany(deps.db, chunk, body.tags, caller.customers);
+    for (const row of [...rows].sort((a, b) => a.id.localeCompare(b.id))) {
+      changed.push(row.id);
+      await deps.bus.publish({ type: 'alert.updated', alert: presentLiveAlert(row, caller.baseUrl) });
+    }
+  }
+  return { changed, errors };
+}
+
+const runners = new WeakMap<Deps, BulkRunner>();
+
+/** Starts this instance's task runner: it takes pending tasks and resumes abandoned ones. */
+export function startBulkRunner(deps: Deps): { stop(): Promise<void> } {
+  const runner = new BulkRunner(deps);
+  runners.set(deps, runner);
+  runner.kick();
+  return runner;
+}
+
+class BulkRunner {
+  readonly deps: Deps;
+  readonly owner = randomUUID();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(deps: Deps) {
+    this.deps = deps;
+    this.timer = setInterval(() => this.kick(), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((err: unknown) => this.deps.log.error({ err }, 'bulk.runner_failed'))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return;
+        const task = await tasksDb.claimTask(this.deps.db, this.owner, LEASE_MS);
+        if (!task) break;
+        await this.run(task);
+      }
+    } while (this.again);
+  }
+
+  private async run(task: TaskRow): Promise<void> {
+    const { deps } = this;
+    const snapshot = task.caller;
+    const caller: Caller = {
+      ip: snapshot.ip,
+      user: snapshot.user,
+      baseUrl: snapshot.baseUrl,
+      customers: snapshot.customers,
+      header: (name) => snapshot.headers[name.toLowerCase()] ?? '',
+    };
+    const body = task.body as unknown as BulkBody;
+    let done = task.done;
+    try {
+      while (done < task.ids.length) {
+        if (this.stopped) return; // left started: its lease runs out and a runner resumes it
+        const chunk = task.ids.slice(done, done + CHUNK);
+        const r = await applyTo(deps, body, chunk, caller);
+        done += chunk.length;
+        const kept = await tasksDb.recordProgress(deps.db, {
+          id: task.id,
+          owner: this.owner,
+          done,
+          changed: r.changed,
+          errors: r.errors,
+          leaseMs: LEASE_MS,
+          now: deps.clock.now(),
+        });
+        if (!kept) return;
+      }
+      await tasksDb.finishTask(deps.db, {
+        id: task.id,
+        owner: this.owner,
+        status: 'success',
+        errors: [],
+        now: deps.clock.now(),
+      });
+    } catch (err) {
+      deps.log.error({ err, task: task.id }, 'bulk.task_failed');
+      await tasksDb.finishTask(deps.db, {
+        id: task.id,
+        owner: this.owner,
+        status: 'failure',
+        errors: ['the task stopped on an internal error'],
+        now: deps.clock.now(),
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
