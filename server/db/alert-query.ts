@@ -138,7 +138,7 @@ export function listAlerts(
   orders: SortOrders,
 ) {
   const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
-  return db.any(sql.type(AlertRowSchema)`
+  return db.any(sql.type(AlertRowSchema)`/* ad hoc */
     SELECT ${columns} ${raw} FROM alerts a
     WHERE ${whereOf(s)}
     ORDER BY ${orderOf(page.sort, orders)}
@@ -149,7 +149,7 @@ const CountRowSchema = z.object({ severity: z.string(), status: z.string(), n: z
 
 /** Matches per (severity, status), in one grouped scan. */
 export function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(CountRowSchema)`
+  return db.any(sql.type(CountRowSchema)`/* ad hoc */
     SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1, 2`);
 }
 
@@ -185,7 +185,7 @@ export type FlatHistoryRow = z.infer<typeof FlatHistoryRowSchema>;
 
 /** History entries of every matching alert, newest first, with the alert's fields as they are now. */
 export function historyOfSelection(db: CommonQueryMethods, s: Selection, limit: number, offset: number) {
-  return db.any(sql.type(FlatHistoryRowSchema)`
+  return db.any(sql.type(FlatHistoryRowSchema)`/* ad hoc */
     SELECT h.id, h.event, h.severity, h.status, h.value, h.text, h.type, h.update_time AS "updateTime",
       h."user", h.timeout, a.resource, a.environment, a.service, a."group", a.tags, a.attributes, a.origin,
       a.customer
@@ -200,48 +200,72 @@ export type TopVariant = 'count' | 'flapping' | 'standing';
 const TopRowSchema = z.object({
   grp: z.string().nullable(),
   count: z.number(),
-  duplicateCount: z.number(),
   environments: z.array(z.string()),
   services: z.array(z.string()),
-  resources: z.array(z.object({ id: z.string(), resource: z.string() })),
+  /** Distinct [id, resource, duplicateCount] of the group's alerts. */
+  alerts: z.array(z.tuple([z.string(), z.string(), z.string()])),
 });
-export type TopRow = z.infer<typeof TopRowSchema>;
+
+export interface TopRow {
+  grp: string | null;
+  count: number;
+  duplicateCount: number;
+  environments: string[];
+  services: string[];
+  resources: { id: string; resource: string }[];
+}
 
 /**
  * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
- * flapping and standing), grouped by `groupBy` (a text column, or `service`).
+ * flapping and standing), grouped by `groupBy` (a text column, or `service`). The top groups are
+ * found first on counts alone; only their rows are then collected for the lists.
  */
-export function topN(
+export async function topN(
   db: CommonQueryMethods,
   s: Selection,
   variant: TopVariant,
   groupBy: FieldRef,
   n: number,
-) {
-  const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : column(groupBy);
+): Promise<TopRow[]> {
+  const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : sql.fragment`(${column(groupBy)})::text`;
   const history =
     variant === 'count'
       ? sql.fragment``
       : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
-  const order =
-    variant === 'standing' ? sql.fragment`sum(life) DESC, count(*) DESC` : sql.fragment`count(*) DESC`;
-  return db.any(sql.type(TopRowSchema)`
-    SELECT grp, count(*) AS count,
-      COALESCE(sum(dup) FILTER (WHERE first_of_alert), 0) AS "duplicateCount",
-      array_agg(DISTINCT env ORDER BY env) AS environments,
-      array_agg(DISTINCT svc ORDER BY svc) AS services,
-      json_agg(json_build_object('id', id, 'resource', resource) ORDER BY resource, id)
-        FILTER (WHERE first_of_alert) AS resources
-    FROM (
-      SELECT a.id, a.resource, a.environment AS env, a.duplicate_count AS dup, svc, (${grp})::text AS grp,
-        extract(epoch FROM a.last_receive_time - a.create_time) AS life,
-        row_number() OVER (PARTITION BY (${grp})::text, a.id) = 1 AS first_of_alert
+  const life =
+    variant === 'standing'
+      ? sql.fragment`sum(extract(epoch FROM a.last_receive_time - a.create_time)::float8)`
+      : sql.fragment`0::float8`;
+  const order = variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`;
+  const rows = await db.any(sql.type(TopRowSchema)`/* ad hoc */
+    WITH t AS (
+      SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key, count(*) AS count, ${life} AS life
       FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
       WHERE ${whereOf(s)}
-    ) r
-    GROUP BY grp
-    ORDER BY ${order}, grp
-    LIMIT ${n}`);
+      GROUP BY 1, 2
+    ), top AS (
+      SELECT * FROM t ORDER BY ${order}, t.key LIMIT ${n}
+    )
+    SELECT CASE WHEN t.isnull THEN NULL ELSE t.key END AS grp, t.count,
+      array_agg(DISTINCT a.environment ORDER BY a.environment) AS environments,
+      array_agg(DISTINCT svc ORDER BY svc) AS services,
+      array_agg(DISTINCT ARRAY[a.id, a.resource, a.duplicate_count::text]) AS alerts
+    FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
+      JOIN top t ON t.isnull = (${grp} IS NULL) AND t.key = COALESCE(${grp}, '')
+    WHERE ${whereOf(s)}
+    GROUP BY t.isnull, t.key, t.count, t.life
+    ORDER BY ${order}, t.key`);
+  return rows.map((r) => {
+    const alerts = [...r.alerts].sort((x, y) => x[1].localeCompare(y[1]) || x[0].localeCompare(y[0]));
+    return {
+      grp: r.grp,
+      count: r.count,
+      duplicateCount: alerts.reduce((sum, x) => sum + Number(x[2]), 0),
+      environments: r.environments,
+      services: r.services,
+      resources: alerts.map(([id, resource]) => ({ id, resource })),
+    };
+  });
 }
 
 const EnvCountRowSchema = z.object({
@@ -253,7 +277,7 @@ const EnvCountRowSchema = z.object({
 
 /** Matches per (environment, severity, status). */
 export function countByEnvironment(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(EnvCountRowSchema)`
+  return db.any(sql.type(EnvCountRowSchema)`/* ad hoc */
     SELECT a.environment, a.severity, a.status, count(*) AS n FROM alerts a
     WHERE ${whereOf(s)} GROUP BY 1, 2, 3`);
 }
@@ -262,7 +286,7 @@ const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
 
 /** Matches per (environment, service, severity, status); an alert counts once for each of its services. */
 export function countByService(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(ServiceCountRowSchema)`
+  return db.any(sql.type(ServiceCountRowSchema)`/* ad hoc */
     SELECT a.environment, svc AS service, a.severity, a.status, count(*) AS n
     FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc
     WHERE ${whereOf(s)} GROUP BY 1, 2, 3, 4`);
@@ -272,14 +296,14 @@ const GroupCountRowSchema = z.object({ environment: z.string(), name: z.string()
 
 /** Matches per (environment, group). */
 export function countByGroup(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(GroupCountRowSchema)`
+  return db.any(sql.type(GroupCountRowSchema)`/* ad hoc */
     SELECT a.environment, a."group" AS name, count(*) AS count FROM alerts a
     WHERE ${whereOf(s)} GROUP BY 1, 2 ORDER BY 1, 2`);
 }
 
 /** Matches per (environment, tag); an alert counts once for each of its tags. */
 export function countByTag(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(GroupCountRowSchema)`
+  return db.any(sql.type(GroupCountRowSchema)`/* ad hoc */
     SELECT a.environment, t AS name, count(*) AS count
     FROM alerts a CROSS JOIN LATERAL unnest(a.tags) AS t
     WHERE ${whereOf(s)} GROUP BY 1, 2 ORDER BY 1, 2`);
@@ -287,7 +311,7 @@ export function countByTag(db: CommonQueryMethods, s: Selection) {
 
 /** Ids of matching alerts (at most `limit`), in id order. */
 export async function selectIds(db: CommonQueryMethods, s: Selection, limit: number): Promise<string[]> {
-  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
+  const rows = await db.any(sql.type(z.object({ id: z.string() }))`/* ad hoc */
     SELECT a.id FROM alerts a WHERE ${whereOf(s)} ORDER BY a.id LIMIT ${limit}`);
   return rows.map((r) => r.id);
 }

@@ -1,0 +1,169 @@
+/**
+ * Query benchmark (issue #4): 100,000 alerts over 5 environments, 50 services, 7 severities and
+ * 5 statuses, one history entry each; then GET latency over loopback against a real server process,
+ * one request at a time (latency, not throughput) for `--duration` seconds per endpoint.
+ * Usage: node scripts/bench/query.ts [--duration 5] [--alerts 100000] [--explain] [--keep]
+ * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint, built by the
+ * server's own query functions. docs/benchmarks.md records the results.
+ */
+import autocannon from 'autocannon';
+import pg from 'pg';
+import type { CommonQueryMethods } from 'slonik';
+import * as query from '../../server/db/alert-query.ts';
+import { createAlarmModel } from '../../server/domain/alarm-model.ts';
+import { parseAlertQuery } from '../../server/domain/query/params.ts';
+import { resolveField } from '../../server/domain/query/fields.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startServerProcess } from '../../tests/helpers/process.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const duration = arg('duration', 5);
+const count = arg('alerts', 100_000);
+const explain = process.argv.includes('--explain');
+const keep = process.argv.includes('--keep');
+
+const ENDPOINTS: [string, string][] = [
+  ['list: first page of 50, default sort', '/alerts?page-size=50'],
+  [
+    'list: web UI default (open+ack, severity then time)',
+    '/alerts?status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime&page-size=50',
+  ],
+  ['/alerts/count', '/alerts/count'],
+  [
+    'two-term q',
+    '/alerts?page-size=50&q=' + encodeURIComponent('environment:Production AND severity:critical'),
+  ],
+  ['/environments', '/environments'],
+  ['/alerts/top10/count', '/alerts/top10/count'],
+];
+
+async function seed(url: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(
+      `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group", value,
+         text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count, repeat,
+         previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
+       SELECT gen_random_uuid()::text, 'host' || (i % 20000), 'event' || (i % 97),
+         (ARRAY['Production','Development','Staging','QA','Lab'])[1 + i % 5],
+         (ARRAY['critical','major','minor','warning','indeterminate','informational','normal'])[1 + i % 7],
+         '{}', (ARRAY['open','ack','closed','shelved','expired'])[1 + (i / 7) % 5],
+         ARRAY['service' || (i % 50)], 'group' || (i % 10), (i % 100)::text,
+         'Disk usage at ' || (i % 100) || '% on host' || (i % 20000), ARRAY['tag' || (i % 20)],
+         jsonb_build_object('region', 'region' || (i % 4), 'ip', '10.0.' || (i % 250) || '.' || (i % 200)),
+         'bench/' || (i % 8), 'exceptionAlert', t - interval '1 hour', 86400,
+         'raw payload ' || i, NULL, i % 5, i % 5 > 0, 'indeterminate', 'moreSevere', t, gen_random_uuid()::text, t, t
+       FROM (SELECT i, now() - (i % 604800) * interval '1 second' AS t FROM generate_series(1, $1::int) AS i) s`,
+      [count],
+    );
+    await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
+      SELECT id, id, event, severity, status, value, text, 'severity', create_time FROM alerts`);
+    await c.query('VACUUM ANALYZE alerts');
+    await c.query('VACUUM ANALYZE alert_history');
+  } finally {
+    await c.end();
+  }
+}
+
+/** The SQL the server runs for each endpoint, captured from its own query functions. */
+async function plans(url: string) {
+  const config = loadConfig({}, { systemFile: null });
+  const model = createAlarmModel(config);
+  const orders = {
+    severity: Object.keys(model.severity).sort((a, b) => model.severityRank(a) - model.severityRank(b)),
+    status: Object.keys(model.status).sort((a, b) =>
+      (model.status[a] ?? '').localeCompare(model.status[b] ?? ''),
+    ),
+  };
+  const captured: { sql: string; values: readonly unknown[] }[] = [];
+  const capture = {
+    any: async (q: { sql: string; values: readonly unknown[] }) => {
+      captured.push(q);
+      return [];
+    },
+  } as unknown as CommonQueryMethods;
+  const parse = (qs: string, now?: number) =>
+    parseAlertQuery(new URLSearchParams(qs), { defaultPageSize: 1000, defaultField: 'text', now });
+  const sel = (qs: string, now?: number) => ({ where: parse(qs, now).where, customers: null });
+  const now = Date.now();
+  const list = (qs: string) => {
+    const p = parse(qs, now);
+    return query.listAlerts(
+      capture,
+      sel(qs, now),
+      { sort: p.sort, limit: 50, offset: 0, rawData: false },
+      orders,
+    );
+  };
+  const titled: [string, () => Promise<unknown>][] = [
+    ['list page (default sort)', () => list('page-size=50')],
+    ['list counts (default list view)', () => query.countBySeverityAndStatus(capture, sel('', now))],
+    [
+      'list page (web UI default)',
+      () => list('status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime'),
+    ],
+    ['/alerts/count', () => query.countBySeverityAndStatus(capture, sel(''))],
+    ['two-term q page', () => list('q=environment:Production AND severity:critical')],
+    [
+      'two-term q counts',
+      () =>
+        query.countBySeverityAndStatus(capture, sel('q=environment:Production AND severity:critical', now)),
+    ],
+    ['/environments', () => query.countByEnvironment(capture, sel(''))],
+    ['/alerts/top10/count', () => query.topN(capture, sel(''), 'count', resolveField('event')!, 10)],
+  ];
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    for (const [title, run] of titled) {
+      captured.length = 0;
+      await run();
+      const q = captured[0]!;
+      const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+      const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...q.values]);
+      console.log(`\n### ${title}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+const db = await createTestDatabase('bench_query');
+const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error' });
+const base = `${server.url.replace(/\/$/, '')}/api`;
+try {
+  const t0 = Date.now();
+  await seed(db.url);
+  console.log(`seeded ${count} alerts in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (explain) await plans(db.url);
+  const rows = [];
+  for (const [title, path] of ENDPOINTS) {
+    const check = await fetch(base + path);
+    if (check.status !== 200) throw new Error(`${path}: ${check.status} ${await check.text()}`);
+    await autocannon({ url: base + path, connections: 1, duration: 1 }); // warm-up
+    const r = await autocannon({ url: base + path, connections: 1, duration });
+    const row = {
+      title,
+      path,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      requests: r.requests.total,
+      non2xx: r.non2xx,
+    };
+    console.log(JSON.stringify(row));
+    rows.push(row);
+  }
+  console.log('\n| endpoint | p50 ms | p99 ms | requests | non-2xx |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const r of rows)
+    console.log(`| ${r.title} (\`${r.path}\`) | ${r.p50} | ${r.p99} | ${r.requests} | ${r.non2xx} |`);
+} finally {
+  await server.stop();
+  if (keep) console.log(`kept database ${db.name}`);
+  else await dropTestDatabase(db.name);
+}
