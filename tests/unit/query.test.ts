@@ -67,14 +67,36 @@ lucene('NOT binds tighter than AND, AND tighter than OR, in any order', () => {
   assert.is(q('a AND b OR c'), '((text LIKE "a" AND text LIKE "b") OR text LIKE "c")');
   assert.is(q('NOT a OR b'), '(NOT text LIKE "a" OR text LIKE "b")');
   assert.is(q('(a OR b) AND c'), '((text LIKE "a" OR text LIKE "b") AND text LIKE "c")');
-  assert.is(q('a && b || !c'), '((text LIKE "a" AND text LIKE "b") OR NOT text LIKE "c")');
+  assert.is(q('a && b || c'), '((text LIKE "a" AND text LIKE "b") OR text LIKE "c")');
+  // Alerta reads an OR before a negated term as AND, folding left: (a AND b) AND NOT c.
+  assert.is(q('a && b || !c'), '((text LIKE "a" AND text LIKE "b") AND NOT text LIKE "c")');
+  assert.is(q('a b -c d'), '(((text LIKE "a" OR text LIKE "b") AND NOT text LIKE "c") OR text LIKE "d")');
 });
 
 lucene('a NOT b and a OR NOT b read as a AND NOT b; -x is NOT x, +x is x', () => {
   assert.is(q('a NOT b'), '(text LIKE "a" AND NOT text LIKE "b")');
   assert.is(q('a OR NOT b'), '(text LIKE "a" AND NOT text LIKE "b")');
   assert.is(q('-a +b'), '(NOT text LIKE "a" OR text LIKE "b")');
+  assert.is(q('+a -b'), '(text LIKE "a" AND NOT text LIKE "b")');
 });
+
+lucene(
+  '+, - and ! on terms with a field, on ranges and on field groups; OR before a negated term is AND',
+  () => {
+    assert.is(q('-status:closed'), 'NOT status LIKE "closed"');
+    assert.is(q('!status:closed'), 'NOT status LIKE "closed"');
+    assert.is(q('+status:open'), 'status LIKE "open"');
+    assert.is(q('-duplicate_count:[1 TO 5]'), 'NOT duplicateCount [1..5]');
+    assert.is(q('-severity:(major minor)'), 'NOT (severity LIKE "major" OR severity LIKE "minor")');
+    assert.is(q('down -hard'), '(text LIKE "down" AND NOT text LIKE "hard")');
+    assert.is(q('down !hard'), '(text LIKE "down" AND NOT text LIKE "hard")');
+    assert.is(q('a OR -status:closed'), '(text LIKE "a" AND NOT status LIKE "closed")');
+    assert.is(
+      q("'; drop table alerts; --"),
+      '((text LIKE "\';" OR text LIKE "drop" OR text LIKE "table" OR text LIKE "alerts;") AND NOT text LIKE "-")',
+    );
+  },
+);
 
 lucene('field terms: substring words, whole-word phrases with literal punctuation, wildcards, regex', () => {
   assert.is(q('resource:web'), 'resource LIKE "web"');

@@ -39,8 +39,22 @@ export function parseLucene(q: string, defaultField: string): Cond {
 
 const allowed = () => `fields: ${FIELD_NAMES.join(', ')}, attributes.<key>, _.<key>, _exists_`;
 
+/** How operands are joined: `OR-NOT` is an OR before a negated term, which Alerta reads as AND. */
+type Operator = 'AND' | 'OR' | 'OR-NOT';
+type Joiner = Exclude<Operator, 'AND'>;
+
 const isBinary = (n: AST): n is BinaryNode => 'left' in n;
 const isRange = (n: AST): n is RangeNode => 'term_min' in n;
+
+/**
+ * A term's `+`, `-` or `!` modifier: the parser keeps it in `prefix` for terms without a field and
+ * folds it into the field name (`-status`) for terms with one.
+ */
+function prefixOf(n: TermNode | RangeNode): '+' | '-' | '!' | null {
+  if ('prefix' in n && n.prefix) return n.prefix;
+  const first = n.field.charAt(0);
+  return first === '-' || first === '+' || first === '!' ? first : null;
+}
 
 /** Removes backslash escapes (`\:` → `:`, `\\` → `\`). */
 const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
@@ -61,27 +75,50 @@ class Translator {
         ? this.tail(n.operator, n.right, field)
         : { operators: [], operands: [] };
     const all = [first, ...operands];
+    // AND binds tighter than OR: split into AND groups at each OR (plain or "AND NOT" reading).
     const groups: Cond[][] = [[first]];
+    const joins: Joiner[] = [];
     operators.forEach((op, i) => {
-      if (op === 'OR') groups.push([all[i + 1]!]);
-      else groups[groups.length - 1]!.push(all[i + 1]!);
+      if (op === 'AND') groups[groups.length - 1]!.push(all[i + 1]!);
+      else {
+        joins.push(op);
+        groups.push([all[i + 1]!]);
+      }
     });
-    return or(groups.map((g) => and(g)));
+    // Folded left to right, as Alerta does: an OR before a negated term ANDs it with everything before.
+    let result = and(groups[0]!);
+    let ors: Cond[] = [result];
+    joins.forEach((join, i) => {
+      const group = and(groups[i + 1]!);
+      if (join === 'OR') ors.push(group);
+      else {
+        result = and([or(ors), group]);
+        ors = [result];
+      }
+    });
+    return or(ors);
   }
 
   /** The operators and operands of a chain continuing after `op`. */
-  tail(op: string, right: AST, field: string | null): { operators: ('AND' | 'OR')[]; operands: Cond[] } {
-    const operators: ('AND' | 'OR')[] = [];
+  tail(op: string, right: AST, field: string | null): { operators: Operator[]; operands: Cond[] } {
+    const operators: Operator[] = [];
     const operands: Cond[] = [];
     let curOp: string | undefined = op;
     let curRight: AST | undefined = right;
     while (curOp !== undefined && curRight !== undefined) {
       const next: BinaryNode | null =
         isBinary(curRight) && !curRight.parenthesized && curRight.field === undefined ? curRight : null;
-      let operand = this.operand(next ? next.left : curRight, field);
+      const operandAst = next ? next.left : curRight;
+      let operand = this.operand(operandAst, field);
       if (next?.start === 'NOT') operand = not(operand);
       const [bool, negate] = this.operator(curOp);
-      operators.push(bool);
+      // An OR whose right side is a negated term is read as AND NOT, as Alerta does (`a -b`, `a OR !b`).
+      const negatedTerm =
+        next?.start === 'NOT' ||
+        (isBinary(operandAst)
+          ? /^[-!]/.test(operandAst.field ?? '')
+          : /^[-!]/.test(prefixOf(operandAst) ?? ''));
+      operators.push(bool === 'OR' && negatedTerm && !negate ? 'OR-NOT' : bool);
       operands.push(negate ? not(operand) : operand);
       curOp = next?.operator;
       curRight = next?.right;
@@ -110,17 +147,22 @@ class Translator {
   /** One operand: a parenthesised group (possibly `field:(…)`) or a term. */
   operand(n: AST, field: string | null): Cond {
     if (isBinary(n)) {
-      const groupField = n.field !== undefined && n.field !== IMPLICIT ? n.field : field;
-      return this.node({ ...n, parenthesized: false, field: undefined }, groupField);
+      const named = n.field !== undefined && n.field !== IMPLICIT ? n.field : null;
+      const modifier = named?.charAt(0);
+      const negated = modifier === '-' || modifier === '!';
+      const groupField = named ? named.replace(/^[-+!]/, '') : field;
+      const group = this.node({ ...n, parenthesized: false, field: undefined }, groupField);
+      return negated ? not(group) : group;
     }
     return this.atom(n, field);
   }
 
   atom(n: TermNode | RangeNode, inherited: string | null): Cond {
-    const name = n.field === IMPLICIT || n.field === '' ? (inherited ?? this.defaultField) : n.field;
-    if (isRange(n)) return this.range(name, n);
-    const cond = this.term(name, n);
-    return n.prefix === '-' || n.prefix === '!' ? not(cond) : cond;
+    const field = n.field.replace(/^[-+!]/, '');
+    const name = field === IMPLICIT || field === '' ? (inherited ?? this.defaultField) : field;
+    const cond = isRange(n) ? this.range(name, n) : this.term(name, n);
+    const prefix = prefixOf(n);
+    return prefix === '-' || prefix === '!' ? not(cond) : cond;
   }
 
   ref(name: string): FieldRef {
