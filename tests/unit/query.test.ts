@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { conditionSql } from '../../server/db/alert-query.ts';
+import { conditionSql, whereOf } from '../../server/db/alert-query.ts';
 import { AppError } from '../../server/errors.ts';
 import type { Cond } from '../../server/domain/query/conditions.ts';
 import { parseIsoDate } from '../../server/domain/query/conditions.ts';
@@ -223,6 +223,14 @@ params('paging: defaults, limit alias, bounds', () => {
   throws400(() => parse('page-size=-1'), /page-size/);
   throws400(() => parse('page-size=100001'), /page-size/);
   throws400(() => parse('show-history=perhaps'), /show-history/);
+});
+
+params('every selection carries the caller customer restriction', () => {
+  const where = parse('status=open').where;
+  const scoped = whereOf({ where, customers: ['acme', 'globex'] });
+  assert.match(scoped.sql, /a\.customer = ANY\(/);
+  assert.ok(scoped.values.some((v) => Array.isArray(v) && v.join() === 'acme,globex'));
+  assert.not.match(whereOf({ where, customers: null }).sql, /customer/);
 });
 
 lucene.run();
