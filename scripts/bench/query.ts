@@ -14,6 +14,7 @@ import { createAlarmModel } from '../../server/domain/alarm-model.ts';
 import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import { resolveField } from '../../server/domain/query/fields.ts';
 import { loadConfig } from '../../server/config.ts';
+import { createDb } from '../../server/db/pool.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 
@@ -36,6 +37,10 @@ const ENDPOINTS: [string, string][] = [
   [
     'two-term q',
     '/alerts?page-size=50&q=' + encodeURIComponent('environment:Production AND severity:critical'),
+  ],
+  [
+    'two-term q on free-text fields (row by row)',
+    '/alerts?page-size=50&q=' + encodeURIComponent('resource:host12 AND text:disk'),
   ],
   ['/environments', '/environments'],
   ['/alerts/top10/count', '/alerts/top10/count'],
@@ -89,33 +94,49 @@ async function plans(url: string) {
   } as unknown as CommonQueryMethods;
   const parse = (qs: string, now?: number) =>
     parseAlertQuery(new URLSearchParams(qs), { defaultPageSize: 1000, defaultField: 'text', now });
-  const sel = (qs: string, now?: number) => ({ where: parse(qs, now).where, customers: null });
+  const pool = await createDb(url, { size: 1 });
+  const sel = (qs: string, now?: number) =>
+    query.resolveSelection(pool, { where: parse(qs, now).where, customers: null });
   const now = Date.now();
-  const list = (qs: string) => {
+  const list = async (qs: string) => {
     const p = parse(qs, now);
     return query.listAlerts(
       capture,
-      sel(qs, now),
+      await sel(qs, now),
       { sort: p.sort, limit: 50, offset: 0, rawData: false },
       orders,
     );
   };
   const titled: [string, () => Promise<unknown>][] = [
     ['list page (default sort)', () => list('page-size=50')],
-    ['list counts (default list view)', () => query.countBySeverityAndStatus(capture, sel('', now))],
+    [
+      'list counts (default list view)',
+      async () => query.countBySeverityAndStatus(capture, await sel('', now)),
+    ],
     [
       'list page (web UI default)',
       () => list('status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime'),
     ],
-    ['/alerts/count', () => query.countBySeverityAndStatus(capture, sel(''))],
+    ['/alerts/count', async () => query.countBySeverityAndStatus(capture, await sel(''))],
     ['two-term q page', () => list('q=environment:Production AND severity:critical')],
     [
       'two-term q counts',
-      () =>
-        query.countBySeverityAndStatus(capture, sel('q=environment:Production AND severity:critical', now)),
+      async () =>
+        query.countBySeverityAndStatus(
+          capture,
+          await sel('q=environment:Production AND severity:critical', now),
+        ),
     ],
-    ['/environments', () => query.countByEnvironment(capture, sel(''))],
-    ['/alerts/top10/count', () => query.topN(capture, sel(''), 'count', resolveField('event')!, 10)],
+    ['free-text q page', () => list('q=resource:host12 AND text:disk')],
+    [
+      'free-text q counts',
+      async () => query.countBySeverityAndStatus(capture, await sel('q=resource:host12 AND text:disk', now)),
+    ],
+    ['/environments', async () => query.countByEnvironment(capture, await sel(''))],
+    [
+      '/alerts/top10/count',
+      async () => query.topN(capture, await sel(''), 'count', resolveField('event')!, 10),
+    ],
   ];
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -123,13 +144,15 @@ async function plans(url: string) {
     for (const [title, run] of titled) {
       captured.length = 0;
       await run();
-      const q = captured[0]!;
-      const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
-      const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...q.values]);
-      console.log(`\n### ${title}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
+      for (const q of captured) {
+        const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+        const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...q.values]);
+        console.log(`\n### ${title}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
+      }
     }
   } finally {
     await c.end();
+    await pool.end();
   }
 }
 

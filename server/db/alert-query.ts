@@ -73,18 +73,23 @@ export function conditionSql(c: Cond): FragmentSqlToken {
       return sql.fragment`((${conditionSql(c.item)}) IS NOT TRUE)`;
     case 'in': {
       const type = typeOf(c.ref);
+      if (c.values.length === 0) return sql.fragment`false`;
       if (type === 'list')
         return sql.fragment`${column(c.ref)} && ${sql.array(c.values.map(String), 'text')}`;
       if (c.values.length === 1) return sql.fragment`${column(c.ref)} = ${typed(c.ref, c.values[0]!)}`;
+      if (type === 'text')
+        return sql.fragment`${column(c.ref)} = ANY(${sql.array(c.values.map(String), 'text')})`;
       return sql.fragment`(${sql.join(
         c.values.map((v) => sql.fragment`${column(c.ref)} = ${typed(c.ref, v)}`),
         sql.fragment` OR `,
       )})`;
     }
     case 'like': {
-      const pattern = `%${likeEscape(c.value)}%`;
-      if (typeOf(c.ref) === 'list') return anyElement(c.ref, (e) => sql.fragment`${e} ILIKE ${pattern}`);
-      return sql.fragment`${column(c.ref)} ILIKE ${pattern}`;
+      // strpos over lower() matches what ILIKE '%v%' does at a quarter of its cost (measured).
+      const needle = sql.fragment`lower(${c.value}::text)`;
+      const contains = (e: FragmentSqlToken) => sql.fragment`strpos(lower(${e}), ${needle}) > 0`;
+      if (typeOf(c.ref) === 'list') return anyElement(c.ref, contains);
+      return contains(column(c.ref));
     }
     case 'match':
       if (typeOf(c.ref) === 'list') return anyElement(c.ref, (e) => sql.fragment`${e} ~* ${c.pattern}`);
@@ -110,6 +115,75 @@ export function conditionSql(c: Cond): FragmentSqlToken {
         sql.fragment` OR `,
       )})`;
   }
+}
+
+/**
+ * Columns with few distinct values and an index that leads with them: a substring or pattern
+ * term on one of them is resolved to the matching values first, so the query can use the index
+ * instead of testing every row (docs/benchmarks.md).
+ */
+const FEW_VALUES = new Set(['environment', 'severity', 'status']);
+/** Past this many distinct values a column is searched row by row after all. */
+const MAX_DISTINCT = 1000;
+
+type Resolvable = Extract<Cond, { kind: 'like' | 'match' }>;
+const isResolvable = (c: Cond): c is Resolvable =>
+  (c.kind === 'like' || c.kind === 'match') && c.ref.key === undefined && FEW_VALUES.has(c.ref.field.name);
+
+function collect(c: Cond, out: Resolvable[]): void {
+  if (isResolvable(c)) out.push(c);
+  else if (c.kind === 'and' || c.kind === 'or') c.items.forEach((i) => collect(i, out));
+  else if (c.kind === 'not') collect(c.item, out);
+}
+
+function replace(c: Cond, found: Map<Resolvable, string[]>): Cond {
+  if (isResolvable(c)) {
+    const values = found.get(c);
+    return values ? { kind: 'in', ref: c.ref, values } : c;
+  }
+  if (c.kind === 'and' || c.kind === 'or') return { ...c, items: c.items.map((i) => replace(i, found)) };
+  if (c.kind === 'not') return { kind: 'not', item: replace(c.item, found) };
+  return c;
+}
+
+/**
+ * Resolves substring and pattern terms on environment, severity and status to the stored values
+ * they match, in one round trip: each column's distinct values come from a loose index scan (one
+ * index probe per value). The result selects exactly the same alerts.
+ */
+export async function resolveSelection(db: CommonQueryMethods, s: Selection): Promise<Selection> {
+  const terms: Resolvable[] = [];
+  collect(s.where, terms);
+  if (terms.length === 0) return s;
+  const columns = [...new Set(terms.map((t) => t.ref.field.column))];
+  const ctes = columns.map((name) => {
+    const col = sql.identifier([name]);
+    const cte = sql.identifier([`d_${name}`]);
+    return sql.fragment`${cte}(v) AS (
+      (SELECT ${col} FROM alerts ORDER BY ${col} LIMIT 1)
+      UNION ALL
+      SELECT (SELECT ${col} FROM alerts WHERE ${col} > d.v ORDER BY ${col} LIMIT 1) FROM ${cte} d WHERE d.v IS NOT NULL
+    )`;
+  });
+  const picks = terms.map((t, i) => {
+    const cte = sql.identifier([`d_${t.ref.field.column}`]);
+    const test =
+      t.kind === 'like'
+        ? sql.fragment`strpos(lower(x.v), lower(${t.value}::text)) > 0`
+        : sql.fragment`x.v ~* ${t.pattern}`;
+    return sql.fragment`(SELECT CASE WHEN count(*) > ${MAX_DISTINCT} THEN NULL
+        ELSE COALESCE(array_agg(x.v) FILTER (WHERE ${test}), '{}') END
+      FROM (SELECT v FROM ${cte} WHERE v IS NOT NULL LIMIT ${MAX_DISTINCT + 1}) x) AS ${sql.identifier([`t${i}`])}`;
+  });
+  const row = await db.one(sql.type(z.record(z.string(), z.array(z.string()).nullable()))`/* ad hoc */
+    WITH RECURSIVE ${sql.join(ctes, sql.fragment`, `)}
+    SELECT ${sql.join(picks, sql.fragment`, `)}`);
+  const found = new Map<Resolvable, string[]>();
+  terms.forEach((t, i) => {
+    const values = row[`t${i}`];
+    if (values) found.set(t, values);
+  });
+  return { where: replace(s.where, found), customers: s.customers };
 }
 
 /** The WHERE clause of a selection: its condition and the customer restriction. */
@@ -145,12 +219,39 @@ export function listAlerts(
     LIMIT ${page.limit} OFFSET ${page.offset}`);
 }
 
-const CountRowSchema = z.object({ severity: z.string(), status: z.string(), n: z.number() });
+const CountRowSchema = z.object({ name: z.string(), n: z.number() });
+const PairCountRowSchema = z.object({ severity: z.string(), status: z.string(), n: z.number() });
 
-/** Matches per (severity, status), in one grouped scan. */
-export function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
-  return db.any(sql.type(CountRowSchema)`/* ad hoc */
-    SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1, 2`);
+/** True when a condition only bounds lastReceiveTime (the default list view). */
+function onlyTimeBounds(c: Cond): boolean {
+  if (c.kind === 'all') return true;
+  if (c.kind === 'and') return c.items.every(onlyTimeBounds);
+  return c.kind === 'range' && c.ref.key === undefined && c.ref.field.name === 'lastReceiveTime';
+}
+
+/**
+ * Matches per severity and per status. Over every alert (only a time bound), two single-column
+ * groupings run as index-only scans and beat one two-column grouping several times over; with
+ * other filters one scan grouped by both is cheaper than two (docs/benchmarks.md).
+ */
+export async function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
+  if (!onlyTimeBounds(s.where) || s.customers) {
+    const rows = await db.any(sql.type(PairCountRowSchema)`/* ad hoc */
+      SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1, 2`);
+    const sum = (key: 'severity' | 'status') => {
+      const by = new Map<string, number>();
+      for (const r of rows) by.set(r[key], (by.get(r[key]) ?? 0) + r.n);
+      return [...by].map(([name, n]) => ({ name, n }));
+    };
+    return { severity: sum('severity'), status: sum('status') };
+  }
+  const [severity, status] = await Promise.all(
+    [sql.fragment`a.severity`, sql.fragment`a.status`].map((col) =>
+      db.any(sql.type(CountRowSchema)`/* ad hoc */
+        SELECT ${col} AS name, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1`),
+    ),
+  );
+  return { severity: severity!, status: status! };
 }
 
 const AlertHistoryRowSchema = HistoryRowSchema.extend({ alertId: z.string() });

@@ -73,7 +73,11 @@ export async function startBulk(
 ): Promise<BulkOutcome> {
   const { config } = deps;
   const q = alertQueryOf(deps, search);
-  const ids = await selectIds(deps.db, selectionFor(q.where, caller), config.BULK_QUERY_LIMIT + 1);
+  const ids = await selectIds(
+    deps.db,
+    await selectionFor(deps, q.where, caller),
+    config.BULK_QUERY_LIMIT + 1,
+  );
   if (ids.length > config.BULK_QUERY_LIMIT) {
     throw badRequest(
       `the selection matches more than BULK_QUERY_LIMIT (${config.BULK_QUERY_LIMIT}) alerts; narrow the query`,

@@ -31,8 +31,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * The one place a selection is made: the request's conditions plus the caller's customer
  * restriction. Every alert query and bulk operation goes through here (auth fills in customers).
  */
-export function selectionFor(where: Cond, caller: Pick<Caller, 'customers'>): query.Selection {
-  return { where, customers: caller.customers };
+export function selectionFor(
+  deps: Deps,
+  where: Cond,
+  caller: Pick<Caller, 'customers'>,
+): Promise<query.Selection> {
+  return query.resolveSelection(deps.db, { where, customers: caller.customers });
 }
 
 /** Parses a query string the way every alert query endpoint does. */
@@ -61,15 +65,13 @@ interface Counts {
   statusCounts: Record<string, number>;
 }
 
-function countsOf(rows: readonly { severity: string; status: string; n: number }[]): Counts {
-  const severityCounts: Record<string, number> = {};
-  const statusCounts: Record<string, number> = {};
-  let total = 0;
-  for (const r of rows) {
-    severityCounts[r.severity] = (severityCounts[r.severity] ?? 0) + r.n;
-    statusCounts[r.status] = (statusCounts[r.status] ?? 0) + r.n;
-    total += r.n;
-  }
+function countsOf(rows: {
+  severity: readonly { name: string; n: number }[];
+  status: readonly { name: string; n: number }[];
+}): Counts {
+  const severityCounts = Object.fromEntries(rows.severity.map((r) => [r.name, r.n]));
+  const statusCounts = Object.fromEntries(rows.status.map((r) => [r.name, r.n]));
+  const total = rows.severity.reduce((sum, r) => sum + r.n, 0);
   return { total, severityCounts, statusCounts };
 }
 
@@ -77,7 +79,7 @@ function countsOf(rows: readonly { severity: string; status: string; n: number }
 export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertList> {
   const now = deps.clock.now();
   const q = alertQueryOf(deps, search, true);
-  const selection = selectionFor(q.where, caller);
+  const selection = await selectionFor(deps, q.where, caller);
   const [rows, countRows] = await Promise.all([
     query.listAlerts(
       deps.db,
@@ -117,7 +119,9 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
 /** GET /alerts/count */
 export async function countAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertCount> {
   const q = alertQueryOf(deps, search);
-  const counts = countsOf(await query.countBySeverityAndStatus(deps.db, selectionFor(q.where, caller)));
+  const counts = countsOf(
+    await query.countBySeverityAndStatus(deps.db, await selectionFor(deps, q.where, caller)),
+  );
   return { status: 'ok', ...counts, autoRefresh: isSwitchOn(deps, 'auto-refresh-allow') };
 }
 
@@ -130,7 +134,7 @@ export async function alertHistory(
   const q = alertQueryOf(deps, search);
   const rows = await query.historyOfSelection(
     deps.db,
-    selectionFor(q.where, caller),
+    await selectionFor(deps, q.where, caller),
     q.pageSize,
     (q.page - 1) * q.pageSize,
   );
@@ -187,7 +191,7 @@ export async function topAlerts(
   if (!ref)
     throw badRequest(`Grouping by '${groupBy}' field not supported.`, [`group-by: ${GROUP_BY.join(', ')}`]);
   const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
-  const rows = await query.topN(deps.db, selectionFor(q.where, caller), variant, ref, size);
+  const rows = await query.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
   return rows.map((r) => ({
     count: r.count,
     duplicateCount: r.duplicateCount,
@@ -226,7 +230,7 @@ function addCounts(item: Counts, r: { severity: string; status: string; n: numbe
 export async function environments(deps: Deps, search: URLSearchParams, caller: Caller) {
   const q = alertQueryOf(deps, search);
   const byEnv = new Map<string, Counts>();
-  for (const r of await query.countByEnvironment(deps.db, selectionFor(q.where, caller))) {
+  for (const r of await query.countByEnvironment(deps.db, await selectionFor(deps, q.where, caller))) {
     let c = byEnv.get(r.environment);
     if (!c) byEnv.set(r.environment, (c = { total: 0, severityCounts: {}, statusCounts: {} }));
     addCounts(c, r);
@@ -246,7 +250,7 @@ export async function environments(deps: Deps, search: URLSearchParams, caller: 
 export async function services(deps: Deps, search: URLSearchParams, caller: Caller) {
   const q = alertQueryOf(deps, search);
   const byPair = new Map<string, Counts & { environment: string; service: string }>();
-  for (const r of await query.countByService(deps.db, selectionFor(q.where, caller))) {
+  for (const r of await query.countByService(deps.db, await selectionFor(deps, q.where, caller))) {
     const key = JSON.stringify([r.environment, r.service]);
     let c = byPair.get(key);
     if (!c) {
@@ -270,13 +274,13 @@ export async function services(deps: Deps, search: URLSearchParams, caller: Call
 /** GET /alerts/groups */
 export async function groups(deps: Deps, search: URLSearchParams, caller: Caller): Promise<GroupItem[]> {
   const q = alertQueryOf(deps, search);
-  const rows = await query.countByGroup(deps.db, selectionFor(q.where, caller));
+  const rows = await query.countByGroup(deps.db, await selectionFor(deps, q.where, caller));
   return rows.map((r) => ({ environment: r.environment, group: r.name, count: r.count }));
 }
 
 /** GET /tags and /alerts/tags */
 export async function tags(deps: Deps, search: URLSearchParams, caller: Caller): Promise<TagItem[]> {
   const q = alertQueryOf(deps, search);
-  const rows = await query.countByTag(deps.db, selectionFor(q.where, caller));
+  const rows = await query.countByTag(deps.db, await selectionFor(deps, q.where, caller));
   return rows.map((r) => ({ environment: r.environment, tag: r.name, count: r.count }));
 }

@@ -656,6 +656,36 @@ search('q: bare words, q.df, field:word substrings', async ({ api }) => {
   );
 });
 
+search(
+  'q on environment, severity and status (resolved to stored values first) matches row by row',
+  async ({ api }) => {
+    const all = (await list(api, [['page-size', '1000']])).alerts;
+    const expect = (test: (a: Alert) => boolean) =>
+      all
+        .filter(test)
+        .map((a) => a.resource)
+        .sort();
+    const cases: [string, (a: Alert) => boolean][] = [
+      ['environment:/^(prod|stag)/', (a) => /^(prod|stag)/i.test(a.environment)],
+      ['environment:dev*', (a) => /^dev/i.test(a.environment)],
+      ['environment:ROD', (a) => /rod/i.test(a.environment)],
+      ['NOT environment:prod', (a) => !/prod/i.test(a.environment)],
+      ['severity:"major"', (a) => a.severity === 'major'],
+      ['severity:/^(critical|security)$/', (a) => ['critical', 'security'].includes(a.severity)],
+      ['severity:nosuchseverity', () => false],
+      [
+        'status:/^(open|ack)$/ AND environment:production',
+        (a) => ['open', 'ack'].includes(a.status) && a.environment === 'Production',
+      ],
+      ['status:o -environment:staging', (a) => a.status.includes('o') && a.environment !== 'Staging'],
+    ];
+    for (const [q, test] of cases) {
+      assert.equal((await matches(api, [['q', q]])).sort(), expect(test), q);
+    }
+    await expectError(await api.get(url('/alerts', [['q', 'environment:/(/']])), 400);
+  },
+);
+
 search('q: quoted phrases are whole words with literal punctuation', async ({ api }) => {
   await expectMatches(api, [['q', 'resource:"web01.example.com"']], ['web01.example.com']);
   await expectMatches(api, [['q', 'text:"disk full"']], ['db01']);
