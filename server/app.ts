@@ -9,7 +9,9 @@ import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
+import { blackoutRoutes } from './http/routes/blackouts.ts';
 import { bulkRoutes } from './http/routes/bulk.ts';
+import { heartbeatRoutes } from './http/routes/heartbeats.ts';
 import { managementRoutes } from './http/routes/management.ts';
 import { searchRoutes } from './http/routes/search.ts';
 import { uiRoutes } from './http/routes/ui.ts';
@@ -42,7 +44,14 @@ export function createApp(deps: Deps): Koa {
   );
 
   const api = new Router(prefix ? { prefix } : {});
-  for (const routes of [managementRoutes(deps), searchRoutes(deps), alertRoutes(deps), bulkRoutes(deps)])
+  for (const routes of [
+    managementRoutes(deps),
+    searchRoutes(deps),
+    alertRoutes(deps),
+    bulkRoutes(deps),
+    blackoutRoutes(deps),
+    heartbeatRoutes(deps),
+  ])
     api.use(routes.routes());
 
   /** GET / — the API's index of routes. */

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
 import { startBulkRunner } from './domain/bulk.ts';
+import { startHousekeeping } from './domain/housekeeping.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -52,6 +53,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let db: Db | null = null;
   let bus: Bus | null = null;
   let bulk: { stop(): Promise<void> } | null = null;
+  let housekeeping: { stop(): Promise<void> } | null = null;
   try {
     let baseUrl = config.DATABASE_URL;
     let database: string;
@@ -95,6 +97,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     };
     deps.plugins = createPipeline(plugins, deps);
     bulk = startBulkRunner(deps);
+    housekeeping = startHousekeeping(deps);
     const app = createApp(deps);
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
@@ -125,6 +128,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
         await stopped;
         clearTimeout(timer);
+        await housekeeping?.stop();
         await bulk?.stop();
         await bus?.close();
         await db?.end();
@@ -133,6 +137,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
 
     return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
   } catch (err) {
+    await housekeeping?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
     await bus?.close().catch(() => {});
     await db?.end().catch(() => {});

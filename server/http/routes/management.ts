@@ -1,8 +1,11 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
+import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { build } from '../../version.ts';
+import { callerOf } from './alerts.ts';
 
 /** Liveness, readiness and build identity; issue #5 adds the rest of /management. */
 export function managementRoutes(deps: Deps): Router {
@@ -37,6 +40,15 @@ export function managementRoutes(deps: Deps): Router {
           : build.version;
     ctx.body = { build: build.name, date: build.date, release, revision: build.revision };
   });
+
+  /** GET|POST /management/housekeeping — one housekeeping run now. */
+  router.get('/management/housekeeping', housekeeping);
+  router.post('/management/housekeeping', housekeeping);
+  async function housekeeping(ctx: Context) {
+    const result = await runHousekeeping(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  }
 
   return router;
 }
