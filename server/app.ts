@@ -11,6 +11,7 @@ import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { blackoutRoutes } from './http/routes/blackouts.ts';
 import { bulkRoutes } from './http/routes/bulk.ts';
+import { configRoutes } from './http/routes/config.ts';
 import { heartbeatRoutes } from './http/routes/heartbeats.ts';
 import { managementRoutes } from './http/routes/management.ts';
 import { searchRoutes } from './http/routes/search.ts';
@@ -40,12 +41,18 @@ export function createApp(deps: Deps): Koa {
   });
   app.use(corsFrom(config.CORS_ORIGINS, config.CORS_ALLOW_HEADERS, config.CORS_SUPPORTS_CREDENTIALS));
   app.use(
-    body({ limit: config.MAX_BODY_SIZE, acceptsAnyType: (path) => path.startsWith(`${prefix}/webhooks/`) }),
+    body({
+      limit: config.MAX_BODY_SIZE,
+      // Webhooks take any content type; the switchboard is an HTML form.
+      acceptsAnyType: (path) =>
+        path.startsWith(`${prefix}/webhooks/`) || path === `${prefix}/management/switchboard`,
+    }),
   );
 
   const api = new Router(prefix ? { prefix } : {});
   for (const routes of [
     managementRoutes(deps),
+    configRoutes(deps),
     searchRoutes(deps),
     alertRoutes(deps),
     bulkRoutes(deps),

@@ -48,7 +48,9 @@ async function migrateWithRetry(url: string, schema: string, log: Log) {
 
 /** config → database (embedded without DATABASE_URL) → migrations → bus → Koa app → listen. */
 export async function boot(config: Config, log: Log, options: { metrics?: Metrics } = {}): Promise<Running> {
-  const metrics = options.metrics ?? createMetrics({ defaults: true });
+  const startedAt = Date.now();
+  const metrics =
+    options.metrics ?? createMetrics({ defaults: true, prefix: config.METRICS_PREFIX, startedAt });
   let embedded: EmbeddedPostgres | null = null;
   let db: Db | null = null;
   let bus: Bus | null = null;
@@ -91,7 +93,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       log,
       metrics,
       clock: systemClock,
-      startedAt: Date.now(),
+      startedAt,
       model,
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
     };

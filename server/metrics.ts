@@ -1,11 +1,148 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
+
+/** The established server's application metrics (api.md §11), shown by /management/status too. */
+export const APP_METRICS = {
+  total: { type: 'gauge', title: 'Total alerts', description: 'Total number of alerts in the database' },
+  rejected: { type: 'counter', title: 'Rejected alerts', description: 'Number of rejected alerts' },
+  ratelimited: {
+    type: 'counter',
+    title: 'Rate-limited alerts',
+    description: 'Number of rate-limited alerts',
+  },
+  blackout: {
+    type: 'counter',
+    title: 'Blackout alerts',
+    description: 'Number of suppressed alerts during blackout period',
+  },
+  received: {
+    type: 'timer',
+    title: 'Received alerts',
+    description: 'Total time and number of received alerts',
+  },
+  queries: { type: 'timer', title: 'Alert queries', description: 'Total time and number of alert queries' },
+  counts: { type: 'timer', title: 'Count alerts', description: 'Total time and number of count queries' },
+  status: {
+    type: 'timer',
+    title: 'Alert status change',
+    description: 'Total time and number of alerts with status changed',
+  },
+  tagged: { type: 'timer', title: 'Tagging alerts', description: 'Total time and number of tagged alerts' },
+  untagged: {
+    type: 'timer',
+    title: 'Removing tags from alerts',
+    description: 'Total time and number of untagged alerts',
+  },
+  attributes: {
+    type: 'timer',
+    title: 'Alert attributes change',
+    description: 'Total time and number of alerts with attributes changed',
+  },
+  deleted: { type: 'timer', title: 'Deleted alerts', description: 'Total time and number of deleted alerts' },
+} as const;
+export type AppMetricName = keyof typeof APP_METRICS;
+export type TimerName = {
+  [K in AppMetricName]: (typeof APP_METRICS)[K]['type'] extends 'timer' ? K : never;
+}[AppMetricName];
+export type CounterName = {
+  [K in AppMetricName]: (typeof APP_METRICS)[K]['type'] extends 'counter' ? K : never;
+}[AppMetricName];
+
+/** One item of /management/status `metrics` (api.md §11). */
+export type StatusMetric =
+  | { group: string; name: string; title: string; description: string; type: 'gauge'; value: number }
+  | { group: string; name: string; title: string; description: string; type: 'counter'; count: number }
+  | {
+      group: string;
+      name: string;
+      title: string;
+      description: string;
+      type: 'timer';
+      count: number;
+      totalTime: number;
+    };
+
+/**
+ * The application metrics under `<prefix>_alerts_*` (METRICS_PREFIX, `service` by default as the
+ * spec names them; `alerta` keeps the established server's names), plus `<prefix>_uptime_msecs`.
+ * Timers are summaries in milliseconds (`_count`, `_sum`), as the established server writes them.
+ */
+function createAppMetrics(registry: Registry, prefix: string, startedAt: number) {
+  const gauges = new Map<string, Gauge>();
+  const counters = new Map<string, Counter>();
+  const timers = new Map<string, Summary>();
+  for (const [name, def] of Object.entries(APP_METRICS)) {
+    const metric = `${prefix}_alerts_${name}`;
+    if (def.type === 'gauge')
+      gauges.set(name, new Gauge({ name: metric, help: def.description, registers: [registry] }));
+    else if (def.type === 'counter')
+      counters.set(
+        name,
+        new Counter({ name: `${metric}_total`, help: def.description, registers: [registry] }),
+      );
+    else
+      timers.set(
+        name,
+        new Summary({ name: metric, help: def.description, percentiles: [], registers: [registry] }),
+      );
+  }
+  new Counter({
+    name: `${prefix}_uptime_msecs`,
+    help: 'Time since the server started, in milliseconds',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(Date.now() - startedAt);
+    },
+  });
+  const used = new Set<string>();
+  return {
+    /** Adds one to a counter (rejected, ratelimited, blackout). */
+    count(name: CounterName): void {
+      counters.get(name)!.inc();
+      used.add(name);
+    },
+    /** Records one timed operation, in milliseconds. */
+    time(name: TimerName, ms: number): void {
+      timers.get(name)!.observe(ms);
+      used.add(name);
+    },
+    setTotal(n: number): void {
+      gauges.get('total')!.set(n);
+    },
+    /** The /management/status list: gauges always, counters and timers once used. */
+    async snapshot(): Promise<StatusMetric[]> {
+      const out: StatusMetric[] = [];
+      for (const [name, def] of Object.entries(APP_METRICS)) {
+        const base = { group: 'alerts', name, title: def.title, description: def.description };
+        if (def.type === 'gauge') {
+          const v = (await gauges.get(name)!.get()).values[0]?.value ?? 0;
+          out.push({ ...base, type: 'gauge', value: v });
+        } else if (!used.has(name)) continue;
+        else if (def.type === 'counter') {
+          out.push({
+            ...base,
+            type: 'counter',
+            count: (await counters.get(name)!.get()).values[0]?.value ?? 0,
+          });
+        } else {
+          const values = (await timers.get(name)!.get()).values;
+          const pick = (suffix: string) => values.find((v) => v.metricName?.endsWith(suffix))?.value ?? 0;
+          out.push({ ...base, type: 'timer', count: pick('_count'), totalTime: Math.round(pick('_sum')) });
+        }
+      }
+      return out;
+    },
+  };
+}
+export type AppMetrics = ReturnType<typeof createAppMetrics>;
 
 /** Each app owns its registry, so tests can run several apps in one process. */
-export function createMetrics(options: { defaults?: boolean } = {}) {
+export function createMetrics(options: { defaults?: boolean; prefix?: string; startedAt?: number } = {}) {
   const registry = new Registry();
   if (options.defaults) collectDefaultMetrics({ register: registry });
   return {
     registry,
+    app: createAppMetrics(registry, options.prefix ?? 'service', options.startedAt ?? Date.now()),
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by method and status class',

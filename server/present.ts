@@ -1,5 +1,5 @@
 import type { Alert, HistoryEntry, LiveAlert, Note } from '../shared/alerts.ts';
-import type { Heartbeat } from '../shared/heartbeats.ts';
+import { heartbeatStatus, type Heartbeat } from '../shared/heartbeats.ts';
 import type { HeartbeatRow } from './db/heartbeats.ts';
 import type { NoteRecord } from './db/notes.ts';
 import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
@@ -99,8 +99,9 @@ export function presentHeartbeat(
   { baseUrl, maxLatency, now }: HeartbeatPresentOptions,
 ): Heartbeat {
   const latency = Math.round(row.receiveTime - row.createTime); // negative when the sender's clock is ahead
-  const since = Math.max(0, Math.floor((now - row.receiveTime) / 1000));
-  const status = since > row.timeout ? 'expired' : latency > maxLatency ? 'slow' : 'ok';
+  const ageMs = now - row.receiveTime;
+  const since = Math.max(0, Math.floor(ageMs / 1000));
+  const status = heartbeatStatus({ ageMs, timeout: row.timeout, latency, maxLatency });
   return {
     id: row.id,
     href: `${baseUrl}/heartbeat/${row.id}`,

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { IsoTimeSchema } from './alerts.ts';
+import { AttributesSchema, IsoInputTimeSchema, IsoTimeSchema, TimeoutSchema } from './alerts.ts';
+
+export const HEARTBEAT_STATUSES = ['ok', 'slow', 'expired'] as const;
+export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
 
 /** A heartbeat as the API returns it. */
 export const HeartbeatSchema = z.object({
@@ -19,3 +22,45 @@ export const HeartbeatSchema = z.object({
   status: z.string(),
 });
 export type Heartbeat = z.infer<typeof HeartbeatSchema>;
+
+/**
+ * `expired` once more than `timeout` seconds have passed since receipt, else `slow` when the
+ * latency (ms) exceeds maxLatency, else `ok` (heartbeats-blackouts.md §1). The age is compared
+ * exactly, as the list filter does in SQL, not in the whole seconds `since` shows.
+ */
+export function heartbeatStatus(hb: {
+  ageMs: number;
+  timeout: number;
+  latency: number;
+  maxLatency: number;
+}): HeartbeatStatus {
+  if (hb.ageMs > hb.timeout * 1000) return 'expired';
+  return hb.latency > hb.maxLatency ? 'slow' : 'ok';
+}
+
+// Real clients send null for "not given": every field accepts null and treats it as absent.
+const optionalString = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .max(1024, `${name} must be at most 1024 characters`)
+    .nullish();
+
+/** POST /heartbeat, before server defaults (heartbeats-blackouts.md §1). Unknown fields (and `id`) are ignored. */
+export const HeartbeatInputSchema = z.object(
+  {
+    origin: optionalString('origin'),
+    tags: z
+      .array(z.string({ error: 'tags must be a list of strings' }), { error: 'tags must be a list' })
+      .nullish(),
+    attributes: AttributesSchema.nullish(),
+    type: optionalString('type'),
+    createTime: IsoInputTimeSchema.nullish(),
+    timeout: TimeoutSchema.nullish(),
+    customer: z
+      .string({ error: 'customer must be a string' })
+      .min(1, 'customer must not be an empty string')
+      .nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type HeartbeatInputBody = z.infer<typeof HeartbeatInputSchema>;

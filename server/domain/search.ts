@@ -80,7 +80,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   const now = deps.clock.now();
   const q = alertQueryOf(deps, search, true);
   const selection = await selectionFor(deps, q.where, caller);
-  const [rows, countRows] = await Promise.all([
+  const [rows, countRows, autoRefresh] = await Promise.all([
     query.listAlerts(
       deps.db,
       selection,
@@ -88,6 +88,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
       sortOrders(deps),
     ),
     query.countBySeverityAndStatus(deps.db, selection),
+    isSwitchOn(deps, 'auto-refresh-allow'),
   ]);
   const counts = countsOf(countRows);
   const pages = Math.ceil(counts.total / q.pageSize);
@@ -112,7 +113,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
     severityCounts: counts.severityCounts,
     statusCounts: counts.statusCounts,
     lastTime: iso(lastTime),
-    autoRefresh: isSwitchOn(deps, 'auto-refresh-allow'),
+    autoRefresh,
   };
 }
 
@@ -122,7 +123,7 @@ export async function countAlerts(deps: Deps, search: URLSearchParams, caller: C
   const counts = countsOf(
     await query.countBySeverityAndStatus(deps.db, await selectionFor(deps, q.where, caller)),
   );
-  return { status: 'ok', ...counts, autoRefresh: isSwitchOn(deps, 'auto-refresh-allow') };
+  return { status: 'ok', ...counts, autoRefresh: await isSwitchOn(deps, 'auto-refresh-allow') };
 }
 
 /** GET /alerts/history: history entries of every match, newest first, paged (no 416, as Alerta). */

@@ -1,6 +1,9 @@
+import { readSwitches, writeSwitch } from '../db/switches.ts';
+import type { Deps } from '../deps.ts';
+
 /**
- * Management switches (api.md §11). As in the established server their state is per process and
- * lost on restart; the switchboard page (issue #5) flips them.
+ * Management switches (api.md §11). Alerta keeps their state per process; ours is in the database,
+ * so every instance agrees and a restart keeps it. A switch never set is ON.
  */
 export const SWITCHES = {
   'auto-refresh-allow': {
@@ -14,20 +17,19 @@ export const SWITCHES = {
 } as const;
 export type SwitchName = keyof typeof SWITCHES;
 
-const states = new WeakMap<object, Map<SwitchName, boolean>>();
+export const isSwitchName = (name: string): name is SwitchName => Object.hasOwn(SWITCHES, name);
 
-function stateOf(owner: object): Map<SwitchName, boolean> {
-  let s = states.get(owner);
-  if (!s) {
-    s = new Map();
-    states.set(owner, s);
-  }
-  return s;
+/** Every switch with its state, in the order above. */
+export async function listSwitches(deps: Deps): Promise<{ name: SwitchName; isOn: boolean }[]> {
+  const stored = await readSwitches(deps.db);
+  return (Object.keys(SWITCHES) as SwitchName[]).map((name) => ({ name, isOn: stored.get(name) ?? true }));
 }
 
-/** Whether a switch is on for this process (`owner` is the app's deps); every switch starts on. */
-export const isSwitchOn = (owner: object, name: SwitchName): boolean => stateOf(owner).get(name) ?? true;
+export async function isSwitchOn(deps: Deps, name: SwitchName): Promise<boolean> {
+  return (await readSwitches(deps.db)).get(name) ?? true;
+}
 
-export function setSwitch(owner: object, name: SwitchName, on: boolean): void {
-  stateOf(owner).set(name, on);
+export async function setSwitch(deps: Deps, name: SwitchName, on: boolean): Promise<void> {
+  await writeSwitch(deps.db, name, on, deps.clock.now());
+  deps.log.info({ switch: name, on }, 'switch.changed');
 }

@@ -12,9 +12,10 @@ import {
 } from '../../../shared/alerts.ts';
 import type { Deps } from '../../deps.ts';
 import * as alerts from '../../domain/alerts.ts';
-import { badRequest } from '../../errors.ts';
+import { AppError, badRequest } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
 import { apiBase } from '../base-url.ts';
+import { timed } from '../timed.ts';
 
 const IdParamsSchema = z.object({ id: AlertIdSchema });
 const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
@@ -43,10 +44,18 @@ export function alertRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** POST /alert */
-  router.post('/alert', async (ctx) => {
+  router.post('/alert', timed(deps, 'received'), async (ctx) => {
     const input = AlertInputSchema.parse(bodyObject(ctx));
-    const outcome = await alerts.receiveAlert(deps, input, callerOf(ctx, deps));
+    let outcome;
+    try {
+      outcome = await alerts.receiveAlert(deps, input, callerOf(ctx, deps));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 403) deps.metrics.app.count('rejected');
+      if (err instanceof AppError && err.status === 429) deps.metrics.app.count('ratelimited');
+      throw err;
+    }
     if (outcome.kind === 'signal') {
+      if (outcome.status === 202) deps.metrics.app.count('blackout');
       ctx.status = outcome.status;
       ctx.body = outcome.body;
       return;
@@ -56,28 +65,28 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** GET /alert/:id */
-  router.get('/alert/:id', async (ctx) => {
+  router.get('/alert/:id', timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const alert = await alerts.getAlert(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok', total: 1, alert };
   });
 
   /** PUT /alert/:id/status */
-  router.put('/alert/:id/status', async (ctx) => {
+  router.put('/alert/:id/status', timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.setAlertStatus(deps, id, StatusChangeSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** PUT /alert/:id/action */
-  router.put('/alert/:id/action', async (ctx) => {
+  router.put('/alert/:id/action', timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.takeAlertAction(deps, id, ActionSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** PUT /alert/:id/tag */
-  router.put('/alert/:id/tag', async (ctx) => {
+  router.put('/alert/:id/tag', timed(deps, 'tagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
     await alerts.tagAlert(deps, id, tags, false, callerOf(ctx, deps));
@@ -85,7 +94,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** PUT /alert/:id/untag */
-  router.put('/alert/:id/untag', async (ctx) => {
+  router.put('/alert/:id/untag', timed(deps, 'untagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
     await alerts.tagAlert(deps, id, tags, true, callerOf(ctx, deps));
@@ -93,7 +102,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** PUT /alert/:id/attributes */
-  router.put('/alert/:id/attributes', async (ctx) => {
+  router.put('/alert/:id/attributes', timed(deps, 'attributes'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { attributes } = AttributesChangeSchema.parse(bodyObject(ctx));
     await alerts.updateAttributes(deps, id, attributes, callerOf(ctx, deps));
@@ -111,7 +120,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** GET /alert/:id/notes */
-  router.get('/alert/:id/notes', async (ctx) => {
+  router.get('/alert/:id/notes', timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = callerOf(ctx, deps);
     const notes = (await alerts.listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
@@ -138,7 +147,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** DELETE /alert/:id */
-  router.delete('/alert/:id', async (ctx) => {
+  router.delete('/alert/:id', timed(deps, 'deleted'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.deleteAlert(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };

@@ -5,6 +5,7 @@ import type { BulkType } from '../../db/bulk-tasks.ts';
 import type { Deps } from '../../deps.ts';
 import { bulkBodyOf, getTask, startBulk } from '../../domain/bulk.ts';
 import { badRequest } from '../../errors.ts';
+import { timed } from '../timed.ts';
 import { callerOf } from './alerts.ts';
 
 const TaskParamsSchema = z.object({ id: z.string().max(128) });
@@ -49,17 +50,17 @@ export function bulkRoutes(deps: Deps): Router {
   };
 
   /** PUT /_bulk/alerts/status */
-  router.put('/_bulk/alerts/status', handle('status'));
+  router.put('/_bulk/alerts/status', timed(deps, 'status'), handle('status'));
   /** PUT /_bulk/alerts/action */
-  router.put('/_bulk/alerts/action', handle('action'));
+  router.put('/_bulk/alerts/action', timed(deps, 'status'), handle('action'));
   /** PUT /_bulk/alerts/tag */
-  router.put('/_bulk/alerts/tag', handle('tag'));
+  router.put('/_bulk/alerts/tag', timed(deps, 'tagged'), handle('tag'));
   /** PUT /_bulk/alerts/untag */
-  router.put('/_bulk/alerts/untag', handle('untag'));
+  router.put('/_bulk/alerts/untag', timed(deps, 'untagged'), handle('untag'));
   /** PUT /_bulk/alerts/attributes */
-  router.put('/_bulk/alerts/attributes', handle('attributes'));
+  router.put('/_bulk/alerts/attributes', timed(deps, 'attributes'), handle('attributes'));
   /** DELETE /_bulk/alerts */
-  router.delete('/_bulk/alerts', handle('delete'));
+  router.delete('/_bulk/alerts', timed(deps, 'deleted'), handle('delete'));
 
   /** GET /_bulk/task/:id */
   router.get('/_bulk/task/:id', async (ctx) => {

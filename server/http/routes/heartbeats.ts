@@ -1,7 +1,60 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { HeartbeatInputSchema } from '../../../shared/heartbeats.ts';
 import type { Deps } from '../../deps.ts';
+import * as heartbeats from '../../domain/heartbeats.ts';
+import { badRequest } from '../../errors.ts';
+import { callerOf } from './alerts.ts';
 
-/** Heartbeats (api.md §7); filled in by issue #5. */
-export function heartbeatRoutes(_deps: Deps): Router {
-  return new Router();
+const IdParamsSchema = z.object({ id: z.string().max(128, 'id must be at most 128 characters') });
+
+/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
+function bodyObject(ctx: Context): unknown {
+  const body = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  return body;
+}
+
+/** Heartbeats (api.md §7, heartbeats-blackouts.md §1). */
+export function heartbeatRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  /** POST /heartbeat */
+  router.post('/heartbeat', async (ctx) => {
+    const input = HeartbeatInputSchema.parse(bodyObject(ctx));
+    const heartbeat = await heartbeats.submitHeartbeat(deps, input, callerOf(ctx, deps));
+    ctx.status = 201;
+    ctx.body = { status: 'ok', id: heartbeat.id, heartbeat };
+  });
+
+  /** GET /heartbeat/:id */
+  router.get('/heartbeat/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const heartbeat = await heartbeats.getHeartbeat(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok', total: 1, heartbeat };
+  });
+
+  /** GET /heartbeats */
+  router.get('/heartbeats', async (ctx) => {
+    const page = await heartbeats.listHeartbeats(
+      deps,
+      new URLSearchParams(ctx.querystring),
+      callerOf(ctx, deps),
+    );
+    // An empty page answers as Alerta does: total 0, no pages (api.md §1).
+    ctx.body = page.heartbeats.length
+      ? { status: 'ok', ...page }
+      : { status: 'ok', message: 'not found', ...page, total: 0, pages: 0, more: false };
+  });
+
+  /** DELETE /heartbeat/:id */
+  router.delete('/heartbeat/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    await heartbeats.deleteHeartbeat(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  return router;
 }

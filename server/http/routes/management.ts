@@ -2,14 +2,59 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { redactUrl } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
+import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
+import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
+import { badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
 import { callerOf } from './alerts.ts';
 
-/** Liveness, readiness and build identity; issue #5 adds the rest of /management. */
+/** How long gtg and healthcheck wait for the database before answering 503. */
+const PROBE_TIMEOUT_MS = 1500;
+
+/** Names whose values are never shown by /management/properties. */
+const SECRET_NAME =
+  /(PASSWORD|SECRET|TOKEN|CREDENTIAL|(^|_)KEY$|^KEY|API[-_]?KEY|DSN|COOKIE|AUTHORIZATION|FWD_DESTINATIONS)/i;
+const MASK = '********';
+
+/** A value safe to print: secrets by name masked, passwords in URLs removed. */
+export function safeValue(name: string, value: unknown): string {
+  if (SECRET_NAME.test(name)) return value === null || value === undefined || value === '' ? '' : MASK;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return (text ?? '').replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"',]+/gi, (url) => {
+    try {
+      return redactUrl(url);
+    } catch {
+      return url;
+    }
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Liveness, readiness, build identity, metrics, switches and housekeeping (api.md §11). */
 export function managementRoutes(deps: Deps): Router {
   const router = new Router();
+  const { config } = deps;
+
+  const databaseAnswers = () =>
+    withTimeout(deps.db.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`), PROBE_TIMEOUT_MS);
+
+  const countAlerts = async () => {
+    const n = await deps.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*) AS n FROM alerts`);
+    deps.metrics.app.setTotal(n);
+  };
 
   /** GET /_ — the application is up; never touches the database. */
   router.get('/_', (ctx) => {
@@ -17,11 +62,30 @@ export function managementRoutes(deps: Deps): Router {
     ctx.body = 'OK';
   });
 
-  /** GET /management/gtg — ready: the database answers. */
+  /** GET /management — an index of the management links. */
+  router.get('/management', (ctx) => {
+    const base = `${ctx.protocol}://${ctx.host}${config.API_PREFIX}/management`;
+    const links = [
+      'manifest',
+      'properties',
+      'switchboard',
+      'gtg',
+      'healthcheck',
+      'housekeeping',
+      'status',
+      'metrics',
+    ];
+    ctx.type = 'text/html';
+    ctx.body = `<!doctype html><title>Management</title><ul>${links
+      .map((l) => `<li><a href="${escapeHtml(`${base}/${l}`)}">${l}</a></li>`)
+      .join('')}</ul>`;
+  });
+
+  /** GET /management/gtg — ready: the database answers (503 within PROBE_TIMEOUT_MS otherwise). */
   router.get('/management/gtg', async (ctx) => {
     ctx.type = 'text/plain';
     try {
-      await deps.db.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`);
+      await databaseAnswers();
       ctx.body = 'OK';
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'gtg.database.down');
@@ -30,15 +94,125 @@ export function managementRoutes(deps: Deps): Router {
     }
   });
 
+  /** GET /management/healthcheck — 503 when the database is down or a heartbeat is older than 4× its timeout. */
+  router.get('/management/healthcheck', async (ctx) => {
+    ctx.type = 'text/plain';
+    try {
+      await databaseAnswers();
+      const stale = await withTimeout(staleHeartbeats(deps), PROBE_TIMEOUT_MS);
+      if (stale.length) {
+        ctx.status = 503;
+        ctx.body = stale.map((h) => `HEARTBEAT_STALE: ${h.origin}`).join('\n');
+        return;
+      }
+      ctx.body = 'OK';
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'healthcheck.failed');
+      ctx.status = 503;
+      ctx.body = 'HEALTH_CHECK_FAILED: Internal Error!';
+    }
+  });
+
   /** GET /management/manifest */
   router.get('/management/manifest', (ctx) => {
     const release =
-      deps.config.SERVER_VERSION === 'off'
+      config.SERVER_VERSION === 'off'
         ? ''
-        : deps.config.SERVER_VERSION === 'major'
+        : config.SERVER_VERSION === 'major'
           ? build.version.split('.')[0]
           : build.version;
     ctx.body = { build: build.name, date: build.date, release, revision: build.revision };
+  });
+
+  /** GET /management/properties — request, process and settings as `name: value` lines, secrets masked. */
+  router.get('/management/properties', (ctx) => {
+    const lines: string[] = [];
+    lines.push(`REQUEST_METHOD: ${ctx.method}`, `PATH_INFO: ${ctx.path}`, `REMOTE_ADDR: ${ctx.ip}`);
+    for (const [name, value] of Object.entries(ctx.headers)) {
+      lines.push(`HTTP_${name.toUpperCase().replace(/-/g, '_')}: ${safeValue(name, value)}`);
+    }
+    for (const name of Object.keys(process.env).sort())
+      lines.push(`${name}: ${safeValue(name, process.env[name])}`);
+    lines.push(
+      `version: ${build.version}`,
+      `node: ${process.version}`,
+      `pid: ${process.pid}`,
+      `uptime: ${Date.now() - deps.startedAt}`,
+    );
+    for (const name of Object.keys(config)
+      .filter((k) => /^[A-Z]/.test(k))
+      .sort()) {
+      lines.push(`${name}: ${safeValue(name, (config as unknown as Record<string, unknown>)[name])}`);
+    }
+    ctx.type = 'text/plain';
+    ctx.body = `${lines.join('\n')}\n`;
+  });
+
+  /** GET /management/status — application metrics and switches as JSON (api.md §11). */
+  router.get('/management/status', async (ctx) => {
+    await countAlerts();
+    const switches = await listSwitches(deps);
+    const now = Date.now();
+    ctx.body = {
+      application: 'alerta',
+      version: build.version,
+      time: now,
+      uptime: now - deps.startedAt,
+      metrics: [
+        ...(await deps.metrics.app.snapshot()),
+        ...switches.map((s) => ({
+          group: 'switch',
+          name: s.name,
+          type: 'text',
+          title: SWITCHES[s.name].title,
+          description: SWITCHES[s.name].description,
+          value: s.isOn ? 'ON' : 'OFF',
+        })),
+      ],
+    };
+  });
+
+  /** GET /management/metrics — Prometheus text. */
+  router.get('/management/metrics', async (ctx) => {
+    await countAlerts();
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+
+  async function switchboardPage(ctx: Context, only: string | null) {
+    const switches = (await listSwitches(deps)).filter((s) => only === null || s.name === only);
+    if (only !== null && switches.length === 0) throw badRequest(`unknown switch '${only}'`);
+    const rows = switches
+      .map((s) => {
+        const option = (v: string) =>
+          `<option value="${v}"${(s.isOn ? 'ON' : 'OFF') === v ? ' selected' : ''}>${v}</option>`;
+        return `<tr><td>${escapeHtml(SWITCHES[s.name].title)}</td><td>${escapeHtml(SWITCHES[s.name].description)}</td>
+<td><select name="${s.name}">${option('ON')}${option('OFF')}</select></td></tr>`;
+      })
+      .join('\n');
+    ctx.type = 'text/html';
+    ctx.body = `<!doctype html><html><head><title>Switchboard</title></head><body><h1>Switchboard</h1>
+<form method="post"><table>${rows}</table><button type="submit">Update</button></form></body></html>`;
+  }
+
+  /** GET /management/switchboard — the switches as an HTML form (`?switch=<name>` for one). */
+  router.get('/management/switchboard', async (ctx) => {
+    await switchboardPage(ctx, typeof ctx.query.switch === 'string' ? ctx.query.switch : null);
+  });
+
+  /** POST /management/switchboard — form-encoded `<switch name>=ON|OFF`; answers with the page. */
+  router.post('/management/switchboard', async (ctx) => {
+    const form = new URLSearchParams(ctx.request.rawBody ?? '');
+    const changes: [SwitchName, boolean][] = [];
+    for (const [name, value] of form) {
+      if (!isSwitchName(name))
+        throw badRequest(`unknown switch '${name}'`, [`switches: ${Object.keys(SWITCHES).join(', ')}`]);
+      const state = value.toUpperCase();
+      if (state !== 'ON' && state !== 'OFF') throw badRequest(`switch '${name}' must be ON or OFF`);
+      changes.push([name, state === 'ON']);
+    }
+    for (const [name, on] of changes) await setSwitch(deps, name, on);
+    await switchboardPage(ctx, null);
   });
 
   /** GET|POST /management/housekeeping — one housekeeping run now. */

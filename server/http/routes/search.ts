@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Deps } from '../../deps.ts';
 import * as search from '../../domain/search.ts';
 import { notFound } from '../../errors.ts';
+import { timed } from '../timed.ts';
 import { callerOf } from './alerts.ts';
 
 const TOP_VARIANTS = new Set(['count', 'flapping', 'standing']);
@@ -20,17 +21,17 @@ export function searchRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** GET /alerts */
-  router.get('/alerts', async (ctx) => {
+  router.get('/alerts', timed(deps, 'queries'), async (ctx) => {
     ctx.body = await search.listAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
   });
 
   /** GET /alerts/count */
-  router.get('/alerts/count', async (ctx) => {
+  router.get('/alerts/count', timed(deps, 'counts'), async (ctx) => {
     ctx.body = await search.countAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
   });
 
   /** GET /alerts/history */
-  router.get('/alerts/history', async (ctx) => {
+  router.get('/alerts/history', timed(deps, 'queries'), async (ctx) => {
     ctx.body = listBody('history', await search.alertHistory(deps, paramsOf(ctx), callerOf(ctx, deps)));
   });
 
@@ -39,7 +40,7 @@ export function searchRoutes(deps: Deps): Router {
     ['/alerts/top10/:variant', 10],
     ['/alerts/topn/:variant', null],
   ] as const) {
-    router.get(path, async (ctx) => {
+    router.get(path, timed(deps, 'counts'), async (ctx) => {
       const variant = ctx.params.variant ?? '';
       if (!TOP_VARIANTS.has(variant)) throw notFound();
       const top = await search.topAlerts(
@@ -54,24 +55,24 @@ export function searchRoutes(deps: Deps): Router {
   }
 
   /** GET /environments (also /alerts/environments) */
-  router.get(['/environments', '/alerts/environments'], async (ctx) => {
+  router.get(['/environments', '/alerts/environments'], timed(deps, 'queries'), async (ctx) => {
     const { items, total, ...paging } = await search.environments(deps, paramsOf(ctx), callerOf(ctx, deps));
     ctx.body = { ...listBody('environments', items, paging), total };
   });
 
   /** GET /services (also /alerts/services) */
-  router.get(['/services', '/alerts/services'], async (ctx) => {
+  router.get(['/services', '/alerts/services'], timed(deps, 'queries'), async (ctx) => {
     const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), callerOf(ctx, deps));
     ctx.body = { ...listBody('services', items, paging), total };
   });
 
   /** GET /alerts/groups */
-  router.get('/alerts/groups', async (ctx) => {
+  router.get('/alerts/groups', timed(deps, 'queries'), async (ctx) => {
     ctx.body = listBody('groups', await search.groups(deps, paramsOf(ctx), callerOf(ctx, deps)));
   });
 
   /** GET /tags (also /alerts/tags, which the web UI and the CLI call) */
-  router.get(['/tags', '/alerts/tags'], async (ctx) => {
+  router.get(['/tags', '/alerts/tags'], timed(deps, 'queries'), async (ctx) => {
     ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), callerOf(ctx, deps)));
   });
 
