@@ -3,3 +3,4 @@ export * from './errors.ts';
 export * from './events.ts';
 export * from './heartbeats.ts';
 export * from './queries.ts';
+export * from './blackouts.ts';

@@ -1,11 +1,347 @@
+import { randomUUID } from 'node:crypto';
+import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
+import * as blackoutsDb from '../db/blackouts.ts';
+import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
 import type { Deps } from '../deps.ts';
+import { badRequest, notFound } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
+import type { Caller } from './alerts.ts';
+import { and, not, parseScalar, type Cond } from './query/conditions.ts';
+import type { FieldRef } from './query/fields.ts';
+import { assertPageInRange, booleanParam, pagingOf, paramsOf } from './query/params.ts';
 
 export interface ActiveBlackout {
   id: string;
+  priority?: number;
 }
 
-/** The blackout in force now that matches this alert, if any. Issue #5 adds blackouts; until then none. */
-export async function findActiveBlackout(_deps: Deps, _alert: AlertDraft): Promise<ActiveBlackout | null> {
+const MAX_INT32 = 2 ** 31 - 1;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The fields that decide a blackout's priority. */
+export type PriorityFields = Pick<
+  BlackoutRow,
+  'resource' | 'event' | 'service' | 'group' | 'tags' | 'origin'
+>;
+
+/**
+ * Informational priority from which fields are set (heartbeats-blackouts.md §2): 1 for environment
+ * only (Alerta 9.x says 0, a regression), then the first rule that applies, origin overriding all.
+ */
+export function priorityOf(b: PriorityFields): number {
+  let priority = 1;
+  if (b.resource && !b.event) priority = 2;
+  else if (b.service.length) priority = 3;
+  else if (b.event && !b.resource) priority = 4;
+  else if (b.group) priority = 5;
+  else if (b.resource && b.event) priority = 6;
+  else if (b.tags.length) priority = 7;
+  if (b.origin) priority = 8;
+  return priority;
+}
+
+/** pending before startTime, active until endTime, expired from then on. */
+export function statusOf(b: Pick<BlackoutRow, 'startTime' | 'endTime'>, now: number): BlackoutStatusName {
+  if (now < b.startTime) return 'pending';
+  if (now < b.endTime) return 'active';
+  return 'expired';
+}
+
+/** Seconds left, counted from the start when it is still ahead; rounded up so it is 0 exactly when expired. */
+export function remainingOf(b: Pick<BlackoutRow, 'startTime' | 'endTime'>, now: number): number {
+  return Math.max(0, Math.ceil((b.endTime - Math.max(b.startTime, now)) / 1000));
+}
+
+/** The API's blackout, with status and remaining evaluated at `now`. */
+export function presentBlackout(row: BlackoutRow, baseUrl: string, now: number): Blackout {
+  return {
+    id: row.id,
+    href: `${baseUrl}/blackout/${row.id}`,
+    priority: row.priority,
+    environment: row.environment,
+    service: row.service,
+    resource: row.resource,
+    event: row.event,
+    group: row.group,
+    tags: row.tags,
+    origin: row.origin,
+    customer: row.customer,
+    startTime: iso(row.startTime),
+    endTime: iso(row.endTime),
+    duration: row.duration ?? Math.floor((row.endTime - row.startTime) / 1000),
+    status: statusOf(row, now),
+    remaining: remainingOf(row, now),
+    user: row.user,
+    createTime: iso(row.createTime),
+    text: row.text,
+  };
+}
+
+/**
+ * Whether a blackout covers an alert (heartbeats-blackouts.md §2): in force at the alert's createTime
+ * and every field it sets matches. The database runs the same rule in `findActiveMatch`; this is its
+ * plain statement, for tests and readers.
+ */
+export function matchesBlackout(
+  b: BlackoutRow,
+  alert: Pick<
+    AlertDraft,
+    'environment' | 'resource' | 'event' | 'group' | 'service' | 'tags' | 'origin' | 'customer' | 'createTime'
+  >,
+  customerViews: boolean,
+): boolean {
+  return (
+    b.startTime <= alert.createTime &&
+    alert.createTime < b.endTime &&
+    b.environment === alert.environment &&
+    (b.resource === null || b.resource === alert.resource) &&
+    (b.event === null || b.event === alert.event) &&
+    (b.group === null || b.group === alert.group) &&
+    (b.origin === null || b.origin === alert.origin) &&
+    b.service.every((s) => alert.service.includes(s)) &&
+    b.tags.every((t) => alert.tags.includes(t)) &&
+    (!customerViews || b.customer === null || b.customer === alert.customer)
+  );
+}
+
+/** The blackout in force at the alert's createTime that matches it, if any (used by the blackout plugin). */
+export async function findActiveBlackout(deps: Deps, alert: AlertDraft): Promise<ActiveBlackout | null> {
+  return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
+}
+
+/** The customer a write stores (alert-lifecycle.md §3); `customers` null = unrestricted caller. */
+export function assignCustomer(
+  wanted: string | null | undefined,
+  customers: readonly string[] | null,
+): string | null {
+  if (customers === null) return wanted ?? null;
+  if (wanted != null) {
+    if (customers.includes(wanted)) return wanted;
+    throw badRequest(`not allowed to set customer to '${wanted}'`);
+  }
+  if (customers.length === 1) return customers[0]!;
+  if (customers.length > 1) throw badRequest('must define customer as more than one possibility');
   return null;
+}
+
+/** Whole seconds from start to end; 400 when end is before start or the span does not fit. */
+function durationOf(startTime: number, endTime: number): number {
+  if (endTime < startTime) {
+    throw badRequest('endTime must not be before startTime', [
+      `startTime: ${iso(startTime)}`,
+      `endTime: ${iso(endTime)}`,
+    ]);
+  }
+  const duration = Math.floor((endTime - startTime) / 1000);
+  if (duration > MAX_INT32) throw badRequest(`duration must be at most ${MAX_INT32} seconds`);
+  return duration;
+}
+
+/** Anonymous callers (auth off) may name the user; a logged-in caller is always the user. */
+const userOf = (wanted: string | null | undefined, caller: Caller) => caller.user ?? wanted ?? null;
+
+/** POST /blackout: defaults (start now, end from duration or BLACKOUT_DURATION), priority, customer. */
+export async function createBlackout(deps: Deps, input: BlackoutInput, caller: Caller): Promise<Blackout> {
+  const now = deps.clock.now();
+  const startTime = input.startTime ?? now;
+  const endTime = input.endTime ?? startTime + (input.duration ?? deps.config.BLACKOUT_DURATION) * 1000;
+  const fields = {
+    environment: input.environment,
+    service: input.service ?? [],
+    resource: input.resource ?? null,
+    event: input.event ?? null,
+    group: input.group ?? null,
+    tags: [...new Set(input.tags ?? [])],
+    origin: input.origin ?? null,
+  };
+  const row = await blackoutsDb.insertBlackout(deps.db, randomUUID(), {
+    ...fields,
+    priority: priorityOf(fields),
+    customer: assignCustomer(input.customer, caller.customers),
+    startTime,
+    endTime,
+    duration: durationOf(startTime, endTime),
+    user: userOf(input.user, caller),
+    createTime: now,
+    text: input.text ?? '',
+  });
+  return presentBlackout(row, caller.baseUrl, now);
+}
+
+/** GET /blackout/:id (a prefix of the id is enough). */
+export async function getBlackout(deps: Deps, id: string, caller: Caller): Promise<Blackout> {
+  const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
+  if (!row) throw notFound();
+  return presentBlackout(row, caller.baseUrl, deps.clock.now());
+}
+
+/**
+ * PUT /blackout/:id (heartbeats-blackouts.md §2): a key absent from the body leaves the field alone;
+ * null clears it, except environment, startTime and endTime (kept) and service/tags (emptied).
+ * A new duration without endTime moves endTime; duration and priority are recomputed.
+ */
+export async function updateBlackout(
+  deps: Deps,
+  id: string,
+  change: BlackoutUpdate,
+  caller: Caller,
+): Promise<Blackout> {
+  const now = deps.clock.now();
+  const row = await deps.db.transaction(async (tx) => {
+    const current = await blackoutsDb.findBlackout(tx, id, caller.customers, { forUpdate: true });
+    if (!current) throw notFound();
+    const pick = <K extends 'resource' | 'event' | 'group' | 'origin'>(k: K) =>
+      change[k] === undefined ? current[k] : change[k];
+    const startTime = change.startTime ?? current.startTime;
+    const endTime =
+      change.endTime ?? (change.duration != null ? startTime + change.duration * 1000 : current.endTime);
+    const fields = {
+      environment: change.environment ?? current.environment,
+      service: change.service === undefined ? current.service : (change.service ?? []),
+      resource: pick('resource'),
+      event: pick('event'),
+      group: pick('group'),
+      tags: change.tags === undefined ? current.tags : [...new Set(change.tags ?? [])],
+      origin: pick('origin'),
+    };
+    let customer = current.customer;
+    if (change.customer !== undefined) {
+      // A restricted caller cannot move a blackout out of its customers, so null keeps it there.
+      customer =
+        change.customer === null && caller.customers !== null
+          ? current.customer
+          : assignCustomer(change.customer, caller.customers);
+    }
+    const write: BlackoutWrite = {
+      ...fields,
+      priority: priorityOf(fields),
+      customer,
+      startTime,
+      endTime,
+      duration: durationOf(startTime, endTime),
+      user: change.user === undefined && caller.user === null ? current.user : userOf(change.user, caller),
+      createTime: current.createTime,
+      text: change.text === undefined ? current.text : (change.text ?? ''),
+    };
+    return blackoutsDb.updateBlackout(tx, current.id, write);
+  });
+  return presentBlackout(row, caller.baseUrl, now);
+}
+
+/** DELETE /blackout/:id */
+export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Promise<void> {
+  const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
+  if (!row || !(await blackoutsDb.deleteBlackout(deps.db, row.id, caller.customers))) throw notFound();
+}
+
+// ---- GET /blackouts -----------------------------------------------------------------------
+
+/** Parameters that are never field filters. */
+const RESERVED = new Set([
+  '_',
+  'callback',
+  'token',
+  'api-key',
+  'sort-by',
+  'page',
+  'page-size',
+  'limit',
+  'reverse',
+]);
+const STATUSES = new Set<string>(['pending', 'active', 'expired']);
+
+const fieldsByName = new Map(blackoutsDb.BLACKOUT_FIELDS.map((f) => [f.name, f]));
+fieldsByName.set('tag', fieldsByName.get('tags')!);
+const FILTER_NAMES = [...blackoutsDb.BLACKOUT_FIELDS.map((f) => f.name), 'tag', 'status'];
+const SORT_NAMES = [...blackoutsDb.BLACKOUT_FIELDS.map((f) => f.name), 'remaining'];
+
+/** One `name=value…` filter as docs/queries.md describes them for alerts. */
+function filterOf(name: string, values: string[]): Cond {
+  const negated = name.endsWith('!');
+  const fieldName = negated ? name.slice(0, -1) : name;
+  const field = fieldsByName.get(fieldName);
+  if (!field || field.name === 'id') {
+    throw badRequest(`Invalid filter parameter: ${name}`, [
+      `filters: ${FILTER_NAMES.join(', ')} (add ! to negate)`,
+    ]);
+  }
+  const ref: FieldRef = { field };
+  let cond: Cond;
+  if (values.some((v) => v.startsWith('~'))) {
+    if (field.type !== 'text' && field.type !== 'list') {
+      throw badRequest(`Invalid filter parameter: ${name} cannot be matched with ~`);
+    }
+    const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
+    cond =
+      texts.length === 1
+        ? { kind: 'like', ref, value: texts[0]! }
+        : { kind: 'match', ref, pattern: texts.join('|') };
+  } else {
+    cond = { kind: 'in', ref, values: values.map((v) => parseScalar(ref, v, fieldName)) };
+  }
+  return negated ? not(cond) : cond;
+}
+
+function sortKeyOf(raw: string): BlackoutSortKey {
+  const inverted = raw.startsWith('-');
+  const name = inverted ? raw.slice(1) : raw;
+  if (name === 'remaining') return { column: 'remaining', descending: inverted };
+  const field = name === 'tag' ? undefined : fieldsByName.get(name);
+  if (!field) {
+    throw badRequest(`Sorting by '${name}' field not supported.`, [
+      `sort-by: ${SORT_NAMES.join(', ')} (prefix - to invert)`,
+    ]);
+  }
+  const natural = field.descending === true;
+  return { column: field.column, descending: inverted ? !natural : natural };
+}
+
+/** GET /blackouts: filters, `status=`, sort-by, reverse and paging; expired blackouts included. */
+export async function listBlackouts(
+  deps: Deps,
+  search: URLSearchParams,
+  caller: Caller,
+): Promise<BlackoutList> {
+  const now = deps.clock.now();
+  const params = paramsOf(search);
+  const conditions: Cond[] = [];
+  const idPrefixes: string[] = [];
+  const statuses: BlackoutStatusName[] = [];
+  for (const [name, values] of params) {
+    if (RESERVED.has(name)) continue;
+    if (name === 'id') idPrefixes.push(...values);
+    else if (name === 'status') {
+      for (const v of values) {
+        if (!STATUSES.has(v))
+          throw badRequest(`Invalid value for status: '${v}'`, ['status: pending, active, expired']);
+        statuses.push(v as BlackoutStatusName);
+      }
+    } else conditions.push(filterOf(name, values));
+  }
+  const reverse = booleanParam(params, 'reverse', false);
+  const sort = (params.get('sort-by') ?? []).filter((s) => s !== '').map(sortKeyOf);
+  if (sort.length === 0) sort.push({ column: 'start_time', descending: true });
+  const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
+  const selection = { where: and(conditions), idPrefixes, statuses, now, customers: caller.customers };
+  const [rows, total] = await Promise.all([
+    blackoutsDb.listBlackouts(deps.db, selection, {
+      sort: reverse ? sort.map((k) => ({ ...k, descending: !k.descending })) : sort,
+      limit: pageSize,
+      offset: (page - 1) * pageSize,
+    }),
+    blackoutsDb.countBlackouts(deps.db, selection),
+  ]);
+  const pages = Math.ceil(total / pageSize);
+  assertPageInRange(page, pages, total);
+  const blackouts = rows.map((r) => presentBlackout(r, caller.baseUrl, now));
+  return {
+    status: 'ok',
+    ...(blackouts.length === 0 ? { message: 'not found' } : {}),
+    blackouts,
+    total,
+    page,
+    pageSize,
+    pages,
+    more: page < pages,
+  };
 }

@@ -1,7 +1,64 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { BlackoutIdSchema, BlackoutInputSchema, BlackoutUpdateSchema } from '../../../shared/blackouts.ts';
 import type { Deps } from '../../deps.ts';
+import * as blackouts from '../../domain/blackouts.ts';
+import { badRequest } from '../../errors.ts';
+import { callerOf } from './alerts.ts';
 
-/** Blackout periods (api.md §6); filled in by issue #5. */
-export function blackoutRoutes(_deps: Deps): Router {
-  return new Router();
+const IdParamsSchema = z.object({ id: BlackoutIdSchema });
+
+/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
+function bodyObject(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** Blackout periods (api.md §6, heartbeats-blackouts.md §2). */
+export function blackoutRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  /** POST /blackout */
+  router.post('/blackout', async (ctx) => {
+    const input = BlackoutInputSchema.parse(bodyObject(ctx));
+    const caller = callerOf(ctx, deps);
+    const blackout = await blackouts.createBlackout(deps, input, caller);
+    ctx.status = 201;
+    ctx.set('Location', blackout.href);
+    ctx.body = { status: 'ok', id: blackout.id, blackout };
+  });
+
+  /** GET /blackouts */
+  router.get('/blackouts', async (ctx) => {
+    ctx.body = await blackouts.listBlackouts(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
+  });
+
+  /** GET /blackout/:id */
+  router.get('/blackout/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const blackout = await blackouts.getBlackout(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok', total: 1, blackout };
+  });
+
+  /** PUT /blackout/:id */
+  router.put('/blackout/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    const body = bodyObject(ctx);
+    if (Object.keys(body).length === 0) throw badRequest('nothing to change');
+    const change = BlackoutUpdateSchema.parse(body);
+    const blackout = await blackouts.updateBlackout(deps, id, change, callerOf(ctx, deps));
+    ctx.body = { status: 'ok', blackout };
+  });
+
+  /** DELETE /blackout/:id */
+  router.delete('/blackout/:id', async (ctx) => {
+    const { id } = IdParamsSchema.parse(ctx.params);
+    await blackouts.deleteBlackout(deps, id, callerOf(ctx, deps));
+    ctx.body = { status: 'ok' };
+  });
+
+  return router;
 }

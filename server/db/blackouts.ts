@@ -1,0 +1,226 @@
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
+import type { AlertDraft } from '../domain/alert-types.ts';
+import type { Cond } from '../domain/query/conditions.ts';
+import type { Field } from '../domain/query/fields.ts';
+import { conditionSql } from './alert-query.ts';
+
+/** A stored blackout; times in epoch milliseconds. */
+export const BlackoutRowSchema = z.object({
+  id: z.string(),
+  priority: z.number().int(),
+  environment: z.string(),
+  service: z.array(z.string()),
+  resource: z.string().nullable(),
+  event: z.string().nullable(),
+  group: z.string().nullable(),
+  origin: z.string().nullable(),
+  tags: z.array(z.string()),
+  customer: z.string().nullable(),
+  startTime: z.number(),
+  endTime: z.number(),
+  duration: z.number().int().nullable(),
+  user: z.string().nullable(),
+  createTime: z.number(),
+  text: z.string(),
+});
+export type BlackoutRow = z.infer<typeof BlackoutRowSchema>;
+
+// The table is read as `a` so the alert query translator (conditionSql) works on it unchanged.
+const columns = sql.fragment`
+  a.id::text AS id, a.priority, a.environment, a.service, a.resource, a.event, a."group", a.origin, a.tags,
+  a.customer, a.start_time AS "startTime", a.end_time AS "endTime", a.duration, a."user",
+  a.create_time AS "createTime", a.text`;
+
+const ts = (ms: number) => sql.timestamp(new Date(ms));
+const texts = (values: readonly string[]) => sql.array(values, 'text');
+const scopeOf = (customers: readonly string[] | null) =>
+  customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The fields a blackout list may filter and sort on (api.md §6), in the shape the query translator knows. */
+export const BLACKOUT_FIELDS: readonly Field[] = [
+  { name: 'id', column: 'id', type: 'text' },
+  { name: 'priority', column: 'priority', type: 'int' },
+  { name: 'environment', column: 'environment', type: 'text' },
+  { name: 'service', column: 'service', type: 'list' },
+  { name: 'resource', column: 'resource', type: 'text' },
+  { name: 'event', column: 'event', type: 'text' },
+  { name: 'group', column: 'group', type: 'text' },
+  { name: 'tags', column: 'tags', type: 'list' },
+  { name: 'origin', column: 'origin', type: 'text' },
+  { name: 'customer', column: 'customer', type: 'text' },
+  { name: 'startTime', column: 'start_time', type: 'time', descending: true },
+  { name: 'endTime', column: 'end_time', type: 'time', descending: true },
+  { name: 'duration', column: 'duration', type: 'int' },
+  { name: 'user', column: 'user', type: 'text' },
+  { name: 'createTime', column: 'create_time', type: 'time', descending: true },
+  { name: 'text', column: 'text', type: 'text' },
+];
+
+export type BlackoutStatusName = 'pending' | 'active' | 'expired';
+
+/** A sort key: a field of BLACKOUT_FIELDS by column, or the computed `remaining`. */
+export interface BlackoutSortKey {
+  column: string;
+  descending: boolean;
+}
+
+export interface BlackoutSelection {
+  where: Cond;
+  /** `id=` filters: the id starts with any of these (case-insensitive). */
+  idPrefixes: readonly string[];
+  /** `status=` filters, evaluated at `now`; empty = any. */
+  statuses: readonly BlackoutStatusName[];
+  now: number;
+  customers: readonly string[] | null;
+}
+
+const remainingSql = (now: number) =>
+  sql.fragment`GREATEST(0, EXTRACT(EPOCH FROM (a.end_time - GREATEST(a.start_time, ${ts(now)}))))`;
+
+function statusSql(status: BlackoutStatusName, now: number): FragmentSqlToken {
+  switch (status) {
+    case 'pending':
+      return sql.fragment`a.start_time > ${ts(now)}`;
+    case 'active':
+      return sql.fragment`(a.start_time <= ${ts(now)} AND a.end_time > ${ts(now)})`;
+    case 'expired':
+      return sql.fragment`a.end_time <= ${ts(now)}`;
+  }
+}
+
+function whereOf(s: BlackoutSelection): FragmentSqlToken {
+  const parts: FragmentSqlToken[] = [conditionSql(s.where)];
+  if (s.idPrefixes.length) {
+    parts.push(
+      sql.fragment`(${sql.join(
+        s.idPrefixes.map((p) => sql.fragment`a.id::text LIKE ${`${likeEscape(p.toLowerCase())}%`}`),
+        sql.fragment` OR `,
+      )})`,
+    );
+  }
+  if (s.statuses.length) {
+    parts.push(
+      sql.fragment`(${sql.join(
+        s.statuses.map((st) => statusSql(st, s.now)),
+        sql.fragment` OR `,
+      )})`,
+    );
+  }
+  if (s.customers) parts.push(sql.fragment`a.customer = ANY(${texts(s.customers)})`);
+  return sql.fragment`${sql.join(parts, sql.fragment` AND `)}`;
+}
+
+/** Everything a write stores; the domain computes priority and duration. */
+export type BlackoutWrite = Omit<BlackoutRow, 'id'>;
+
+const values = (b: BlackoutWrite) => sql.fragment`
+  ${b.priority}, ${b.environment}, ${texts(b.service)}, ${b.resource}, ${b.event}, ${b.group}, ${b.origin},
+  ${texts(b.tags)}, ${b.customer}, ${ts(b.startTime)}, ${ts(b.endTime)}, ${b.duration}, ${b.user},
+  ${ts(b.createTime)}, ${b.text}`;
+
+export function insertBlackout(db: CommonQueryMethods, id: string, b: BlackoutWrite): Promise<BlackoutRow> {
+  return db.one(sql.type(BlackoutRowSchema)`
+    INSERT INTO blackouts AS a (id, priority, environment, service, resource, event, "group", origin, tags,
+      customer, start_time, end_time, duration, "user", create_time, text)
+    VALUES (${id}, ${values(b)})
+    RETURNING ${columns}`);
+}
+
+/** One blackout by id or by a case-insensitive prefix of it (newest first), within the caller's customers. */
+export async function findBlackout(
+  db: CommonQueryMethods,
+  id: string,
+  customers: readonly string[] | null,
+  options: { forUpdate?: boolean } = {},
+): Promise<BlackoutRow | null> {
+  const lock = options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``;
+  if (UUID.test(id)) {
+    return db.maybeOne(sql.type(BlackoutRowSchema)`
+      SELECT ${columns} FROM blackouts a WHERE a.id = ${id}::uuid ${scopeOf(customers)} ${lock}`);
+  }
+  const prefix = `${likeEscape(id.toLowerCase())}%`;
+  return db.maybeOne(sql.type(BlackoutRowSchema)`
+    SELECT ${columns} FROM blackouts a WHERE a.id::text LIKE ${prefix} ${scopeOf(customers)}
+    ORDER BY a.create_time DESC, a.id LIMIT 1 ${lock}`);
+}
+
+/** One page of blackouts in the given order, ties broken by id so pages never overlap. */
+export function listBlackouts(
+  db: CommonQueryMethods,
+  selection: BlackoutSelection,
+  page: { sort: readonly BlackoutSortKey[]; limit: number; offset: number },
+): Promise<readonly BlackoutRow[]> {
+  const order = [
+    ...page.sort.map((k) => {
+      const expr =
+        k.column === 'remaining'
+          ? remainingSql(selection.now)
+          : sql.fragment`${sql.identifier(['a', k.column])}`;
+      return k.descending ? sql.fragment`${expr} DESC NULLS LAST` : sql.fragment`${expr} ASC NULLS FIRST`;
+    }),
+    sql.fragment`a.id`,
+  ];
+  return db.any(sql.type(BlackoutRowSchema)`/* ad hoc */
+    SELECT ${columns} FROM blackouts a WHERE ${whereOf(selection)}
+    ORDER BY ${sql.join(order, sql.fragment`, `)}
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
+}
+
+/** How many blackouts the selection holds. */
+export async function countBlackouts(db: CommonQueryMethods, selection: BlackoutSelection): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`/* ad hoc */
+    SELECT count(*) AS n FROM blackouts a WHERE ${whereOf(selection)}`);
+}
+
+export function updateBlackout(db: CommonQueryMethods, id: string, b: BlackoutWrite): Promise<BlackoutRow> {
+  return db.one(sql.type(BlackoutRowSchema)`
+    UPDATE blackouts AS a SET (priority, environment, service, resource, event, "group", origin, tags, customer,
+      start_time, end_time, duration, "user", create_time, text) = (${values(b)})
+    WHERE a.id = ${id}::uuid
+    RETURNING ${columns}`);
+}
+
+/** Deletes one blackout by its full id; false when there was none in the caller's customers. */
+export async function deleteBlackout(
+  db: CommonQueryMethods,
+  id: string,
+  customers: readonly string[] | null,
+): Promise<boolean> {
+  const deleted = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM blackouts a WHERE a.id = ${id}::uuid ${scopeOf(customers)} RETURNING a.id::text AS id`);
+  return deleted.length > 0;
+}
+
+const MatchSchema = z.object({ id: z.string(), priority: z.number().int() });
+
+/**
+ * The first blackout in force at the alert's createTime that matches it (heartbeats-blackouts.md §2):
+ * one statement on every receipt, led by the (environment, end_time, start_time) index. A field left
+ * unset on the blackout matches anything; service and tags must be subsets of the alert's.
+ */
+export function findActiveMatch(
+  db: CommonQueryMethods,
+  alert: Pick<
+    AlertDraft,
+    'environment' | 'resource' | 'event' | 'group' | 'service' | 'tags' | 'origin' | 'customer' | 'createTime'
+  >,
+  customerViews: boolean,
+): Promise<z.infer<typeof MatchSchema> | null> {
+  const at = ts(alert.createTime);
+  return db.maybeOne(sql.type(MatchSchema)`
+    SELECT a.id::text AS id, a.priority FROM blackouts a
+    WHERE a.environment = ${alert.environment}
+      AND a.end_time > ${at} AND a.start_time <= ${at}
+      AND (a.resource IS NULL OR a.resource = ${alert.resource})
+      AND (a.event IS NULL OR a.event = ${alert.event})
+      AND (a."group" IS NULL OR a."group" = ${alert.group})
+      AND (a.origin IS NULL OR a.origin = ${alert.origin})
+      AND a.service <@ ${texts(alert.service)}
+      AND a.tags <@ ${texts(alert.tags)}
+      AND (NOT ${customerViews}::boolean OR a.customer IS NULL OR a.customer = ${alert.customer}::text)
+    LIMIT 1`);
+}

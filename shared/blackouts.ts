@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { IsoInputTimeSchema, IsoTimeSchema } from './alerts.ts';
+
+// Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
+
+const MAX_INT32 = 2 ** 31 - 1;
+const noNul = (s: string) => !s.includes('\0');
+
+/** A string field; `""` is refused the way the established server words it (heartbeats-blackouts.md §2). */
+const nonEmpty = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .min(1, `${name} can not be an empty string`)
+    .refine(noNul, `${name} must not contain NUL characters`);
+
+const stringList = (name: string) =>
+  z.array(
+    z
+      .string({ error: `${name} must be a list of strings` })
+      .refine(noNul, `${name} must not contain NUL characters`),
+    { error: `${name} must be a list` },
+  );
+
+/** Every field a blackout body may carry; presence matters on PUT (absent = unchanged, null = cleared). */
+const fields = {
+  environment: nonEmpty('environment').nullish(),
+  service: stringList('service').nullish(),
+  resource: nonEmpty('resource').nullish(),
+  event: nonEmpty('event').nullish(),
+  group: nonEmpty('group').nullish(),
+  tags: stringList('tags').nullish(),
+  origin: nonEmpty('origin').nullish(),
+  customer: z
+    .string({ error: 'customer must be a string' })
+    .min(1, 'customer must not be an empty string')
+    .refine(noNul, 'customer must not contain NUL characters')
+    .nullish(),
+  startTime: IsoInputTimeSchema.nullish(),
+  endTime: IsoInputTimeSchema.nullish(),
+  duration: z
+    .number({ error: 'duration must be an integer' })
+    .int('duration must be an integer')
+    .min(0, 'duration must not be negative')
+    .max(MAX_INT32, `duration must be at most ${MAX_INT32}`)
+    .nullish(),
+  text: z
+    .string({ error: 'text must be a string' })
+    .refine(noNul, 'text must not contain NUL characters')
+    .nullish(),
+  user: z
+    .string({ error: 'user must be a string' })
+    .refine(noNul, 'user must not contain NUL characters')
+    .nullish(),
+};
+
+/** PUT /blackout/:id: any subset of the fields. */
+export const BlackoutUpdateSchema = z.object(fields, { error: 'expected a JSON object' });
+export type BlackoutUpdate = z.infer<typeof BlackoutUpdateSchema>;
+
+/** POST /blackout: environment is mandatory (api.md §6). Unknown and server-owned fields are ignored. */
+export const BlackoutInputSchema = z.object(
+  {
+    ...fields,
+    environment: z
+      .string({
+        error: (i) =>
+          i.input == null ? 'Missing mandatory value for "environment"' : 'environment must be a string',
+      })
+      .min(1, 'Missing mandatory value for "environment"')
+      .refine(noNul, 'environment must not contain NUL characters'),
+  },
+  { error: 'expected a JSON object' },
+);
+export type BlackoutInput = z.infer<typeof BlackoutInputSchema>;
+
+/** Blackout ids appear in URLs; a prefix of the id is enough to name one. */
+export const BlackoutIdSchema = z
+  .string({ error: 'id must be a string' })
+  .regex(/^[A-Za-z0-9._~:@-]{1,128}$/, 'id must be 1 to 128 letters, digits or ._~:@-');
+
+export const BlackoutStatusSchema = z.enum(['pending', 'active', 'expired']);
+export type BlackoutStatus = z.infer<typeof BlackoutStatusSchema>;
+
+/** A blackout as the API returns it (api.md §6). */
+export const BlackoutSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  priority: z.number().int(),
+  environment: z.string(),
+  service: z.array(z.string()),
+  resource: z.string().nullable(),
+  event: z.string().nullable(),
+  group: z.string().nullable(),
+  tags: z.array(z.string()),
+  origin: z.string().nullable(),
+  customer: z.string().nullable(),
+  startTime: IsoTimeSchema,
+  endTime: IsoTimeSchema,
+  duration: z.number().int(),
+  status: BlackoutStatusSchema,
+  remaining: z.number().int(),
+  user: z.string().nullable(),
+  createTime: IsoTimeSchema,
+  text: z.string(),
+});
+export type Blackout = z.infer<typeof BlackoutSchema>;
+
+/** GET /blackouts */
+export const BlackoutListSchema = z.object({
+  status: z.literal('ok'),
+  message: z.string().optional(),
+  blackouts: z.array(BlackoutSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pages: z.number().int(),
+  more: z.boolean(),
+});
+export type BlackoutList = z.infer<typeof BlackoutListSchema>;
