@@ -202,6 +202,13 @@ const MatchSchema = z.object({ id: z.string(), priority: z.number().int() });
  * one statement on every receipt, led by the (environment, end_time, start_time) index. A field left
  * unset on the blackout matches anything; service and tags must be subsets of the alert's.
  */
+/** Blackouts that end after `time` (the recent ones each instance keeps in memory). */
+export function endingAfter(db: CommonQueryMethods, time: number): Promise<readonly BlackoutRow[]> {
+  return db.any(
+    sql.type(BlackoutRowSchema)`SELECT ${columns} FROM blackouts a WHERE a.end_time > ${ts(time)}`,
+  );
+}
+
 export function findActiveMatch(
   db: CommonQueryMethods,
   alert: Pick<

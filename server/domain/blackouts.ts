@@ -104,9 +104,55 @@ export function matchesBlackout(
   );
 }
 
-/** The blackout in force at the alert's createTime that matches it, if any (used by the blackout plugin). */
+/** How long an instance trusts its copy of the recent blackouts (another instance's change shows within this). */
+const CACHE_MS = 1000;
+/** The copy holds blackouts that ended at most this long ago; alerts created earlier are matched in SQL. */
+const CACHE_WINDOW_MS = 3600_000;
+
+interface RecentBlackouts {
+  loadedAt: number;
+  /** Alerts created at or after this time can be matched against `rows` alone. */
+  from: number;
+  rows: readonly BlackoutRow[];
+}
+const recent = new WeakMap<Deps, { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> }>();
+
+/** Forgets this instance's copy, so its own changes apply to the very next alert. */
+function forgetRecent(deps: Deps): void {
+  recent.delete(deps);
+}
+
+async function recentBlackouts(deps: Deps): Promise<RecentBlackouts> {
+  const now = deps.clock.now();
+  let entry = recent.get(deps);
+  if (!entry) recent.set(deps, (entry = {}));
+  if (entry.value && now - entry.value.loadedAt < CACHE_MS) return entry.value;
+  const slot = entry;
+  slot.loading ??= (async (): Promise<RecentBlackouts> => {
+    try {
+      const from = now - CACHE_WINDOW_MS;
+      const value = { loadedAt: now, from, rows: await blackoutsDb.endingAfter(deps.db, from) };
+      slot.value = value;
+      return value;
+    } finally {
+      slot.loading = undefined;
+    }
+  })();
+  return slot.loading;
+}
+
+/**
+ * The blackout in force at the alert's createTime that matches it, if any (used by the blackout
+ * plugin on every receipt). Blackouts are few, so each instance keeps the recent ones in memory for
+ * a second and matches in process; an alert created before that window is matched in SQL.
+ */
 export async function findActiveBlackout(deps: Deps, alert: AlertDraft): Promise<ActiveBlackout | null> {
-  return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
+  const copy = await recentBlackouts(deps);
+  if (alert.createTime < copy.from) {
+    return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
+  }
+  const match = copy.rows.find((b) => matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS));
+  return match ? { id: match.id, priority: match.priority } : null;
 }
 
 /** The customer a write stores (alert-lifecycle.md §3); `customers` null = unrestricted caller. */
@@ -165,6 +211,7 @@ export async function createBlackout(deps: Deps, input: BlackoutInput, caller: C
     createTime: now,
     text: input.text ?? '',
   });
+  forgetRecent(deps);
   return presentBlackout(row, caller.baseUrl, now);
 }
 
@@ -225,6 +272,7 @@ export async function updateBlackout(
     };
     return blackoutsDb.updateBlackout(tx, current.id, write);
   });
+  forgetRecent(deps);
   return presentBlackout(row, caller.baseUrl, now);
 }
 
@@ -232,6 +280,7 @@ export async function updateBlackout(
 export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Promise<void> {
   const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
   if (!row || !(await blackoutsDb.deleteBlackout(deps.db, row.id, caller.customers))) throw notFound();
+  forgetRecent(deps);
 }
 
 // ---- GET /blackouts -----------------------------------------------------------------------

@@ -1,0 +1,80 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { boot, type Running } from '../../server/boot.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLog } from '../../server/log.ts';
+import { postAlert } from '../helpers/alerts.ts';
+import { createApi, type Api } from '../helpers/api.ts';
+import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
+
+/** Each instance matches receipts against an in-memory copy of the recent blackouts (docs/blackouts.md). */
+interface Pair {
+  db: { name: string; url: string };
+  a: Running;
+  b: Running;
+  apiA: Api;
+  apiB: Api;
+}
+
+async function instance(url: string): Promise<Running> {
+  const config = loadConfig(
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PLUGINS: 'remote_ip,blackout', DATABASE_URL: url },
+    { systemFile: null },
+  );
+  return boot(config, createLog(config.LOG_LEVEL));
+}
+
+const cache = suite<Pair>('blackout matching with per-instance copies', {} as Pair);
+cache.before(async (ctx) => {
+  ctx.db = await createTestDatabase('blackout_cache');
+  ctx.a = await instance(ctx.db.url);
+  ctx.b = await instance(ctx.db.url);
+  ctx.apiA = createApi(`http://127.0.0.1:${ctx.a.port}/api`);
+  ctx.apiB = createApi(`http://127.0.0.1:${ctx.b.port}/api`);
+});
+cache.after(async (ctx) => {
+  await ctx.a?.close();
+  await ctx.b?.close();
+  if (ctx.db) await dropTestDatabase(ctx.db.name);
+});
+
+cache('a blackout applies at once on its own instance and within about a second on another', async (ctx) => {
+  // Both instances have loaded (and cached) the empty set of blackouts.
+  assert.is((await postAlert(ctx.apiA, { resource: 'warm-a', event: 'e', environment: 'Lab' })).status, 201);
+  assert.is((await postAlert(ctx.apiB, { resource: 'warm-b', event: 'e', environment: 'Lab' })).status, 201);
+  const res = await ctx.apiA.post('/blackout', { environment: 'Lab', resource: 'cached' });
+  assert.is(res.status, 201);
+  const { id } = (await res.json()) as { id: string };
+  assert.is((await postAlert(ctx.apiA, { resource: 'cached', event: 'e', environment: 'Lab' })).status, 202);
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.is((await postAlert(ctx.apiB, { resource: 'cached', event: 'e2', environment: 'Lab' })).status, 202);
+  // Deleting it applies at once on the instance that deleted it.
+  assert.is((await ctx.apiB.delete(`/blackout/${id}`)).status, 200);
+  assert.is((await postAlert(ctx.apiB, { resource: 'cached', event: 'e3', environment: 'Lab' })).status, 201);
+});
+
+cache('an alert created long ago is matched against the blackouts of its own time', async (ctx) => {
+  const hour = 3600_000;
+  const now = Date.now();
+  const res = await ctx.apiA.post('/blackout', {
+    environment: 'Lab',
+    resource: 'late',
+    startTime: new Date(now - 3 * hour).toISOString(),
+    endTime: new Date(now - 1.5 * hour).toISOString(),
+  });
+  assert.is(res.status, 201);
+  const old = new Date(now - 2 * hour).toISOString();
+  const recent = new Date(now - 0.5 * hour).toISOString();
+  assert.is(
+    (await postAlert(ctx.apiB, { resource: 'late', event: 'old', environment: 'Lab', createTime: old }))
+      .status,
+    202,
+  );
+  assert.is(
+    (await postAlert(ctx.apiB, { resource: 'late', event: 'new', environment: 'Lab', createTime: recent }))
+      .status,
+    201,
+  );
+});
+
+cache.run();
