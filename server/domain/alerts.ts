@@ -546,11 +546,41 @@ function statusBefore(history: readonly HistoryRecord[], type: string | null, fa
 
 /** PUT /alert/:id/action: take_action hooks → state machine (409 when invalid) → status hooks → store → post_action hooks. */
 export async function takeAlertAction(deps: Deps, id: string, body: Action, caller: Caller): Promise<void> {
-  const { model, config } = deps;
   assertKnownAction(deps, body.action);
+  await performAction(deps, id, body, caller, null);
+}
+
+/** The locked alert and its history (newest first): is a housekeeping action still due? */
+export type StillDue = (record: AlertRecord, history: readonly HistoryRecord[]) => boolean;
+
+/**
+ * Housekeeping's `expired` / `timeout` action (lifecycle §9) on one alert, through the same hooks
+ * and state machine as PUT /action, but only if `isDue` still holds once the alert is locked (so
+ * two instances never act on it twice). False when it was no longer due.
+ */
+export async function takeHousekeepingAction(
+  deps: Deps,
+  id: string,
+  action: 'expired' | 'timeout',
+  caller: Caller,
+  isDue: StillDue,
+): Promise<boolean> {
+  return performAction(deps, id, { action, text: '', timeout: null }, caller, isDue);
+}
+
+/** The action path shared by PUT /action and housekeeping; true when the action was stored. */
+async function performAction(
+  deps: Deps,
+  id: string,
+  body: Action,
+  caller: Caller,
+  isDue: StillDue | null,
+): Promise<boolean> {
+  const { model, config } = deps;
   const after: { done?: { record: AlertRecord; action: string; text: string; timeout: number | null } } = {};
   await changeAlert(deps, id, caller, async (tx, record) => {
     const history = await alertsDb.historyOf(tx, record.id, config.HISTORY_LIMIT);
+    if (isDue && !isDue(record, history)) return null;
     const pre = await deps.plugins.takeAction(
       record,
       body.action,
@@ -560,10 +590,7 @@ export async function takeAlertAction(deps: Deps, id: string, body: Action, call
     );
     const action = pre.action;
     let working = mergeChanges(record, pre.changes);
-    const isUnwind = action === 'unack' || action === 'unshelve';
-    const prior = isUnwind
-      ? statusBefore(history, action === 'unack' ? 'ack' : 'shelve', model.defaultStatus)
-      : statusBefore(history, null, model.defaultStatus);
+    const prior = statusBefore(history, unwoundEntry(action, working.status), model.defaultStatus);
     let result;
     try {
       result = model.transition({
@@ -632,6 +659,19 @@ export async function takeAlertAction(deps: Deps, id: string, body: Action, call
       );
     }
   }
+  return Boolean(done);
+}
+
+/**
+ * The history entry whose older neighbour holds the status to return to: the newest `ack` /
+ * `shelve` entry for unack / unshelve and for housekeeping's `timeout` of an acked / shelved
+ * alert (a note after the ack must not count as "the status before"); else the newest entry.
+ */
+function unwoundEntry(action: string, status: string): string | null {
+  if (action === 'unack') return 'ack';
+  if (action === 'unshelve') return 'shelve';
+  if (action === 'timeout') return status === 'shelved' ? 'shelve' : status === 'ack' ? 'ack' : null;
+  return null;
 }
 
 /** Keys that differ between two attribute sets, with removed keys as null. */
