@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
+import { startKeyUsage } from './auth/key-usage.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
 import { redactUrl, type Config } from './config.ts';
@@ -56,6 +57,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bus: Bus | null = null;
   let bulk: { stop(): Promise<void> } | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
+  let keyUsage: { stop(): Promise<void> } | null = null;
   try {
     let baseUrl = config.DATABASE_URL;
     let database: string;
@@ -98,6 +100,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
     };
     deps.plugins = createPipeline(plugins, deps);
+    keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);
     const app = createApp(deps);
@@ -132,6 +135,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         clearTimeout(timer);
         await housekeeping?.stop();
         await bulk?.stop();
+        await keyUsage?.stop();
         await bus?.close();
         await db?.end();
         await embedded?.stop();
@@ -141,6 +145,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   } catch (err) {
     await housekeeping?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
+    await keyUsage?.stop().catch(() => {});
     await bus?.close().catch(() => {});
     await db?.end().catch(() => {});
     await embedded?.stop().catch(() => {});

@@ -385,6 +385,21 @@ function applyLegacyEnv(
 function crossChecks(c: Values): string[] {
   const problems: string[] = [];
   if (c.CUSTOMER_VIEWS && !c.AUTH_REQUIRED) problems.push('CUSTOMER_VIEWS: requires AUTH_REQUIRED = True');
+  if (c.AUTH_REQUIRED && (!c.SECRET_KEY || c.SECRET_KEY === 'changeme')) {
+    problems.push(
+      'SECRET_KEY: must be set to a secret of your own when AUTH_REQUIRED = True (it signs tokens)',
+    );
+  }
+  if (c.CUSTOMER_VIEWS && c.ADMIN_USERS.length === 0) {
+    problems.push('CUSTOMER_VIEWS: requires ADMIN_USERS (someone must be able to see every customer)');
+  }
+  for (const scope of c.CUSTOM_SCOPES) {
+    if (!/^(admin|write|read|delete):\w+(\.\w+)?$/.test(scope)) {
+      problems.push(
+        `CUSTOM_SCOPES: '${scope}' is not a scope (action:resource, action one of read, write, admin, delete)`,
+      );
+    }
+  }
   if (c.BASE_URL && !/^https?:\/\/[^/]/.test(c.BASE_URL)) {
     problems.push(`BASE_URL: expected an http(s) URL, got '${c.BASE_URL}'`);
   }

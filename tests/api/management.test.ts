@@ -53,14 +53,16 @@ mgmt('/_ and gtg answer plain OK; /management lists the links', async ({ api }) 
 });
 
 mgmt('properties lists settings and environment with every secret masked', async ({ api }) => {
-  const res = await api.get('/management/properties', { headers: { 'X-API-Key': 'caller-api-key-value' } });
+  const res = await api.get('/management/properties', {
+    headers: { 'X-Upstream-Token': 'caller-api-key-value' },
+  });
   const { status, type, body } = await text(res);
   assert.is(status, 200);
   assert.match(type ?? '', /^text\/plain/);
   assert.match(body, /^SECRET_KEY: \*{8}$/m);
   assert.match(body, /^ADMIN_PASSWORD: \*{8}$/m);
   assert.match(body, /^OAUTH2_CLIENT_SECRET: \*{8}$/m);
-  assert.match(body, /^HTTP_X_API_KEY: \*{8}$/m);
+  assert.match(body, /^HTTP_X_UPSTREAM_TOKEN: \*{8}$/m);
   assert.match(body, /^DEFAULT_PAGE_SIZE: 1000$/m);
   assert.match(body, /^REQUEST_METHOD: GET$/m);
   for (const secret of [

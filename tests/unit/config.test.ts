@@ -88,6 +88,7 @@ test('environment variables override the file, container style', () => {
     ALERTA_SVR_CONF_FILE: file,
     PLUGINS: 'remote_ip,reject,normalise',
     AUTH_REQUIRED: 'True',
+    SECRET_KEY: 'a-secret-of-our-own',
     DEFAULT_PAGE_SIZE: '20',
     CORS_ORIGINS: 'http://a.example, http://b.example',
     HMAC_AUTH_CREDENTIALS: '[{"key": "k", "secret": "s"}]',
@@ -126,6 +127,19 @@ test('every bad setting is listed at once, env ones marked as such', () => {
   assert.ok(problems.some((p) => p.startsWith('AUTH_REQUIRED (environment): expected True or False')));
   assert.ok(problems.some((p) => p.startsWith('ALARM_MODEL (environment)')));
   assert.ok(problems.some((p) => p.startsWith('HISTORY_LIMIT (environment)')));
+});
+
+test('AUTH_REQUIRED needs a SECRET_KEY of its own; CUSTOMER_VIEWS needs ADMIN_USERS; custom scopes are checked', () => {
+  const problems = problemsOf({
+    AUTH_REQUIRED: 'True',
+    CUSTOMER_VIEWS: 'True',
+    CUSTOM_SCOPES: 'read:things,fly',
+  });
+  assert.ok(problems.some((p) => p.startsWith('SECRET_KEY: must be set')));
+  assert.ok(problems.some((p) => p.startsWith('CUSTOMER_VIEWS: requires ADMIN_USERS')));
+  assert.ok(problems.some((p) => p.startsWith("CUSTOM_SCOPES: 'fly' is not a scope")));
+  assert.not.ok(problems.some((p) => p.includes("'read:things'")));
+  assert.is(load({ AUTH_REQUIRED: 'True', SECRET_KEY: 'a-secret-of-our-own' }).AUTH_REQUIRED, true);
 });
 
 test('a syntax error in the file names the file, line and column', () => {

@@ -16,18 +16,24 @@ import { AppError, badRequest } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
 import { apiBase } from '../base-url.ts';
 import { timed } from '../timed.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 const IdParamsSchema = z.object({ id: AlertIdSchema });
 const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
 
-/** Who is calling: until authentication (issue #6) everyone is anonymous and unrestricted. */
+/**
+ * Who is calling, for use cases and plugins: the authenticated login, and the customers the caller
+ * is restricted to (null = all) — only with CUSTOMER_VIEWS, as the established server does.
+ */
 export function callerOf(ctx: Context, deps: Deps): alerts.Caller {
+  const auth = ctx.state.auth;
+  const customers = deps.config.CUSTOMER_VIEWS && auth && auth.customers.length ? auth.customers : null;
   return {
     ip: ctx.request.socket.remoteAddress ?? '',
     header: (name) => ctx.get(name),
-    user: (ctx.state.user as string | undefined) ?? null,
+    user: auth?.login ?? null,
     baseUrl: apiBase(ctx, deps.config),
-    customers: (ctx.state.customers as string[] | undefined) ?? null,
+    customers,
   };
 }
 
@@ -44,7 +50,7 @@ export function alertRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** POST /alert */
-  router.post('/alert', timed(deps, 'received'), async (ctx) => {
+  router.post('/alert', requireScope(deps, 'write:alerts'), timed(deps, 'received'), async (ctx) => {
     const input = AlertInputSchema.parse(bodyObject(ctx));
     let outcome;
     try {
@@ -65,28 +71,28 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** GET /alert/:id */
-  router.get('/alert/:id', timed(deps, 'queries'), async (ctx) => {
+  router.get('/alert/:id', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const alert = await alerts.getAlert(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok', total: 1, alert };
   });
 
   /** PUT /alert/:id/status */
-  router.put('/alert/:id/status', timed(deps, 'status'), async (ctx) => {
+  router.put('/alert/:id/status', requireScope(deps, 'write:alerts'), timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.setAlertStatus(deps, id, StatusChangeSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** PUT /alert/:id/action */
-  router.put('/alert/:id/action', timed(deps, 'status'), async (ctx) => {
+  router.put('/alert/:id/action', requireScope(deps, 'write:alerts'), timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.takeAlertAction(deps, id, ActionSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** PUT /alert/:id/tag */
-  router.put('/alert/:id/tag', timed(deps, 'tagged'), async (ctx) => {
+  router.put('/alert/:id/tag', requireScope(deps, 'write:alerts'), timed(deps, 'tagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
     await alerts.tagAlert(deps, id, tags, false, callerOf(ctx, deps));
@@ -94,7 +100,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** PUT /alert/:id/untag */
-  router.put('/alert/:id/untag', timed(deps, 'untagged'), async (ctx) => {
+  router.put('/alert/:id/untag', requireScope(deps, 'write:alerts'), timed(deps, 'untagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
     await alerts.tagAlert(deps, id, tags, true, callerOf(ctx, deps));
@@ -102,15 +108,20 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** PUT /alert/:id/attributes */
-  router.put('/alert/:id/attributes', timed(deps, 'attributes'), async (ctx) => {
-    const { id } = IdParamsSchema.parse(ctx.params);
-    const { attributes } = AttributesChangeSchema.parse(bodyObject(ctx));
-    await alerts.updateAttributes(deps, id, attributes, callerOf(ctx, deps));
-    ctx.body = { status: 'ok' };
-  });
+  router.put(
+    '/alert/:id/attributes',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'attributes'),
+    async (ctx) => {
+      const { id } = IdParamsSchema.parse(ctx.params);
+      const { attributes } = AttributesChangeSchema.parse(bodyObject(ctx));
+      await alerts.updateAttributes(deps, id, attributes, callerOf(ctx, deps));
+      ctx.body = { status: 'ok' };
+    },
+  );
 
   /** PUT /alert/:id/note */
-  router.put('/alert/:id/note', async (ctx) => {
+  router.put('/alert/:id/note', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = callerOf(ctx, deps);
     const note = await alerts.addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
@@ -120,7 +131,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** GET /alert/:id/notes */
-  router.get('/alert/:id/notes', timed(deps, 'queries'), async (ctx) => {
+  router.get('/alert/:id/notes', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = callerOf(ctx, deps);
     const notes = (await alerts.listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
@@ -130,7 +141,7 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** PUT /alert/:id/note/:note_id */
-  router.put('/alert/:id/note/:note_id', async (ctx) => {
+  router.put('/alert/:id/note/:note_id', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id, note_id } = NoteParamsSchema.parse(ctx.params);
     const body = bodyObject(ctx);
     if (Object.keys(body as object).length === 0) throw badRequest('nothing to change');
@@ -140,14 +151,14 @@ export function alertRoutes(deps: Deps): Router {
   });
 
   /** DELETE /alert/:id/note/:note_id */
-  router.delete('/alert/:id/note/:note_id', async (ctx) => {
+  router.delete('/alert/:id/note/:note_id', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id, note_id } = NoteParamsSchema.parse(ctx.params);
     await alerts.deleteNote(deps, id, note_id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** DELETE /alert/:id */
-  router.delete('/alert/:id', timed(deps, 'deleted'), async (ctx) => {
+  router.delete('/alert/:id', requireScope(deps, 'delete:alerts'), timed(deps, 'deleted'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await alerts.deleteAlert(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };

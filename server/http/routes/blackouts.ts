@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import * as blackouts from '../../domain/blackouts.ts';
 import { badRequest } from '../../errors.ts';
 import { callerOf } from './alerts.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 const IdParamsSchema = z.object({ id: BlackoutIdSchema });
 
@@ -22,7 +23,7 @@ export function blackoutRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** POST /blackout */
-  router.post('/blackout', async (ctx) => {
+  router.post('/blackout', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const input = BlackoutInputSchema.parse(bodyObject(ctx));
     const caller = callerOf(ctx, deps);
     const blackout = await blackouts.createBlackout(deps, input, caller);
@@ -32,19 +33,19 @@ export function blackoutRoutes(deps: Deps): Router {
   });
 
   /** GET /blackouts */
-  router.get('/blackouts', async (ctx) => {
+  router.get('/blackouts', requireScope(deps, 'read:blackouts'), async (ctx) => {
     ctx.body = await blackouts.listBlackouts(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
   });
 
   /** GET /blackout/:id */
-  router.get('/blackout/:id', async (ctx) => {
+  router.get('/blackout/:id', requireScope(deps, 'read:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const blackout = await blackouts.getBlackout(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok', total: 1, blackout };
   });
 
   /** PUT /blackout/:id */
-  router.put('/blackout/:id', async (ctx) => {
+  router.put('/blackout/:id', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const body = bodyObject(ctx);
     if (Object.keys(body).length === 0) throw badRequest('nothing to change');
@@ -54,7 +55,7 @@ export function blackoutRoutes(deps: Deps): Router {
   });
 
   /** DELETE /blackout/:id */
-  router.delete('/blackout/:id', async (ctx) => {
+  router.delete('/blackout/:id', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await blackouts.deleteBlackout(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };

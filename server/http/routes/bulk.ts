@@ -7,6 +7,7 @@ import { bulkBodyOf, getTask, startBulk } from '../../domain/bulk.ts';
 import { badRequest } from '../../errors.ts';
 import { timed } from '../timed.ts';
 import { callerOf } from './alerts.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 const TaskParamsSchema = z.object({ id: z.string().max(128) });
 /** Headers a task keeps so plugins see the request as it was (never credentials). */
@@ -50,20 +51,45 @@ export function bulkRoutes(deps: Deps): Router {
   };
 
   /** PUT /_bulk/alerts/status */
-  router.put('/_bulk/alerts/status', timed(deps, 'status'), handle('status'));
+  router.put(
+    '/_bulk/alerts/status',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'status'),
+    handle('status'),
+  );
   /** PUT /_bulk/alerts/action */
-  router.put('/_bulk/alerts/action', timed(deps, 'status'), handle('action'));
+  router.put(
+    '/_bulk/alerts/action',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'status'),
+    handle('action'),
+  );
   /** PUT /_bulk/alerts/tag */
-  router.put('/_bulk/alerts/tag', timed(deps, 'tagged'), handle('tag'));
+  router.put('/_bulk/alerts/tag', requireScope(deps, 'write:alerts'), timed(deps, 'tagged'), handle('tag'));
   /** PUT /_bulk/alerts/untag */
-  router.put('/_bulk/alerts/untag', timed(deps, 'untagged'), handle('untag'));
+  router.put(
+    '/_bulk/alerts/untag',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'untagged'),
+    handle('untag'),
+  );
   /** PUT /_bulk/alerts/attributes */
-  router.put('/_bulk/alerts/attributes', timed(deps, 'attributes'), handle('attributes'));
+  router.put(
+    '/_bulk/alerts/attributes',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'attributes'),
+    handle('attributes'),
+  );
   /** DELETE /_bulk/alerts */
-  router.delete('/_bulk/alerts', timed(deps, 'deleted'), handle('delete'));
+  router.delete(
+    '/_bulk/alerts',
+    requireScope(deps, 'write:alerts'),
+    timed(deps, 'deleted'),
+    handle('delete'),
+  );
 
   /** GET /_bulk/task/:id */
-  router.get('/_bulk/task/:id', async (ctx) => {
+  router.get('/_bulk/task/:id', requireScope(deps, 'read:alerts'), async (ctx) => {
     ctx.body = await getTask(deps, TaskParamsSchema.parse(ctx.params).id);
   });
 

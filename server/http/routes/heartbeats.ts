@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import * as heartbeats from '../../domain/heartbeats.ts';
 import { badRequest } from '../../errors.ts';
 import { callerOf } from './alerts.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 const IdParamsSchema = z.object({ id: z.string().max(128, 'id must be at most 128 characters') });
 
@@ -22,7 +23,7 @@ export function heartbeatRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** POST /heartbeat */
-  router.post('/heartbeat', async (ctx) => {
+  router.post('/heartbeat', requireScope(deps, 'write:heartbeats'), async (ctx) => {
     const input = HeartbeatInputSchema.parse(bodyObject(ctx));
     const heartbeat = await heartbeats.submitHeartbeat(deps, input, callerOf(ctx, deps));
     ctx.status = 201;
@@ -30,14 +31,14 @@ export function heartbeatRoutes(deps: Deps): Router {
   });
 
   /** GET /heartbeat/:id */
-  router.get('/heartbeat/:id', async (ctx) => {
+  router.get('/heartbeat/:id', requireScope(deps, 'read:heartbeats'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const heartbeat = await heartbeats.getHeartbeat(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok', total: 1, heartbeat };
   });
 
   /** GET /heartbeats */
-  router.get('/heartbeats', async (ctx) => {
+  router.get('/heartbeats', requireScope(deps, 'read:heartbeats'), async (ctx) => {
     const page = await heartbeats.listHeartbeats(
       deps,
       new URLSearchParams(ctx.querystring),
@@ -50,7 +51,7 @@ export function heartbeatRoutes(deps: Deps): Router {
   });
 
   /** DELETE /heartbeat/:id */
-  router.delete('/heartbeat/:id', async (ctx) => {
+  router.delete('/heartbeat/:id', requireScope(deps, 'write:heartbeats'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     await heartbeats.deleteHeartbeat(deps, id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };

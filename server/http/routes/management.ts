@@ -10,6 +10,7 @@ import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from
 import { badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
 import { callerOf } from './alerts.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 /** How long gtg and healthcheck wait for the database before answering 503. */
 const PROBE_TIMEOUT_MS = 1500;
@@ -114,7 +115,7 @@ export function managementRoutes(deps: Deps): Router {
   });
 
   /** GET /management/manifest */
-  router.get('/management/manifest', (ctx) => {
+  router.get('/management/manifest', requireScope(deps, 'read:management'), (ctx) => {
     const release =
       config.SERVER_VERSION === 'off'
         ? ''
@@ -125,7 +126,7 @@ export function managementRoutes(deps: Deps): Router {
   });
 
   /** GET /management/properties — request, process and settings as `name: value` lines, secrets masked. */
-  router.get('/management/properties', (ctx) => {
+  router.get('/management/properties', requireScope(deps, 'admin:management'), (ctx) => {
     const lines: string[] = [];
     lines.push(`REQUEST_METHOD: ${ctx.method}`, `PATH_INFO: ${ctx.path}`, `REMOTE_ADDR: ${ctx.ip}`);
     for (const [name, value] of Object.entries(ctx.headers)) {
@@ -149,7 +150,7 @@ export function managementRoutes(deps: Deps): Router {
   });
 
   /** GET /management/status — application metrics and switches as JSON (api.md §11). */
-  router.get('/management/status', async (ctx) => {
+  router.get('/management/status', requireScope(deps, 'read:management'), async (ctx) => {
     await countAlerts();
     const switches = await listSwitches(deps);
     const now = Date.now();
@@ -173,7 +174,7 @@ export function managementRoutes(deps: Deps): Router {
   });
 
   /** GET /management/metrics — Prometheus text. */
-  router.get('/management/metrics', async (ctx) => {
+  router.get('/management/metrics', requireScope(deps, 'read:management'), async (ctx) => {
     await countAlerts();
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
@@ -196,12 +197,12 @@ export function managementRoutes(deps: Deps): Router {
   }
 
   /** GET /management/switchboard — the switches as an HTML form (`?switch=<name>` for one). */
-  router.get('/management/switchboard', async (ctx) => {
+  router.get('/management/switchboard', requireScope(deps, 'admin:management'), async (ctx) => {
     await switchboardPage(ctx, typeof ctx.query.switch === 'string' ? ctx.query.switch : null);
   });
 
   /** POST /management/switchboard — form-encoded `<switch name>=ON|OFF`; answers with the page. */
-  router.post('/management/switchboard', async (ctx) => {
+  router.post('/management/switchboard', requireScope(deps, 'admin:management'), async (ctx) => {
     const form = new URLSearchParams(ctx.request.rawBody ?? '');
     const changes: [SwitchName, boolean][] = [];
     for (const [name, value] of form) {
@@ -216,8 +217,8 @@ export function managementRoutes(deps: Deps): Router {
   });
 
   /** GET|POST /management/housekeeping — one housekeeping run now. */
-  router.get('/management/housekeeping', housekeeping);
-  router.post('/management/housekeeping', housekeeping);
+  router.get('/management/housekeeping', requireScope(deps, 'admin:management'), housekeeping);
+  router.post('/management/housekeeping', requireScope(deps, 'admin:management'), housekeeping);
   async function housekeeping(ctx: Context) {
     const result = await runHousekeeping(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
     ctx.status = result.status;

@@ -5,6 +5,7 @@ import * as search from '../../domain/search.ts';
 import { notFound } from '../../errors.ts';
 import { timed } from '../timed.ts';
 import { callerOf } from './alerts.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
 const TOP_VARIANTS = new Set(['count', 'flapping', 'standing']);
 const paramsOf = (ctx: Context) => new URLSearchParams(ctx.querystring);
@@ -21,17 +22,17 @@ export function searchRoutes(deps: Deps): Router {
   const router = new Router();
 
   /** GET /alerts */
-  router.get('/alerts', timed(deps, 'queries'), async (ctx) => {
+  router.get('/alerts', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     ctx.body = await search.listAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
   });
 
   /** GET /alerts/count */
-  router.get('/alerts/count', timed(deps, 'counts'), async (ctx) => {
+  router.get('/alerts/count', requireScope(deps, 'read:alerts'), timed(deps, 'counts'), async (ctx) => {
     ctx.body = await search.countAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
   });
 
   /** GET /alerts/history */
-  router.get('/alerts/history', timed(deps, 'queries'), async (ctx) => {
+  router.get('/alerts/history', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     ctx.body = listBody('history', await search.alertHistory(deps, paramsOf(ctx), callerOf(ctx, deps)));
   });
 
@@ -40,7 +41,7 @@ export function searchRoutes(deps: Deps): Router {
     ['/alerts/top10/:variant', 10],
     ['/alerts/topn/:variant', null],
   ] as const) {
-    router.get(path, timed(deps, 'counts'), async (ctx) => {
+    router.get(path, requireScope(deps, 'read:alerts'), timed(deps, 'counts'), async (ctx) => {
       const variant = ctx.params.variant ?? '';
       if (!TOP_VARIANTS.has(variant)) throw notFound();
       const top = await search.topAlerts(
@@ -55,26 +56,41 @@ export function searchRoutes(deps: Deps): Router {
   }
 
   /** GET /environments (also /alerts/environments) */
-  router.get(['/environments', '/alerts/environments'], timed(deps, 'queries'), async (ctx) => {
-    const { items, total, ...paging } = await search.environments(deps, paramsOf(ctx), callerOf(ctx, deps));
-    ctx.body = { ...listBody('environments', items, paging), total };
-  });
+  router.get(
+    ['/environments', '/alerts/environments'],
+    requireScope(deps, 'read:alerts'),
+    timed(deps, 'queries'),
+    async (ctx) => {
+      const { items, total, ...paging } = await search.environments(deps, paramsOf(ctx), callerOf(ctx, deps));
+      ctx.body = { ...listBody('environments', items, paging), total };
+    },
+  );
 
   /** GET /services (also /alerts/services) */
-  router.get(['/services', '/alerts/services'], timed(deps, 'queries'), async (ctx) => {
-    const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), callerOf(ctx, deps));
-    ctx.body = { ...listBody('services', items, paging), total };
-  });
+  router.get(
+    ['/services', '/alerts/services'],
+    requireScope(deps, 'read:alerts'),
+    timed(deps, 'queries'),
+    async (ctx) => {
+      const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), callerOf(ctx, deps));
+      ctx.body = { ...listBody('services', items, paging), total };
+    },
+  );
 
   /** GET /alerts/groups */
-  router.get('/alerts/groups', timed(deps, 'queries'), async (ctx) => {
+  router.get('/alerts/groups', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     ctx.body = listBody('groups', await search.groups(deps, paramsOf(ctx), callerOf(ctx, deps)));
   });
 
   /** GET /tags (also /alerts/tags, which the web UI and the CLI call) */
-  router.get(['/tags', '/alerts/tags'], timed(deps, 'queries'), async (ctx) => {
-    ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), callerOf(ctx, deps)));
-  });
+  router.get(
+    ['/tags', '/alerts/tags'],
+    requireScope(deps, 'read:alerts'),
+    timed(deps, 'queries'),
+    async (ctx) => {
+      ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), callerOf(ctx, deps)));
+    },
+  );
 
   return router;
 }

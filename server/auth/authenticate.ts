@@ -1,0 +1,147 @@
+import type { Context } from 'koa';
+import { customerMatches } from '../db/customers.ts';
+import { findKeyForAuth } from '../db/keys.ts';
+import { permMatches } from '../db/perms.ts';
+import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { apiBase } from '../http/base-url.ts';
+import { verifyHawkRequest } from './hawk.ts';
+import { noteKeyUse } from './key-usage.ts';
+import { verifyPassword } from './passwords.ts';
+import { matchesName, scopesForRoles } from './scopes.ts';
+import { verifyToken } from './tokens.ts';
+import { ANONYMOUS_OPEN, type Auth } from './types.ts';
+
+declare module 'koa' {
+  interface DefaultState {
+    auth?: Auth;
+  }
+}
+
+const HAWK_SCOPES = ['admin', 'read', 'write'];
+
+/**
+ * The request's caller, worked out once per request (auth.md §1, first match wins): API key
+ * (`Authorization: Key`, `X-API-Key`, `?api-key`), Hawk, Bearer token, Basic; without any, the
+ * anonymous caller AUTH_REQUIRED and ALLOW_READONLY allow, else 401. A credential that is present
+ * is always checked, even with AUTH_REQUIRED off.
+ */
+export async function authenticate(ctx: Context, deps: Deps): Promise<Auth> {
+  if (ctx.state.auth) return ctx.state.auth;
+  const auth = await identify(ctx, deps);
+  ctx.state.auth = auth;
+  return auth;
+}
+
+async function identify(ctx: Context, deps: Deps): Promise<Auth> {
+  const { config } = deps;
+  const header = ctx.get('Authorization').trim();
+  const space = header.indexOf(' ');
+  const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+  const credential = space < 0 ? '' : header.slice(space + 1).trim();
+
+  const queryKey = typeof ctx.query['api-key'] === 'string' ? ctx.query['api-key'] : '';
+  const key = scheme === 'key' ? credential : ctx.get('X-API-Key').trim() || queryKey;
+  if (key || scheme === 'key') return keyAuth(deps, key);
+  if (scheme === 'hawk') {
+    const id = await verifyHawkRequest(deps, ctx);
+    return { ...blank('hawk'), login: id, scopes: HAWK_SCOPES };
+  }
+  if (scheme === 'bearer') {
+    if (!credential) throw unauthorized('Token is invalid');
+    const claims = await verifyToken(config, credential, apiBase(ctx, config));
+    const scope = typeof claims.scope === 'string' ? claims.scope : '';
+    const list = (v: unknown) =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    return {
+      ...blank('bearer'),
+      userId:
+        typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : null,
+      login: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
+      scopes: scope.split(' ').filter(Boolean),
+      roles: list(claims.roles),
+      customers: config.CUSTOMER_VIEWS ? list(claims.customers) : [],
+      claims,
+    };
+  }
+  if (scheme === 'basic') return basicAuth(ctx, deps, credential);
+  if (!config.AUTH_REQUIRED) return ANONYMOUS_OPEN;
+  if (config.ALLOW_READONLY) return { ...blank('anonymous'), scopes: [...config.READONLY_SCOPES] };
+  throw unauthorized('Missing authorization API Key or Bearer Token');
+}
+
+const blank = (method: Auth['method']): Auth => ({
+  method,
+  userId: null,
+  login: null,
+  scopes: [],
+  customers: [],
+  roles: [],
+  unrestricted: false,
+});
+
+async function keyAuth(deps: Deps, value: string): Promise<Auth> {
+  const row = value ? await findKeyForAuth(deps.db, value) : null;
+  if (!row || row.expireTime <= deps.clock.now()) {
+    throw unauthorized(`API key parameter '${value.slice(0, 64)}' is invalid`);
+  }
+  noteKeyUse(deps, row.id);
+  return {
+    ...blank('key'),
+    login: row.user,
+    scopes: row.scopes,
+    customers: deps.config.CUSTOMER_VIEWS && row.customer ? [row.customer] : [],
+    keyId: row.id,
+  };
+}
+
+async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<Auth> {
+  const { config } = deps;
+  const challenge = { 'WWW-Authenticate': `Basic realm=${config.BASIC_AUTH_REALM}` };
+  let decoded: string;
+  try {
+    decoded = Buffer.from(credential, 'base64').toString('utf8');
+  } catch {
+    decoded = '';
+  }
+  const colon = decoded.indexOf(':');
+  if (!credential || colon < 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(credential)) {
+    throw new AppError(400, 'Invalid credentials', undefined, challenge);
+  }
+  const name = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  const user = name ? await findUserByLoginOrEmail(deps.db, name) : null;
+  const ok = await verifyPassword(password, user?.password);
+  if (!user || !ok) throw new AppError(401, 'Authorization required', undefined, challenge);
+  if (config.EMAIL_VERIFICATION && !user.emailVerified) {
+    throw new AppError(401, 'email not verified', undefined, challenge);
+  }
+  if (user.status !== 'active')
+    throw new AppError(403, `User ${user.login} not active`, undefined, challenge);
+  const login = user.email ?? user.login;
+  const scopes = scopesForRoles(config, login, user.roles, await permMatches(deps.db));
+  const customers = config.CUSTOMER_VIEWS
+    ? await customersFor(deps, login, await groupNamesOf(deps.db, user.id))
+    : [];
+  return { ...blank('basic'), userId: user.id, login, scopes, roles: user.roles, customers };
+}
+
+/**
+ * The customers a user sees (auth.md §5): every customer lookup whose match fits the login, one of
+ * the groups or the email domain. ADMIN_USERS and `*` are unrestricted (empty list); no match is 403.
+ */
+export async function customersFor(deps: Deps, login: string, groups: readonly string[]): Promise<string[]> {
+  if (deps.config.ADMIN_USERS.includes(login)) return [];
+  const domain = login.includes('@') ? login.split('@').pop()! : null;
+  const candidates = [login, ...groups, ...(domain ? [domain] : [])];
+  const found = new Set<string>();
+  for (const c of await customerMatches(deps.db)) {
+    if (candidates.some((name) => matchesName(c.match, name))) found.add(c.customer);
+  }
+  if (found.has('*')) return [];
+  if (found.size === 0) {
+    throw forbidden(`No customer lookup configured for user '${login}' or '${groups.join(', ')}'`);
+  }
+  return [...found].sort();
+}
