@@ -9,12 +9,16 @@ import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
+import { authRoutes } from './http/routes/auth.ts';
 import { blackoutRoutes } from './http/routes/blackouts.ts';
 import { bulkRoutes } from './http/routes/bulk.ts';
 import { configRoutes } from './http/routes/config.ts';
 import { heartbeatRoutes } from './http/routes/heartbeats.ts';
+import { keyRoutes } from './http/routes/keys.ts';
 import { managementRoutes } from './http/routes/management.ts';
+import { permissionRoutes } from './http/routes/permissions.ts';
 import { searchRoutes } from './http/routes/search.ts';
+import { usersRoutes } from './http/routes/users.ts';
 import { uiRoutes } from './http/routes/ui.ts';
 
 /**
@@ -58,6 +62,10 @@ export function createApp(deps: Deps): Koa {
     bulkRoutes(deps),
     blackoutRoutes(deps),
     heartbeatRoutes(deps),
+    authRoutes(deps),
+    usersRoutes(deps),
+    keyRoutes(deps),
+    permissionRoutes(deps),
   ])
     api.use(routes.routes());
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
+import { bootstrapAccess } from './auth/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
@@ -100,6 +101,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
     };
     deps.plugins = createPipeline(plugins, deps);
+    await bootstrapAccess(deps);
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);

@@ -1,0 +1,9 @@
+import type { Deps } from '../deps.ts';
+import { bootstrapAdminKeys } from '../domain/keys.ts';
+import { bootstrapAdminUsers } from '../domain/users.ts';
+
+/** At start: the admin users, then their keys (auth.md §13). */
+export async function bootstrapAccess(deps: Deps): Promise<void> {
+  await bootstrapAdminUsers(deps);
+  await bootstrapAdminKeys(deps);
+}
