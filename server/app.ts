@@ -43,7 +43,14 @@ export function createApp(deps: Deps): Koa {
     }
     await next();
   });
-  app.use(corsFrom(config.CORS_ORIGINS, config.CORS_ALLOW_HEADERS, config.CORS_SUPPORTS_CREDENTIALS));
+  app.use(
+    corsFrom(
+      config.CORS_ORIGINS,
+      config.CORS_ALLOW_HEADERS,
+      config.CORS_SUPPORTS_CREDENTIALS || config.AUTH_REQUIRED,
+      (path) => path.startsWith(`${prefix}/auth/`),
+    ),
+  );
   app.use(
     body({
       limit: config.MAX_BODY_SIZE,

@@ -9,6 +9,7 @@ import { PluginSignal, type AlertChanges, type PluginRequest } from '../plugins/
 import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from './alert-types.ts';
 import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';
+import { assignCustomer } from './blackouts.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
 
 const DEFAULT_ORIGIN = `alertwall/${hostname()}`;
@@ -83,6 +84,7 @@ const hasChanges = (c: AlertChanges | null | undefined): c is AlertChanges =>
 export async function receiveAlert(deps: Deps, input: AlertInput, caller: Caller): Promise<ReceiveOutcome> {
   const now = deps.clock.now();
   let draft = draftFromInput(deps, input, now);
+  draft.customer = assignCustomer(input.customer, caller.customers);
   assertSeverity(deps, draft.severity);
   let pre;
   try {
