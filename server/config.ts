@@ -393,6 +393,13 @@ function crossChecks(c: Values): string[] {
   if (c.CUSTOMER_VIEWS && c.ADMIN_USERS.length === 0) {
     problems.push('CUSTOMER_VIEWS: requires ADMIN_USERS (someone must be able to see every customer)');
   }
+  for (const cred of c.HMAC_AUTH_CREDENTIALS) {
+    if (!['sha1', 'sha256'].includes(cred.algorithm)) {
+      problems.push(
+        `HMAC_AUTH_CREDENTIALS: key '${cred.key}' has algorithm '${cred.algorithm}'; use sha256 or sha1`,
+      );
+    }
+  }
   for (const scope of c.CUSTOM_SCOPES) {
     if (!/^(admin|write|read|delete):\w+(\.\w+)?$/.test(scope)) {
       problems.push(

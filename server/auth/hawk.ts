@@ -1,11 +1,295 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { Config } from '../config.ts';
+import { claimHawkNonce, deleteExpiredHawkNonces } from '../db/hawk-nonces.ts';
 import type { Deps } from '../deps.ts';
 import { unauthorized } from '../errors.ts';
 
 /**
- * Verifies a Hawk-signed request (auth.md §11) and returns the key id it was signed with; 401
- * otherwise. Filled in by the Hawk work of issue #6.
+ * Hawk 1.0 request authentication (auth.md §11, docs/hawk.md): the server side that checks an
+ * `Authorization: Hawk …` header, and the client side that builds one for outbound requests.
  */
-export async function verifyHawkRequest(_deps: Deps, _ctx: Context): Promise<string> {
-  throw unauthorized('Hawk authentication is not available');
+
+/** Seconds a request's timestamp may differ from the server's clock. */
+export const HAWK_SKEW_SEC = 300;
+/** Extra time a seen nonce is kept, for clocks that differ between instances. */
+const NONCE_MARGIN_MS = 60_000;
+/** How often one instance deletes expired nonces. */
+const SWEEP_EVERY_MS = 60_000;
+const MAX_HEADER_LENGTH = 4096;
+const MAX_ID_LENGTH = 256;
+const MAX_NONCE_LENGTH = 256;
+
+export type HawkAlgorithm = 'sha1' | 'sha256';
+const ALGORITHMS: readonly string[] = ['sha1', 'sha256'];
+
+export interface HawkAttributes {
+  id: string;
+  /** Seconds since the epoch, as sent. */
+  ts: string;
+  nonce: string;
+  hash: string;
+  mac: string;
+  ext: string;
+}
+
+export interface HawkArtifacts {
+  method: string;
+  /** Path and query exactly as on the request line. */
+  resource: string;
+  host: string;
+  port: number;
+  ts: string | number;
+  nonce: string;
+  hash: string;
+  ext?: string;
+}
+
+// Attribute values: printable ASCII without `"` and `\` (the characters Hawk allows unescaped).
+const VALUE_CHARS = /^[ \w!#$%&'()*+,\-./:;<=>?@[\]^`{|}~]*$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const ATTRIBUTE = /([A-Za-z]+)="([^"\\]*)"\s*(?:,\s*|$)/y;
+const KNOWN = new Set(['id', 'ts', 'nonce', 'hash', 'mac', 'ext']);
+
+const fail = (message: string) => unauthorized(message, { 'WWW-Authenticate': `Hawk error="${message}"` });
+
+/**
+ * Parses the value of an `Authorization: Hawk id="…", ts="…", …` header. Every attribute must be
+ * `name="value"`, known, given once and well-formed; id, ts, nonce, hash and mac are required.
+ * Anything else is a 401 naming the problem.
+ */
+export function parseHawkHeader(header: string): HawkAttributes {
+  if (header.length > MAX_HEADER_LENGTH) throw fail('Invalid Hawk header: too long');
+  const m = /^hawk(?:\s+(.*))?$/is.exec(header.trim());
+  if (!m) throw fail('Invalid Hawk header: not the Hawk scheme');
+  const text = m[1] ?? '';
+  if (!text) throw fail('Invalid Hawk header: no attributes');
+  const found = new Map<string, string>();
+  let pos = 0;
+  while (pos < text.length) {
+    ATTRIBUTE.lastIndex = pos;
+    const a = ATTRIBUTE.exec(text);
+    if (!a) throw fail('Invalid Hawk header: bad syntax');
+    const [, name = '', value = ''] = a;
+    if (!KNOWN.has(name)) throw fail(`Invalid Hawk header: unknown attribute ${name}`);
+    if (found.has(name)) throw fail(`Invalid Hawk header: duplicate attribute ${name}`);
+    if (!VALUE_CHARS.test(value)) throw fail(`Invalid Hawk header: bad value for ${name}`);
+    found.set(name, value);
+    pos = ATTRIBUTE.lastIndex;
+  }
+  for (const name of ['id', 'ts', 'nonce', 'mac']) {
+    if (!found.get(name)) throw fail(`Invalid Hawk header: missing ${name}`);
+  }
+  if (!found.get('hash')) throw fail('Invalid Hawk header: missing payload hash');
+  const attrs: HawkAttributes = {
+    id: found.get('id')!,
+    ts: found.get('ts')!,
+    nonce: found.get('nonce')!,
+    hash: found.get('hash')!,
+    mac: found.get('mac')!,
+    ext: found.get('ext') ?? '',
+  };
+  if (attrs.id.length > MAX_ID_LENGTH) throw fail('Invalid Hawk header: id too long');
+  if (!/^\d{1,12}$/.test(attrs.ts)) throw fail('Invalid Hawk header: ts must be whole seconds');
+  if (attrs.nonce.length > MAX_NONCE_LENGTH) throw fail('Invalid Hawk header: nonce too long');
+  if (!BASE64.test(attrs.hash)) throw fail('Invalid Hawk header: hash must be base64');
+  if (!BASE64.test(attrs.mac)) throw fail('Invalid Hawk header: mac must be base64');
+  return attrs;
+}
+
+/** The media type of a Content-Type value: lower-case, parameters dropped ('' for none). */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** base64(<alg>("hawk.1.payload\n" + media type + "\n" + body + "\n")). */
+export function hawkPayloadHash(algorithm: HawkAlgorithm, contentType: string | undefined, payload: string) {
+  return createHash(algorithm)
+    .update(`hawk.1.payload\n${mediaType(contentType)}\n`)
+    .update(payload, 'utf8')
+    .update('\n')
+    .digest('base64');
+}
+
+/** The normalized string of a request, one line each, every line ending in "\n". */
+export function hawkNormalizedString(a: HawkArtifacts): string {
+  const ext = (a.ext ?? '').replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return [
+    'hawk.1.header',
+    String(a.ts),
+    a.nonce,
+    a.method.toUpperCase(),
+    a.resource,
+    a.host.toLowerCase(),
+    String(a.port),
+    a.hash,
+    ext,
+    '',
+  ].join('\n');
+}
+
+export function hawkMac(algorithm: HawkAlgorithm, key: string, a: HawkArtifacts): string {
+  return createHmac(algorithm, key).update(hawkNormalizedString(a)).digest('base64');
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const firstValue = (v: string) => v.split(',')[0]!.trim();
+
+/**
+ * The host name and port the client addressed: from the Host header (X-Forwarded-Host/-Port/-Proto
+ * first when USE_PROXYFIX), the port defaulting to 80 or 443 by scheme. IPv6 literals lose their
+ * brackets, as the hawk client writes them.
+ */
+export function requestHostPort(ctx: Context, config: Pick<Config, 'USE_PROXYFIX'>) {
+  const proxied = config.USE_PROXYFIX;
+  const forwardedProto = proxied ? firstValue(ctx.get('X-Forwarded-Proto')).toLowerCase() : '';
+  const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
+  const scheme = forwardedProto || (encrypted ? 'https' : 'http');
+  const hostHeader = (proxied && firstValue(ctx.get('X-Forwarded-Host'))) || ctx.get('Host');
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:/[\]@]+))(?::(\d{1,5}))?$/.exec(hostHeader.trim());
+  if (!m) throw fail('Invalid Host header');
+  const forwardedPort = proxied ? firstValue(ctx.get('X-Forwarded-Port')) : '';
+  if (forwardedPort && !/^\d{1,5}$/.test(forwardedPort)) throw fail('Invalid X-Forwarded-Port header');
+  const port = Number(forwardedPort || m[3] || (scheme === 'https' ? 443 : 80));
+  return { host: (m[1] ?? m[2] ?? '').toLowerCase(), port };
+}
+
+/** Path and query as on the request line (an absolute-form target is reduced to them). */
+function requestResource(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    throw fail('Invalid request target');
+  }
+}
+
+let lastSweep = 0;
+
+/** Deletes expired nonces at most once a minute per process; a failure is logged, not fatal. */
+async function sweepNonces(deps: Deps, now: number) {
+  if (now - lastSweep < SWEEP_EVERY_MS) return;
+  lastSweep = now;
+  try {
+    await deleteExpiredHawkNonces(deps.db, now);
+  } catch (err) {
+    deps.log.warn({ err }, 'could not delete expired Hawk nonces');
+  }
+}
+
+/**
+ * Verifies a Hawk-signed request (auth.md §11) and returns the key id it was signed with; 401
+ * otherwise. Checks, in order: header syntax, known id, MAC, payload hash (always required; an
+ * absent body hashes as ''), timestamp within HAWK_SKEW_SEC (else 401 `Stale timestamp` with the
+ * server's signed time in WWW-Authenticate), and that the nonce was not used before.
+ */
+export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<string> {
+  const attrs = parseHawkHeader(ctx.get('Authorization'));
+  const credentials = deps.config.HMAC_AUTH_CREDENTIALS.find((c) => c.key === attrs.id);
+  if (!credentials) throw fail('Unknown Hawk credentials');
+  const algorithm = credentials.algorithm.toLowerCase();
+  if (!ALGORITHMS.includes(algorithm)) throw fail('Unsupported Hawk algorithm');
+  const alg = algorithm as HawkAlgorithm;
+
+  const { host, port } = requestHostPort(ctx, deps.config);
+  const hash = hawkPayloadHash(alg, ctx.get('Content-Type'), ctx.request.rawBody ?? '');
+  const mac = hawkMac(alg, credentials.secret, {
+    method: ctx.method,
+    resource: requestResource(ctx.originalUrl),
+    host,
+    port,
+    ts: attrs.ts,
+    nonce: attrs.nonce,
+    hash: attrs.hash,
+    ext: attrs.ext,
+  });
+  if (!safeEqual(mac, attrs.mac)) throw fail('Bad mac');
+  if (!safeEqual(hash, attrs.hash)) throw fail('Bad payload hash');
+
+  const now = deps.clock.now();
+  const tsMs = Number(attrs.ts) * 1000;
+  if (Math.abs(tsMs - now) > HAWK_SKEW_SEC * 1000) {
+    const serverTs = Math.floor(now / 1000);
+    const tsm = createHmac(alg, credentials.secret).update(`hawk.1.ts\n${serverTs}\n`).digest('base64');
+    throw unauthorized('Stale timestamp', {
+      'WWW-Authenticate': `Hawk ts="${serverTs}", tsm="${tsm}", error="Stale timestamp"`,
+    });
+  }
+
+  await sweepNonces(deps, now);
+  const fresh = await claimHawkNonce(deps.db, {
+    keyId: attrs.id,
+    nonce: attrs.nonce,
+    ts: Number(attrs.ts),
+    expireTime: tsMs + HAWK_SKEW_SEC * 1000 + NONCE_MARGIN_MS,
+  });
+  if (!fresh) throw fail('Replayed nonce');
+  return attrs.id;
+}
+
+export interface HawkCredentials {
+  id: string;
+  key: string;
+  algorithm?: HawkAlgorithm;
+}
+
+export interface HawkRequest {
+  method: string;
+  /** Absolute http(s) URL the request goes to. */
+  url: string;
+  contentType?: string;
+  /** The body exactly as sent ('' or absent for none). */
+  payload?: string;
+  /** Seconds since the epoch; now by default. */
+  ts?: number;
+  nonce?: string;
+  ext?: string;
+}
+
+/**
+ * Client side: the `Authorization` header value for a request signed with Hawk 1.0, always with a
+ * payload hash. What it produces is what verifyHawkRequest (and any Hawk server) accepts.
+ */
+export function hawkHeader(credentials: HawkCredentials, request: HawkRequest): string {
+  const algorithm = credentials.algorithm ?? 'sha256';
+  if (!ALGORITHMS.includes(algorithm)) throw new Error(`unsupported Hawk algorithm '${algorithm}'`);
+  if (!credentials.id || !credentials.key) throw new Error('Hawk credentials need an id and a key');
+  const u = new URL(request.url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('Hawk signs http(s) URLs only');
+  const ts = request.ts ?? Math.floor(Date.now() / 1000);
+  const nonce = request.nonce ?? randomBytes(9).toString('base64url');
+  const ext = request.ext ?? '';
+  for (const [name, value] of [
+    ['id', credentials.id],
+    ['nonce', nonce],
+    ['ext', ext],
+  ] as const) {
+    if (!VALUE_CHARS.test(value)) throw new Error(`Hawk ${name} has characters a header cannot carry`);
+  }
+  if (!Number.isSafeInteger(ts) || ts < 0) throw new Error('Hawk ts must be whole seconds');
+  // WHATWG URLs drop a bare trailing '?' from search; the request line keeps it.
+  const withoutFragment = u.href.replace(/#.*$/s, '');
+  const resource = u.pathname + (u.search || (withoutFragment.endsWith('?') ? '?' : ''));
+  const hash = hawkPayloadHash(algorithm, request.contentType, request.payload ?? '');
+  const mac = hawkMac(algorithm, credentials.key, {
+    method: request.method,
+    resource,
+    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(u.port || (u.protocol === 'http:' ? 80 : 443)),
+    ts,
+    nonce,
+    hash,
+    ext,
+  });
+  return (
+    `Hawk id="${credentials.id}", ts="${ts}", nonce="${nonce}", hash="${hash}"` +
+    (ext ? `, ext="${ext}"` : '') +
+    `, mac="${mac}"`
+  );
 }
