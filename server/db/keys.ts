@@ -43,3 +43,150 @@ export async function recordKeyUses(
       last_used_time = GREATEST(COALESCE(k.last_used_time, v.last), v.last)
     FROM (VALUES ${rows}) AS v(id, n, last) WHERE k.id = v.id`);
 }
+
+const ts = (ms: number) => sql.timestamp(new Date(ms));
+const texts = (values: readonly string[]) => sql.array(values, 'text');
+
+/** A write of every field a key owns; count and lastUsedTime only move through `recordKeyUses`. */
+export type KeyWrite = Omit<KeyRow, 'count' | 'lastUsedTime'>;
+
+export function insertKey(db: CommonQueryMethods, k: KeyWrite): Promise<KeyRow> {
+  return db.one(sql.type(KeyRowSchema)`
+    INSERT INTO keys AS k (id, key, "user", scopes, text, expire_time, customer)
+    VALUES (${k.id}::uuid, ${k.key}, ${k.user}, ${texts(k.scopes)}, ${k.text}, ${ts(k.expireTime)}, ${k.customer})
+    RETURNING ${keyColumns}`);
+}
+
+/** Who may see a key: its owner only (null = anyone), within these customers (null = any). */
+export interface KeyVisibility {
+  user: string | null;
+  customers: readonly string[] | null;
+}
+
+const visibleSql = (v: KeyVisibility) => sql.fragment`
+  ${v.user === null ? sql.fragment`` : sql.fragment`AND k."user" = ${v.user}`}
+  ${v.customers === null ? sql.fragment`` : sql.fragment`AND k.customer = ANY(${texts(v.customers)})`}`;
+
+/** One key by its value or id, if the caller may see it. */
+export function findKey(
+  db: CommonQueryMethods,
+  keyOrId: string,
+  visibility: KeyVisibility,
+  options: { forUpdate?: boolean } = {},
+): Promise<KeyRow | null> {
+  const lock = options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``;
+  const match = UUID.test(keyOrId)
+    ? sql.fragment`(k.key = ${keyOrId} OR k.id = ${keyOrId}::uuid)`
+    : sql.fragment`k.key = ${keyOrId}`;
+  return db.maybeOne(sql.type(KeyRowSchema)`
+    SELECT ${keyColumns} FROM keys k WHERE ${match} ${visibleSql(visibility)}
+    ORDER BY (k.key = ${keyOrId}) DESC LIMIT 1 ${lock}`);
+}
+
+/** GET /keys filters (api.md §8): each list is "any of these"; undefined = no filter. */
+export interface KeyFilters {
+  status?: readonly ('active' | 'expired')[];
+  user?: readonly string[];
+  scope?: readonly string[];
+  type?: readonly ('read-only' | 'read-write')[];
+  text?: readonly string[];
+  customer?: readonly string[];
+  key?: readonly string[];
+  count?: readonly number[];
+  expireTime?: readonly number[];
+  lastUsedTime?: readonly number[];
+}
+
+export interface KeySelection extends KeyVisibility {
+  filters: KeyFilters;
+  now: number;
+}
+
+const READ_WRITE = sql.fragment`EXISTS (SELECT 1 FROM unnest(k.scopes) s WHERE s LIKE 'write%' OR s LIKE 'admin%')`;
+
+function whereOf(s: KeySelection) {
+  const f = s.filters;
+  const parts = [sql.fragment`TRUE ${visibleSql(s)}`];
+  const now = ts(s.now);
+  if (f.status) {
+    const st = [...new Set(f.status)];
+    if (st.length === 1)
+      parts.push(
+        st[0] === 'active' ? sql.fragment`k.expire_time > ${now}` : sql.fragment`k.expire_time <= ${now}`,
+      );
+  }
+  if (f.type) {
+    const ty = [...new Set(f.type)];
+    if (ty.length === 1) parts.push(ty[0] === 'read-write' ? READ_WRITE : sql.fragment`NOT ${READ_WRITE}`);
+  }
+  if (f.user) parts.push(sql.fragment`k."user" = ANY(${texts(f.user)})`);
+  if (f.scope) parts.push(sql.fragment`k.scopes && ${texts(f.scope)}`);
+  if (f.text) parts.push(sql.fragment`k.text = ANY(${texts(f.text)})`);
+  if (f.customer) parts.push(sql.fragment`k.customer = ANY(${texts(f.customer)})`);
+  if (f.key) parts.push(sql.fragment`k.key = ANY(${texts(f.key)})`);
+  if (f.count) parts.push(sql.fragment`k.count = ANY(${sql.array([...f.count], 'int8')})`);
+  if (f.expireTime) {
+    parts.push(
+      sql.fragment`k.expire_time = ANY(${sql.array(
+        f.expireTime.map((ms) => new Date(ms).toISOString()),
+        'timestamptz',
+      )})`,
+    );
+  }
+  if (f.lastUsedTime) {
+    parts.push(
+      sql.fragment`k.last_used_time = ANY(${sql.array(
+        f.lastUsedTime.map((ms) => new Date(ms).toISOString()),
+        'timestamptz',
+      )})`,
+    );
+  }
+  return sql.join(parts, sql.fragment` AND `);
+}
+
+/** One page of keys, the latest to expire first, ties broken by id so pages never overlap. */
+export function listKeys(
+  db: CommonQueryMethods,
+  selection: KeySelection,
+  page: { limit: number; offset: number },
+): Promise<readonly KeyRow[]> {
+  return db.any(sql.type(KeyRowSchema)`
+    SELECT ${keyColumns} FROM keys k WHERE ${whereOf(selection)}
+    ORDER BY k.expire_time DESC, k.id LIMIT ${page.limit} OFFSET ${page.offset}`);
+}
+
+export function countKeys(db: CommonQueryMethods, selection: KeySelection): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM keys k WHERE ${whereOf(selection)}`);
+}
+
+export function updateKey(db: CommonQueryMethods, k: KeyWrite): Promise<KeyRow> {
+  return db.one(sql.type(KeyRowSchema)`
+    UPDATE keys AS k SET "user" = ${k.user}, scopes = ${texts(k.scopes)}, text = ${k.text},
+      expire_time = ${ts(k.expireTime)}, customer = ${k.customer}
+    WHERE k.id = ${k.id}::uuid
+    RETURNING ${keyColumns}`);
+}
+
+/** Deletes one key by id; false when it was already gone. */
+export async function deleteKey(db: CommonQueryMethods, id: string): Promise<boolean> {
+  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM keys k WHERE k.id = ${id}::uuid RETURNING k.id::text AS id`);
+  return gone.length > 0;
+}
+
+/** Does this user hold an unexpired key with the `admin` scope? (admin bootstrap, auth.md §13) */
+export async function hasAdminKey(db: CommonQueryMethods, user: string, now: number): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM keys k WHERE k."user" = ${user} AND 'admin' = ANY(k.scopes) AND k.expire_time > ${ts(now)}`);
+}
+
+/** Is any key stored under this value? */
+export function keyValueExists(db: CommonQueryMethods, value: string): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM keys k WHERE k.key = ${value}`);
+}
+
+/** Serialises the admin-key bootstrap of instances starting together (released at commit). */
+export async function lockKeyBootstrap(db: CommonQueryMethods): Promise<void> {
+  await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext('bootstrap_admin_keys'))`);
+}

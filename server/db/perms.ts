@@ -6,3 +6,45 @@ export function permMatches(db: CommonQueryMethods) {
   return db.any(sql.type(z.object({ match: z.string(), scopes: z.array(z.string()) }))`
     SELECT match, scopes FROM perms`);
 }
+
+export const PermRowSchema = z.object({ id: z.string(), match: z.string(), scopes: z.array(z.string()) });
+export type PermRow = z.infer<typeof PermRowSchema>;
+
+const columns = sql.fragment`p.id::text AS id, p.match, p.scopes`;
+const texts = (values: readonly string[]) => sql.array(values, 'text');
+
+export function insertPerm(db: CommonQueryMethods, p: PermRow): Promise<PermRow> {
+  return db.one(sql.type(PermRowSchema)`
+    INSERT INTO perms AS p (id, match, scopes) VALUES (${p.id}::uuid, ${p.match}, ${texts(p.scopes)})
+    RETURNING ${columns}`);
+}
+
+/** One permission by id (the caller checked it is a UUID). */
+export function findPerm(db: CommonQueryMethods, id: string): Promise<PermRow | null> {
+  return db.maybeOne(sql.type(PermRowSchema)`SELECT ${columns} FROM perms p WHERE p.id = ${id}::uuid`);
+}
+
+/** Every stored permission that passes the filters (lists are "any of"), by match. */
+export function listPerms(
+  db: CommonQueryMethods,
+  filters: { match?: readonly string[]; scopes?: readonly string[] },
+): Promise<readonly PermRow[]> {
+  const parts = [sql.fragment`TRUE`];
+  if (filters.match) parts.push(sql.fragment`p.match = ANY(${texts(filters.match)})`);
+  if (filters.scopes) parts.push(sql.fragment`p.scopes && ${texts(filters.scopes)}`);
+  return db.any(sql.type(PermRowSchema)`
+    SELECT ${columns} FROM perms p WHERE ${sql.join(parts, sql.fragment` AND `)} ORDER BY p.match, p.id`);
+}
+
+export function updatePerm(db: CommonQueryMethods, p: PermRow): Promise<PermRow> {
+  return db.one(sql.type(PermRowSchema)`
+    UPDATE perms AS p SET match = ${p.match}, scopes = ${texts(p.scopes)} WHERE p.id = ${p.id}::uuid
+    RETURNING ${columns}`);
+}
+
+/** Deletes one permission; false when there was none. */
+export async function deletePerm(db: CommonQueryMethods, id: string): Promise<boolean> {
+  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM perms p WHERE p.id = ${id}::uuid RETURNING p.id::text AS id`);
+  return gone.length > 0;
+}

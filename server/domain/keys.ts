@@ -1,4 +1,263 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import type { ApiKey, ApiKeyList, KeyInput, KeyUpdate } from '../../shared/keys.ts';
+import { isAdminOf } from '../auth/scopes.ts';
+import type { Auth } from '../auth/types.ts';
+import * as keysDb from '../db/keys.ts';
+import type { KeyFilters, KeyRow, KeyVisibility } from '../db/keys.ts';
 import type { Deps } from '../deps.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { assignCustomer } from './blackouts.ts';
+import { assertGrantable, filtersOf } from './perms.ts';
+import { DATE_MESSAGE, parseIsoDate } from './query/conditions.ts';
+import { assertPageInRange, pagingOf } from './query/params.ts';
 
-/** Creates the admin API keys of auth.md §13 (ADMIN_KEY for the first admin, ADMIN_KEY_MAXAGE). */
-export async function bootstrapAdminKeys(_deps: Deps): Promise<void> {}
+const ADMIN_SCOPES = ['admin', 'read', 'write'];
+const DAY_MS = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `read-write` when any scope writes or administers, else `read-only` (auth.md §9). */
+export const keyTypeOf = (scopes: readonly string[]): 'read-write' | 'read-only' =>
+  scopes.some((s) => s.startsWith('write') || s.startsWith('admin')) ? 'read-write' : 'read-only';
+
+/** A new key value: 40 URL-safe base64 characters of an HMAC-SHA256 (SECRET_KEY) of 32 random bytes. */
+export function newKeyValue(secret: string): string {
+  return createHmac('sha256', secret).update(randomBytes(32)).digest('base64url').slice(0, 40);
+}
+
+/** The API's key (api.md §8), its status evaluated at `now`. */
+export function presentKey(row: KeyRow, baseUrl: string, now: number): ApiKey {
+  return {
+    id: row.id,
+    key: row.key,
+    status: row.expireTime > now ? 'active' : 'expired',
+    href: `${baseUrl}/key/${encodeURIComponent(row.key)}`,
+    user: row.user,
+    scopes: row.scopes,
+    type: keyTypeOf(row.scopes),
+    text: row.text,
+    expireTime: iso(row.expireTime),
+    count: row.count,
+    lastUsedTime: row.lastUsedTime === null ? null : iso(row.lastUsedTime),
+    customer: row.customer,
+  };
+}
+
+/** Administrators of keys (and the open anonymous caller, AUTH_REQUIRED off) see and name anyone's keys. */
+const isKeyAdmin = (auth: Auth) => auth.unrestricted || isAdminOf(auth.scopes, 'keys');
+
+/** The caller's customer restriction; null = unrestricted. */
+const customersOf = (deps: Deps, auth: Auth) =>
+  deps.config.CUSTOMER_VIEWS && auth.customers.length ? auth.customers : null;
+
+/** Non-admins see only their own keys; everyone only keys of their customers. */
+const visibilityOf = (deps: Deps, auth: Auth): KeyVisibility => ({
+  user: isKeyAdmin(auth) ? null : (auth.login ?? ''),
+  customers: customersOf(deps, auth),
+});
+
+/** Scopes asked for: explicit ones, else the legacy `type`, else USER_DEFAULT_SCOPES (auth.md §9). */
+function requestedScopes(
+  deps: Deps,
+  input: Pick<KeyInput, 'scopes' | 'type'>,
+  user: string,
+): string[] | null {
+  if (input.scopes && input.scopes.length) return [...new Set(input.scopes)];
+  if (input.type === 'read-only') return ['read'];
+  if (input.type === 'read-write') {
+    return deps.config.ADMIN_USERS.includes(user) ? [...ADMIN_SCOPES] : ['read', 'write'];
+  }
+  return null;
+}
+
+/** The customer a key gets: admins name any; others get theirs (alert-lifecycle.md §3 rule). */
+function customerFor(deps: Deps, auth: Auth, wanted: string | null | undefined): string | null | undefined {
+  if (isAdminOf(auth.scopes, 'keys')) return wanted;
+  const customers = customersOf(deps, auth);
+  return customers ? assignCustomer(wanted, customers) : undefined;
+}
+
+/**
+ * POST /key (api.md §8): non-admins always own the key they make; admins may name the user and
+ * customer. Every requested scope must be a scope (400) the caller holds (403).
+ */
+export async function createKey(deps: Deps, auth: Auth, baseUrl: string, input: KeyInput): Promise<ApiKey> {
+  const now = deps.clock.now();
+  const user = isAdminOf(auth.scopes, 'keys') ? (input.user ?? auth.login) : auth.login;
+  if (!user) throw badRequest("An API key must be associated with a 'user'. Retry with user credentials.");
+  const scopes = requestedScopes(deps, input, user) ?? [...deps.config.USER_DEFAULT_SCOPES];
+  assertGrantable(deps, auth, scopes);
+  const customer = customerFor(deps, auth, input.customer) ?? null;
+  if (input.key && (await keysDb.keyValueExists(deps.db, input.key))) {
+    throw conflict('an API key with that value already exists');
+  }
+  const row = await keysDb.insertKey(deps.db, {
+    id: randomUUID(),
+    key: input.key ?? newKeyValue(deps.config.SECRET_KEY),
+    user,
+    scopes,
+    text: input.text ?? '',
+    expireTime: input.expireTime ?? now + deps.config.API_KEY_EXPIRE_DAYS * DAY_MS,
+    customer,
+  });
+  return presentKey(row, baseUrl, now);
+}
+
+/** GET /key/:key (the key value or its id); 404 for keys the caller may not see. */
+export async function getKey(deps: Deps, auth: Auth, baseUrl: string, keyOrId: string): Promise<ApiKey> {
+  const row = await keysDb.findKey(deps.db, keyOrId, visibilityOf(deps, auth));
+  if (!row) throw notFound();
+  return presentKey(row, baseUrl, deps.clock.now());
+}
+
+/** PUT /key/:key: omitted or null fields unchanged (Alerta clears expireTime; we do not). */
+export async function updateKey(
+  deps: Deps,
+  auth: Auth,
+  baseUrl: string,
+  keyOrId: string,
+  change: KeyUpdate,
+): Promise<ApiKey> {
+  const now = deps.clock.now();
+  const row = await deps.db.transaction(async (tx) => {
+    const current = await keysDb.findKey(tx, keyOrId, visibilityOf(deps, auth), { forUpdate: true });
+    if (!current) throw notFound();
+    const user = isAdminOf(auth.scopes, 'keys') ? (change.user ?? current.user) : current.user;
+    const scopes = requestedScopes(deps, change, user);
+    if (scopes) assertGrantable(deps, auth, scopes);
+    const customer = change.customer === undefined ? undefined : customerFor(deps, auth, change.customer);
+    return keysDb.updateKey(tx, {
+      id: current.id,
+      key: current.key,
+      user,
+      scopes: scopes ?? current.scopes,
+      text: change.text ?? current.text,
+      expireTime: change.expireTime ?? current.expireTime,
+      customer: customer ?? current.customer,
+    });
+  });
+  return presentKey(row, baseUrl, now);
+}
+
+/** DELETE /key/:key (admin:keys; still only within the caller's customers). */
+export async function deleteKey(deps: Deps, auth: Auth, keyOrId: string): Promise<void> {
+  const row = await keysDb.findKey(deps.db, keyOrId, visibilityOf(deps, auth));
+  if (!row || !(await keysDb.deleteKey(deps.db, row.id))) throw notFound();
+}
+
+const FILTERS = [
+  'status',
+  'user',
+  'scope',
+  'type',
+  'text',
+  'expireTime',
+  'count',
+  'lastUsedTime',
+  'customer',
+  'key',
+];
+
+function oneOf<T extends string>(name: string, values: string[], allowed: readonly T[]): T[] {
+  for (const v of values) {
+    if (!(allowed as readonly string[]).includes(v))
+      throw badRequest(`${name} must be one of ${allowed.join(', ')}`);
+  }
+  return values as T[];
+}
+
+function keyFiltersOf(filters: Map<string, string[]>): KeyFilters {
+  const f: KeyFilters = {};
+  const times = (name: string, values: string[]) =>
+    values.map((v) => {
+      const d = parseIsoDate(v);
+      if (!d) throw badRequest(DATE_MESSAGE, [`${name}: '${v}'`]);
+      return d.ms;
+    });
+  for (const [name, values] of filters) {
+    if (name === 'status') f.status = oneOf(name, values, ['active', 'expired'] as const);
+    else if (name === 'type') f.type = oneOf(name, values, ['read-only', 'read-write'] as const);
+    else if (name === 'count') {
+      f.count = values.map((v) => {
+        if (!/^\d{1,15}$/.test(v)) throw badRequest('count must be a whole number');
+        return Number(v);
+      });
+    } else if (name === 'expireTime' || name === 'lastUsedTime') f[name] = times(name, values);
+    else if (
+      name === 'user' ||
+      name === 'scope' ||
+      name === 'text' ||
+      name === 'customer' ||
+      name === 'key'
+    ) {
+      f[name] = values;
+    }
+  }
+  return f;
+}
+
+/** GET /keys: paged; non-admins see only their own keys, everyone only their customers' keys. */
+export async function listKeys(
+  deps: Deps,
+  auth: Auth,
+  baseUrl: string,
+  search: URLSearchParams,
+): Promise<ApiKeyList> {
+  const now = deps.clock.now();
+  const { params, filters } = filtersOf(search, FILTERS);
+  const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
+  const selection = { ...visibilityOf(deps, auth), filters: keyFiltersOf(filters), now };
+  const [rows, total] = await Promise.all([
+    keysDb.listKeys(deps.db, selection, { limit: pageSize, offset: (page - 1) * pageSize }),
+    keysDb.countKeys(deps.db, selection),
+  ]);
+  const pages = Math.ceil(total / pageSize);
+  assertPageInRange(page, pages, total);
+  const keys = rows.map((r) => presentKey(r, baseUrl, now));
+  return {
+    status: 'ok',
+    ...(keys.length === 0 ? { message: 'not found' } : {}),
+    keys,
+    total,
+    page,
+    pageSize,
+    pages,
+    more: page < pages,
+  };
+}
+
+/**
+ * Creates the admin API keys of auth.md §13 at start: ADMIN_KEY (valid ADMIN_KEY_MAXAGE seconds)
+ * for the first admin unless that key exists, then a random admin key for every admin who has none,
+ * logged once (the only time a key is ever printed). Serialised across instances starting together.
+ */
+export async function bootstrapAdminKeys(deps: Deps): Promise<void> {
+  const { config } = deps;
+  const admins = config.ADMIN_USERS;
+  if (admins.length === 0) return;
+  const created = await deps.db.transaction(async (tx) => {
+    await keysDb.lockKeyBootstrap(tx);
+    const now = deps.clock.now();
+    const fresh: { user: string; value: string }[] = [];
+    const make = (user: string, value: string, expireTime: number) =>
+      keysDb.insertKey(tx, {
+        id: randomUUID(),
+        key: value,
+        user,
+        scopes: [...ADMIN_SCOPES],
+        text: 'Admin key created at start',
+        expireTime,
+        customer: null,
+      });
+    if (config.ADMIN_KEY && !(await keysDb.keyValueExists(tx, config.ADMIN_KEY))) {
+      await make(admins[0]!, config.ADMIN_KEY, now + config.ADMIN_KEY_MAXAGE * 1000);
+    }
+    for (const user of admins) {
+      if (await keysDb.hasAdminKey(tx, user, now)) continue;
+      const value = newKeyValue(config.SECRET_KEY);
+      await make(user, value, now + config.API_KEY_EXPIRE_DAYS * DAY_MS);
+      fresh.push({ user, value });
+    }
+    return fresh;
+  });
+  for (const { user, value } of created) deps.log.info({ user, apiKey: value }, 'admin API key created');
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { IsoTimeSchema } from './alerts.ts';
+import { ScopeListSchema } from './keys.ts';
+
+// Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
+
+const noNul = (s: string) => !s.includes('\0');
+
+/** A required name; a missing one is worded as the established server words it. */
+const required = (name: string) =>
+  z
+    .string({
+      error: (i) => (i.input == null ? `Missing mandatory value for ${name}` : `${name} must be a string`),
+    })
+    .min(1, `Missing mandatory value for ${name}`)
+    .max(1000, `${name} must be at most 1000 characters`)
+    .refine(noNul, `${name} must not contain NUL characters`);
+
+/** POST /perm: a role (or group) name pattern and the scopes it grants (api.md §9). */
+export const PermInputSchema = z.object(
+  { match: required('match'), scopes: ScopeListSchema.nullish() },
+  { error: 'expected a JSON object' },
+);
+export type PermInput = z.infer<typeof PermInputSchema>;
+
+/** PUT /perm/:id: omitted fields unchanged. */
+export const PermUpdateSchema = z.object(
+  { match: required('match').nullish(), scopes: ScopeListSchema.nullish() },
+  { error: 'expected a JSON object' },
+);
+export type PermUpdate = z.infer<typeof PermUpdateSchema>;
+
+/** POST /customer: a login, group or email domain pattern and the customer it maps to. */
+export const CustomerInputSchema = z.object(
+  { match: required('match'), customer: required('customer') },
+  { error: 'expected a JSON object' },
+);
+export type CustomerInput = z.infer<typeof CustomerInputSchema>;
+
+/** PUT /customer/:id: omitted fields unchanged. */
+export const CustomerUpdateSchema = z.object(
+  { match: required('match').nullish(), customer: required('customer').nullish() },
+  { error: 'expected a JSON object' },
+);
+export type CustomerUpdate = z.infer<typeof CustomerUpdateSchema>;
+
+/** A permission as the API returns it. */
+export const PermissionSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  match: z.string(),
+  scopes: z.array(z.string()),
+});
+export type Permission = z.infer<typeof PermissionSchema>;
+
+/** A customer lookup as the API returns it. */
+export const CustomerSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  match: z.string(),
+  customer: z.string(),
+});
+export type Customer = z.infer<typeof CustomerSchema>;
+
+const paging = {
+  status: z.literal('ok'),
+  message: z.string().optional(),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pages: z.number().int(),
+  more: z.boolean(),
+  time: IsoTimeSchema,
+};
+
+/** GET /perms */
+export const PermissionListSchema = z.object({ ...paging, permissions: z.array(PermissionSchema) });
+export type PermissionList = z.infer<typeof PermissionListSchema>;
+
+/** GET /customers */
+export const CustomerListSchema = z.object({ ...paging, customers: z.array(CustomerSchema) });
+export type CustomerList = z.infer<typeof CustomerListSchema>;
+
+/** GET /scopes */
+export const ScopesSchema = z.object({
+  status: z.literal('ok'),
+  scopes: z.array(z.string()),
+  total: z.number().int(),
+});
