@@ -4,3 +4,6 @@ export * from './events.ts';
 export * from './heartbeats.ts';
 export * from './queries.ts';
 export * from './blackouts.ts';
+export * from './keys.ts';
+export * from './perms.ts';
+export * from './users.ts';

@@ -9,6 +9,7 @@ import { apiBase } from '../http/base-url.ts';
 import { verifyHawkRequest } from './hawk.ts';
 import { noteKeyUse } from './key-usage.ts';
 import { verifyPassword } from './passwords.ts';
+import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
 import { matchesName, scopesForRoles } from './scopes.ts';
 import { verifyToken } from './tokens.ts';
 import { ANONYMOUS_OPEN, type Auth } from './types.ts';
@@ -111,9 +112,17 @@ async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<
   }
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
+  // Basic credentials are a login on every request: the same limits as POST /auth/login.
+  const limiter = loginLimiterOf(deps, deps.clock);
+  const wait = limiter.retryAfter(name, ctx.ip);
+  if (wait > 0) throw tooManyLogins(wait);
   const user = name ? await findUserByLoginOrEmail(deps.db, name) : null;
   const ok = await verifyPassword(password, user?.password);
-  if (!user || !ok) throw new AppError(401, 'Authorization required', undefined, challenge);
+  if (!user || !ok) {
+    limiter.fail(name, ctx.ip);
+    throw new AppError(401, 'Authorization required', undefined, challenge);
+  }
+  limiter.succeed(name, ctx.ip);
   if (config.EMAIL_VERIFICATION && !user.emailVerified) {
     throw new AppError(401, 'email not verified', undefined, challenge);
   }

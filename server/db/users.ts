@@ -37,3 +37,142 @@ export async function groupNamesOf(db: CommonQueryMethods, userId: string): Prom
     WHERE gu.user_id = ${userId}::uuid ORDER BY g.name`);
   return rows.map((r) => r.name);
 }
+
+const ts = (ms: number | null) => (ms === null ? null : sql.timestamp(new Date(ms)));
+
+/** Everything stored for a new user. */
+export interface UserWrite {
+  id: string;
+  name: string;
+  login: string;
+  email: string | null;
+  password: string;
+  status: string;
+  roles: readonly string[];
+  attributes: Record<string, unknown>;
+  createTime: number;
+  text: string;
+  emailVerified: boolean;
+}
+
+/** Inserts a user; null when the login or email is already taken (concurrent bootstrap, races). */
+export function insertUser(db: CommonQueryMethods, u: UserWrite): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRowSchema)`
+    WITH u AS (
+      INSERT INTO users (id, name, login, email, password, status, roles, attributes, create_time, text,
+        email_verified)
+      VALUES (${u.id}::uuid, ${u.name}, ${u.login}, ${u.email}, ${u.password}, ${u.status},
+        ${sql.array(u.roles, 'text')}, ${sql.jsonb(u.attributes as never)}, ${ts(u.createTime)}, ${u.text},
+        ${u.emailVerified})
+      ON CONFLICT DO NOTHING
+      RETURNING *)
+    SELECT ${userColumns} FROM u`);
+}
+
+export function findUserById(db: CommonQueryMethods, id: string, forUpdate = false): Promise<UserRow | null> {
+  return db.maybeOne(sql.type(UserRowSchema)`
+    SELECT ${userColumns} FROM users u WHERE u.id = ${id}::uuid
+    ${forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
+}
+
+/** Is this email (case-insensitive) or login used by a user other than `exceptId`? */
+export async function isEmailTaken(db: CommonQueryMethods, email: string, exceptId: string | null) {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    SELECT id::text AS id FROM users
+    WHERE (lower(email) = lower(${email}) OR login = ${email})
+      ${exceptId ? sql.fragment`AND id <> ${exceptId}::uuid` : sql.fragment``}
+    LIMIT 1`);
+  return row !== null;
+}
+
+export async function isLoginTaken(db: CommonQueryMethods, login: string, exceptId: string | null) {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    SELECT id::text AS id FROM users WHERE login = ${login}
+      ${exceptId ? sql.fragment`AND id <> ${exceptId}::uuid` : sql.fragment``}
+    LIMIT 1`);
+  return row !== null;
+}
+
+/** The stored fields a change may set; absent = unchanged. */
+export interface UserPatch {
+  name?: string;
+  login?: string;
+  email?: string | null;
+  password?: string;
+  status?: string;
+  roles?: readonly string[];
+  attributes?: Record<string, unknown>;
+  text?: string;
+  emailVerified?: boolean;
+}
+
+/** Applies a change and sets updateTime; the row afterwards. */
+export function updateUser(db: CommonQueryMethods, id: string, p: UserPatch, now: number): Promise<UserRow> {
+  const sets = [sql.fragment`update_time = ${ts(now)}`];
+  if (p.name !== undefined) sets.push(sql.fragment`name = ${p.name}`);
+  if (p.login !== undefined) sets.push(sql.fragment`login = ${p.login}`);
+  if (p.email !== undefined) sets.push(sql.fragment`email = ${p.email}`);
+  if (p.password !== undefined) sets.push(sql.fragment`password = ${p.password}`);
+  if (p.status !== undefined) sets.push(sql.fragment`status = ${p.status}`);
+  if (p.roles !== undefined) sets.push(sql.fragment`roles = ${sql.array(p.roles, 'text')}`);
+  if (p.attributes !== undefined) sets.push(sql.fragment`attributes = ${sql.jsonb(p.attributes as never)}`);
+  if (p.text !== undefined) sets.push(sql.fragment`text = ${p.text}`);
+  if (p.emailVerified !== undefined) sets.push(sql.fragment`email_verified = ${p.emailVerified}`);
+  return db.one(sql.type(UserRowSchema)`
+    WITH u AS (UPDATE users SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${id}::uuid RETURNING *)
+    SELECT ${userColumns} FROM u`);
+}
+
+/** Records a successful login. */
+export async function recordLogin(db: CommonQueryMethods, id: string, now: number): Promise<void> {
+  await db.query(sql.unsafe`UPDATE users SET last_login = ${ts(now)} WHERE id = ${id}::uuid`);
+}
+
+/** Deletes a user and their group memberships; false when there was none. */
+export async function deleteUser(db: CommonQueryMethods, id: string): Promise<boolean> {
+  await db.query(sql.unsafe`DELETE FROM group_users WHERE user_id = ${id}::uuid`);
+  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM users WHERE id = ${id}::uuid RETURNING id::text AS id`);
+  return rows.length > 0;
+}
+
+/** GET /users filters: equality on these columns (several values = any), `roles` = overlap. */
+export interface UserFilter {
+  ids: readonly string[];
+  names: readonly string[];
+  logins: readonly string[];
+  emails: readonly string[];
+  statuses: readonly string[];
+  roles: readonly string[];
+  emailVerified: boolean | null;
+}
+
+function userWhere(f: UserFilter) {
+  const parts = [sql.fragment`TRUE`];
+  if (f.ids.length) parts.push(sql.fragment`u.id::text = ANY(${sql.array(f.ids, 'text')})`);
+  if (f.names.length) parts.push(sql.fragment`u.name = ANY(${sql.array(f.names, 'text')})`);
+  if (f.logins.length) parts.push(sql.fragment`u.login = ANY(${sql.array(f.logins, 'text')})`);
+  if (f.emails.length) {
+    parts.push(
+      sql.fragment`lower(u.email) = ANY(${sql.array(
+        f.emails.map((e) => e.toLowerCase()),
+        'text',
+      )})`,
+    );
+  }
+  if (f.statuses.length) parts.push(sql.fragment`u.status = ANY(${sql.array(f.statuses, 'text')})`);
+  if (f.roles.length) parts.push(sql.fragment`u.roles && ${sql.array(f.roles, 'text')}`);
+  if (f.emailVerified !== null) parts.push(sql.fragment`u.email_verified = ${f.emailVerified}`);
+  return sql.join(parts, sql.fragment` AND `);
+}
+
+export function listUsers(db: CommonQueryMethods, f: UserFilter, limit: number, offset: number) {
+  return db.any(sql.type(UserRowSchema)`
+    SELECT ${userColumns} FROM users u WHERE ${userWhere(f)}
+    ORDER BY u.name, u.login LIMIT ${limit} OFFSET ${offset}`);
+}
+
+export async function countUsers(db: CommonQueryMethods, f: UserFilter): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM users u WHERE ${userWhere(f)}`);
+}

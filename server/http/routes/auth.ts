@@ -1,7 +1,67 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
+import { logIn, signUp } from '../../domain/users.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../../errors.ts';
+import { apiBase } from '../base-url.ts';
+import { requireScope } from '../middleware/require-scope.ts';
 
-/** Login, signup, logout and userinfo (auth.md §6); filled in by issue #6. */
-export function authRoutes(_deps: Deps): Router {
-  return new Router();
+function bodyObject(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  return body as Record<string, unknown>;
+}
+
+const LOGGED_OUT = { status: 'ok', message: 'OIDC end_session_endpoint not configured' };
+
+/** Login, signup, logout and userinfo (auth.md §6). Only /userinfo needs credentials. */
+export function authRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  /** POST /auth/login: `{username | email, password}` → `{token}`. */
+  router.post('/auth/login', async (ctx) => {
+    const body = bodyObject(ctx);
+    const name = typeof body.username === 'string' && body.username ? body.username : body.email;
+    const { password } = body;
+    if (typeof name !== 'string' || !name || typeof password !== 'string') {
+      throw unauthorized("must supply 'username' and 'password'");
+    }
+    if (deps.config.AUTH_PROVIDER !== 'basic') {
+      throw new AppError(
+        501,
+        `login with AUTH_PROVIDER '${deps.config.AUTH_PROVIDER}' is not supported here`,
+      );
+    }
+    ctx.body = { token: await logIn(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
+  });
+
+  /** POST /auth/signup */
+  router.post('/auth/signup', async (ctx) => {
+    const { config } = deps;
+    if (!config.SIGNUP_ENABLED || config.AUTH_PROVIDER !== 'basic')
+      throw forbidden('user signup is disabled');
+    const input = SignupSchema.parse(bodyObject(ctx));
+    ctx.body = { token: await signUp(deps, input, apiBase(ctx, deps.config)) };
+  });
+
+  /** GET /auth/logout */
+  router.get('/auth/logout', (ctx) => {
+    ctx.body = LOGGED_OUT;
+  });
+
+  /** POST /auth/logout */
+  router.post('/auth/logout', (ctx) => {
+    ctx.body = LOGGED_OUT;
+  });
+
+  /** GET /userinfo: the claims of the caller's Bearer token. */
+  router.get('/userinfo', requireScope(deps, 'read:userinfo'), (ctx) => {
+    const auth = ctx.state.auth;
+    if (auth?.method !== 'bearer' || !auth.claims) throw unauthorized('Missing authorization Bearer token');
+    ctx.body = auth.claims;
+  });
+
+  return router;
 }

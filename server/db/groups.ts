@@ -1,0 +1,113 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+/** A stored group with its member count. */
+export const GroupRowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  text: z.string(),
+  count: z.number().int(),
+});
+export type GroupRow = z.infer<typeof GroupRowSchema>;
+
+const columns = sql.fragment`
+  g.id::text AS id, g.name, g.text,
+  (SELECT count(*)::int FROM group_users gu JOIN users u ON u.id = gu.user_id WHERE gu.group_id = g.id) AS count`;
+
+const ts = (ms: number) => sql.timestamp(new Date(ms));
+
+/** Inserts a group; null when the name is taken. */
+export function insertGroup(
+  db: CommonQueryMethods,
+  g: { id: string; name: string; text: string },
+  now: number,
+): Promise<GroupRow | null> {
+  return db.maybeOne(sql.type(GroupRowSchema)`
+    WITH g AS (
+      INSERT INTO groups (id, name, text, update_time) VALUES (${g.id}::uuid, ${g.name}, ${g.text}, ${ts(now)})
+      ON CONFLICT DO NOTHING RETURNING *)
+    SELECT g.id::text AS id, g.name, g.text, 0 AS count FROM g`);
+}
+
+export function findGroupById(db: CommonQueryMethods, id: string): Promise<GroupRow | null> {
+  return db.maybeOne(sql.type(GroupRowSchema)`SELECT ${columns} FROM groups g WHERE g.id = ${id}::uuid`);
+}
+
+export async function isGroupNameTaken(db: CommonQueryMethods, name: string, exceptId: string | null) {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    SELECT id::text AS id FROM groups WHERE name = ${name}
+      ${exceptId ? sql.fragment`AND id <> ${exceptId}::uuid` : sql.fragment``}`);
+  return row !== null;
+}
+
+/** Applies a change; null when the group does not exist. */
+export async function updateGroup(
+  db: CommonQueryMethods,
+  id: string,
+  p: { name?: string; text?: string },
+  now: number,
+): Promise<GroupRow | null> {
+  const sets = [sql.fragment`update_time = ${ts(now)}`];
+  if (p.name !== undefined) sets.push(sql.fragment`name = ${p.name}`);
+  if (p.text !== undefined) sets.push(sql.fragment`text = ${p.text}`);
+  const done = await db.any(sql.type(z.object({ id: z.string() }))`
+    UPDATE groups SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${id}::uuid RETURNING id::text AS id`);
+  return done.length ? findGroupById(db, id) : null;
+}
+
+/** Deletes a group (memberships go with it); false when there was none. */
+export async function deleteGroup(db: CommonQueryMethods, id: string): Promise<boolean> {
+  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM groups WHERE id = ${id}::uuid RETURNING id::text AS id`);
+  return rows.length > 0;
+}
+
+export function listGroups(
+  db: CommonQueryMethods,
+  names: readonly string[],
+  limit: number,
+  offset: number,
+): Promise<readonly GroupRow[]> {
+  return db.any(sql.type(GroupRowSchema)`
+    SELECT ${columns} FROM groups g
+    ${names.length ? sql.fragment`WHERE g.name = ANY(${sql.array(names, 'text')})` : sql.fragment``}
+    ORDER BY g.name LIMIT ${limit} OFFSET ${offset}`);
+}
+
+export function countGroups(db: CommonQueryMethods, names: readonly string[]): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM groups g
+    ${names.length ? sql.fragment`WHERE g.name = ANY(${sql.array(names, 'text')})` : sql.fragment``}`);
+}
+
+/** The groups a user belongs to. */
+export function groupsOfUser(db: CommonQueryMethods, userId: string): Promise<readonly GroupRow[]> {
+  return db.any(sql.type(GroupRowSchema)`
+    SELECT ${columns} FROM groups g JOIN group_users m ON m.group_id = g.id
+    WHERE m.user_id = ${userId}::uuid ORDER BY g.name`);
+}
+
+export const GroupMemberRowSchema = z.object({
+  id: z.string(),
+  login: z.string(),
+  name: z.string(),
+  status: z.string(),
+});
+export type GroupMemberRow = z.infer<typeof GroupMemberRowSchema>;
+
+/** The users in a group. */
+export function membersOf(db: CommonQueryMethods, groupId: string): Promise<readonly GroupMemberRow[]> {
+  return db.any(sql.type(GroupMemberRowSchema)`
+    SELECT u.id::text AS id, u.login, u.name, u.status FROM users u
+    JOIN group_users gu ON gu.user_id = u.id WHERE gu.group_id = ${groupId}::uuid ORDER BY u.login`);
+}
+
+export async function addMember(db: CommonQueryMethods, groupId: string, userId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO group_users (group_id, user_id) VALUES (${groupId}::uuid, ${userId}::uuid) ON CONFLICT DO NOTHING`);
+}
+
+export async function removeMember(db: CommonQueryMethods, groupId: string, userId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM group_users WHERE group_id = ${groupId}::uuid AND user_id = ${userId}::uuid`);
+}

@@ -1,0 +1,226 @@
+import { z } from 'zod';
+
+// Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
+// NUL bytes and deep nesting are refused for every body by the body middleware.
+
+const MAX_TEXT = 10_000;
+
+const str = (name: string, max = 256) =>
+  z.string({ error: `${name} must be a string` }).max(max, `${name} must be at most ${max} characters`);
+
+/** A mandatory string, worded as the established server words a missing one. */
+const mandatory = (name: string, max = 256) =>
+  z
+    .string({
+      error: (i) => (i.input == null ? `Missing mandatory value for ${name}` : `${name} must be a string`),
+    })
+    .max(max, `${name} must be at most ${max} characters`);
+
+const email = z
+  .string({ error: 'email must be a string' })
+  .max(254, 'email must be at most 254 characters')
+  .regex(/^[^@\s]+@[^@\s]+$/, 'invalid email address');
+
+/** Passwords: any string (auth.md §6); bcrypt uses the first 72 bytes. */
+const password = z
+  .string({ error: 'password must be a string' })
+  .max(1024, 'password must be at most 1024 characters');
+
+export const UserStatusSchema = z.enum(['active', 'inactive', 'unknown'], {
+  error: 'status must be one of active, inactive, unknown',
+});
+export type UserStatus = z.infer<typeof UserStatusSchema>;
+
+const roles = z.array(str('roles', 256), { error: 'roles must be a list of strings' });
+
+export const UserAttributesSchema = z.record(z.string(), z.unknown(), {
+  error: 'attributes must be a JSON object',
+});
+export type UserAttributes = z.infer<typeof UserAttributesSchema>;
+
+/** POST /user (api.md §9): `login` defaults to the email. */
+export const UserInputSchema = z.object(
+  {
+    name: mandatory('name'),
+    login: str('login').min(1, 'login must not be empty').nullish(),
+    email: email.nullish(),
+    password: z
+      .string({
+        error: (i) =>
+          i.input == null ? 'Missing mandatory value for password' : 'password must be a string',
+      })
+      .max(1024, 'password must be at most 1024 characters'),
+    status: UserStatusSchema.nullish(),
+    roles: roles.nullish(),
+    role: str('role').nullish(),
+    attributes: UserAttributesSchema.nullish(),
+    text: str('text', MAX_TEXT).nullish(),
+    email_verified: z.boolean({ error: 'email_verified must be true or false' }).nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type UserInput = z.infer<typeof UserInputSchema>;
+
+/**
+ * PUT /user/:id: any subset. An empty `roles` list means unchanged unless `clearRoles` is true
+ * (clients.md trap 16); `role` is the legacy single role.
+ */
+export const UserUpdateSchema = z.object(
+  {
+    name: str('name').nullish(),
+    login: str('login').min(1, 'login must not be empty').nullish(),
+    email: email.nullish(),
+    password: password.nullish(),
+    status: UserStatusSchema.nullish(),
+    roles: roles.nullish(),
+    role: str('role').nullish(),
+    clearRoles: z.boolean({ error: 'clearRoles must be true or false' }).nullish(),
+    attributes: UserAttributesSchema.nullish(),
+    text: str('text', MAX_TEXT).nullish(),
+    email_verified: z.boolean({ error: 'email_verified must be true or false' }).nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type UserUpdate = z.infer<typeof UserUpdateSchema>;
+
+/** PUT /user/me: the caller's own record; `roles` and `email_verified` are refused by the route. */
+export const MeUpdateSchema = z.object(
+  {
+    name: str('name').nullish(),
+    email: email.nullish(),
+    password: password.nullish(),
+    status: UserStatusSchema.nullish(),
+    attributes: UserAttributesSchema.nullish(),
+    text: str('text', MAX_TEXT).nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type MeUpdate = z.infer<typeof MeUpdateSchema>;
+
+/** PUT /user/:id/attributes and /user/me/attributes: a non-empty object to deep-merge. */
+export const UserAttributesUpdateSchema = z.object(
+  {
+    attributes: z
+      .record(z.string(), z.unknown(), {
+        error: (i) =>
+          i.input == null ? 'Missing mandatory value for attributes' : 'attributes must be a JSON object',
+      })
+      .refine((a) => Object.keys(a).length > 0, 'attributes must not be empty'),
+  },
+  { error: 'expected a JSON object' },
+);
+
+/** POST /auth/signup (auth.md §6). */
+export const SignupSchema = z.object(
+  {
+    name: mandatory('name'),
+    email: z
+      .string({
+        error: (i) => (i.input == null ? 'Missing mandatory value for email' : 'email must be a string'),
+      })
+      .max(254, 'email must be at most 254 characters')
+      .regex(/^[^@\s]+@[^@\s]+$/, 'invalid email address'),
+    password: z
+      .string({
+        error: (i) =>
+          i.input == null ? 'Missing mandatory value for password' : 'password must be a string',
+      })
+      .max(1024, 'password must be at most 1024 characters'),
+    text: str('text', MAX_TEXT).nullish(),
+    status: UserStatusSchema.nullish(),
+    attributes: UserAttributesSchema.nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type SignupInput = z.infer<typeof SignupSchema>;
+
+/** POST /group */
+export const GroupInputSchema = z.object(
+  {
+    name: mandatory('name').min(1, 'Missing mandatory value for name'),
+    text: str('text', MAX_TEXT).nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type GroupInput = z.infer<typeof GroupInputSchema>;
+
+/** PUT /group/:id */
+export const GroupUpdateSchema = z.object(
+  {
+    name: str('name').min(1, 'name must not be empty').nullish(),
+    text: str('text', MAX_TEXT).nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type GroupUpdate = z.infer<typeof GroupUpdateSchema>;
+
+/** A user as the API returns it (api.md §9); never a password or hash. */
+export const UserSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  name: z.string(),
+  login: z.string(),
+  email: z.string().nullable(),
+  domain: z.string().nullable(),
+  provider: z.string(),
+  role: z.string().nullable(),
+  status: z.string(),
+  roles: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  createTime: z.string(),
+  lastLogin: z.string().nullable(),
+  text: z.string(),
+  updateTime: z.string().nullable(),
+  email_verified: z.boolean(),
+});
+export type User = z.infer<typeof UserSchema>;
+
+/** GET /users */
+export const UserListSchema = z.object({
+  status: z.literal('ok'),
+  message: z.string().optional(),
+  users: z.array(UserSchema),
+  domains: z.array(z.string()),
+  groups: z.array(z.unknown()),
+  orgs: z.array(z.unknown()),
+  time: z.string(),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pages: z.number().int(),
+  more: z.boolean(),
+});
+export type UserList = z.infer<typeof UserListSchema>;
+
+/** A group as the API returns it; `count` = number of members. */
+export const GroupSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  name: z.string(),
+  text: z.string(),
+  count: z.number().int(),
+});
+export type Group = z.infer<typeof GroupSchema>;
+
+/** GET /groups */
+export const GroupListSchema = z.object({
+  status: z.literal('ok'),
+  message: z.string().optional(),
+  groups: z.array(GroupSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  pages: z.number().int(),
+  more: z.boolean(),
+});
+export type GroupList = z.infer<typeof GroupListSchema>;
+
+/** A member in GET /group/:id/users. */
+export const GroupMemberSchema = z.object({
+  id: z.string(),
+  href: z.string(),
+  login: z.string(),
+  name: z.string(),
+  status: z.string(),
+});
+export type GroupMember = z.infer<typeof GroupMemberSchema>;
