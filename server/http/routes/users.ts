@@ -13,7 +13,7 @@ import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import * as groups from '../../domain/groups.ts';
 import * as users from '../../domain/users.ts';
-import { badRequest } from '../../errors.ts';
+import { badRequest, forbidden } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 
@@ -65,7 +65,7 @@ export function usersRoutes(deps: Deps): Router {
   router.put('/user/me', requireScope(deps, null), async (ctx) => {
     const body = changeBody(ctx);
     const refused = ['roles', 'role', 'email_verified'].filter((k) => body[k] != null);
-    if (refused.length) throw badRequest(`not allowed to update: ${refused.join(', ')}`);
+    if (refused.length) throw forbidden(`not allowed to update: ${refused.join(', ')}`);
     const change = MeUpdateSchema.parse(body);
     ctx.body = { status: 'ok', user: await users.updateMe(deps, authOf(ctx), change, base(ctx)) };
   });
