@@ -293,3 +293,27 @@ cors(
 );
 
 cors.run();
+
+const readonly = suite<AppContext>('ALLOW_READONLY', {} as AppContext);
+readonly.before((ctx) =>
+  startApp(ctx, {
+    TEST_LABEL: 'readonly',
+    AUTH_REQUIRED: 'True',
+    ALLOW_READONLY: 'True',
+    SECRET_KEY: 'readonly-secret',
+    PLUGINS: 'remote_ip',
+  }),
+);
+readonly.after(stopApp);
+
+readonly(
+  'anonymous callers read with READONLY_SCOPES and are refused writes (Alerta lets them through)',
+  async (ctx) => {
+    await runMatrix(ctx, [{ name: 'anonymous read-only', headers: {}, scopes: ['read'] }], true);
+    const write = await ctx.api.post('/alert', { resource: 'r', event: 'e', environment: 'Production' });
+    assert.is(write.status, 403);
+    assert.is(((await write.json()) as { message: string }).message, 'Missing required scope: write:alerts');
+  },
+);
+
+readonly.run();
