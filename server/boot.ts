@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { createApp } from './app.ts';
 import { bootstrapAccess } from './auth/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
+import { createHub, type Hub } from './realtime/hub.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
 import { redactUrl, type Config } from './config.ts';
@@ -59,6 +60,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bulk: { stop(): Promise<void> } | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
   let keyUsage: { stop(): Promise<void> } | null = null;
+  let hub: Hub | null = null;
   try {
     let baseUrl = config.DATABASE_URL;
     let database: string;
@@ -119,6 +121,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     });
+    hub = await createHub(deps, server);
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(config.PORT, config.HOST, () => ok());
@@ -130,6 +133,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
+        await hub?.close();
         const stopped = new Promise<void>((ok) => server.close(() => ok()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
@@ -145,6 +149,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
 
     return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
   } catch (err) {
+    await hub?.close().catch(() => {});
     await housekeeping?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
     await keyUsage?.stop().catch(() => {});

@@ -181,6 +181,23 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       labelNames: ['plugin', 'hook'] as const,
       registers: [registry],
     }),
+    liveSockets: new Gauge({
+      name: 'live_sockets',
+      help: 'Live sockets connected to this instance',
+      registers: [registry],
+    }),
+    liveEvents: new Counter({
+      name: 'live_events_total',
+      help: 'Alert changes sent to live sockets, or folded into a later state for a slow socket',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    livePushLatency: new Histogram({
+      name: 'live_push_latency_seconds',
+      help: 'Time from publishing a change to sending it to live sockets',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
     busDropped: new Counter({
       name: 'bus_messages_dropped_total',
       help: 'Bus messages dropped because they did not match the event schema',

@@ -16,15 +16,89 @@ export const LiveEventSchema = z.discriminatedUnion('type', [
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
 export type LiveEventType = LiveEvent['type'];
 
-/** The envelope a bus message travels in: who sent it, and its place in that sender's sequence. */
+/**
+ * The envelope a bus message travels in: who sent it, its place in that sender's sequence, and
+ * its place in the sequence shared by every instance (`gseq`, within `epoch`), with the publish
+ * time in epoch ms (for push latency).
+ */
 export const BusEnvelopeSchema = z.object({
   v: z.literal(1),
   origin: z.string(),
   seq: z.number().int().nonnegative(),
+  gseq: z.number().int().nonnegative().optional(),
+  epoch: z.string().optional(),
+  time: z.number().optional(),
   event: LiveEventSchema,
 });
 export type BusEnvelope = z.infer<typeof BusEnvelopeSchema>;
 
+// ---- the live socket (docs/live.md) ---------------------------------------------------------
+
+const Counts = z.record(z.string(), z.number().int());
+
+/** Where a client is in the event sequence: events are numbered within an epoch. */
+export const PositionSchema = z.object({ epoch: z.string(), seq: z.number().int().nonnegative() });
+export type Position = z.infer<typeof PositionSchema>;
+
+/** `subscribe`: a view of alerts, in the query language of GET /alerts. */
+export const SubscribeSchema = z.object({
+  /** The query string GET /alerts takes (filters, q, sort-by, page, page-size), without the leading `?`. */
+  query: z.string().max(8000).default(''),
+  /** After a reconnect: the position of the last event applied, to be caught up from there. */
+  since: PositionSchema.nullish(),
+});
+export type SubscribeRequest = z.input<typeof SubscribeSchema>;
+
+/** The counts of a whole view (not just its first page). */
+export const ViewCountsSchema = z.object({
+  total: z.number().int(),
+  severityCounts: Counts,
+  statusCounts: Counts,
+});
+export type ViewCounts = z.infer<typeof ViewCountsSchema>;
+
+/** The answer to `subscribe`: a fresh snapshot, or (with `since`) the missed events were replayed. */
+export type SubscribeAnswer =
+  | ({
+      status: 'ok';
+      mode: 'snapshot';
+      view: string;
+      position: Position;
+      /** The first page, as GET /alerts answers it. */
+      alerts: z.infer<typeof LiveAlertSchema>[];
+      page: number;
+      pageSize: number;
+    } & ViewCounts)
+  | ({ status: 'ok'; mode: 'catch-up'; view: string; position: Position; replayed: number } & ViewCounts)
+  | { status: 'error'; message: string; code: number };
+
+export interface ViewAlerts {
+  view: string;
+  seq: number;
+  alerts: z.infer<typeof LiveAlertSchema>[];
+}
+export interface ViewRemovals {
+  view: string;
+  seq: number;
+  ids: string[];
+}
+
 export interface ServerToClientEvents {
-  live: (e: LiveEvent) => void;
+  /** Alerts of a view that are new or changed (coalesced: the latest state of each). */
+  'alert.updated': (m: ViewAlerts) => void;
+  /** Alerts that left a view: deleted, or changed so that they no longer match. */
+  'alert.removed-from-view': (m: ViewRemovals) => void;
+  /** The view's counts, whenever they change. */
+  counts: (m: { view: string; seq: number } & ViewCounts) => void;
+  'heartbeat.updated': (m: { seq: number; heartbeat: z.infer<typeof HeartbeatSchema> }) => void;
+  'heartbeat.deleted': (m: { seq: number; id: string }) => void;
+  /** The client fell too far behind (or the sequence restarted): take a new snapshot. */
+  resync: (m: { view: string; reason: string }) => void;
+  /** Every few seconds: the server's time and position, so screens can show how fresh they are. */
+  tick: (m: { time: number } & Position) => void;
+}
+
+export interface ClientToServerEvents {
+  subscribe: (req: SubscribeRequest, ack: (answer: SubscribeAnswer) => void) => void;
+  unsubscribe: (view: string) => void;
 }

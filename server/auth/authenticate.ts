@@ -49,27 +49,49 @@ async function identify(ctx: Context, deps: Deps): Promise<Auth> {
     const id = await verifyHawkRequest(deps, ctx);
     return { ...blank('hawk'), login: id, scopes: HAWK_SCOPES };
   }
-  if (scheme === 'bearer') {
-    if (!credential) throw unauthorized('Token is invalid');
-    const claims = await verifyToken(config, credential, apiBase(ctx, config));
-    const scope = typeof claims.scope === 'string' ? claims.scope : '';
-    const list = (v: unknown) =>
-      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-    return {
-      ...blank('bearer'),
-      userId:
-        typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : null,
-      login: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
-      scopes: scope.split(' ').filter(Boolean),
-      roles: list(claims.roles),
-      customers: config.CUSTOMER_VIEWS ? list(claims.customers) : [],
-      claims,
-    };
-  }
+  if (scheme === 'bearer') return bearerAuth(deps, credential, apiBase(ctx, config));
   if (scheme === 'basic') return basicAuth(ctx, deps, credential);
+  return anonymous(deps);
+}
+
+/** No credential at all: what AUTH_REQUIRED and ALLOW_READONLY allow. */
+function anonymous(deps: Deps): Auth {
+  const { config } = deps;
   if (!config.AUTH_REQUIRED) return ANONYMOUS_OPEN;
   if (config.ALLOW_READONLY) return { ...blank('anonymous'), scopes: [...config.READONLY_SCOPES] };
   throw unauthorized('Missing authorization API Key or Bearer Token');
+}
+
+async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<Auth> {
+  if (!token) throw unauthorized('Token is invalid');
+  const claims = await verifyToken(deps.config, token, baseUrl);
+  const scope = typeof claims.scope === 'string' ? claims.scope : '';
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return {
+    ...blank('bearer'),
+    userId: typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : null,
+    login: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
+    scopes: scope.split(' ').filter(Boolean),
+    roles: list(claims.roles),
+    customers: deps.config.CUSTOMER_VIEWS ? list(claims.customers) : [],
+    claims,
+  };
+}
+
+/**
+ * A live socket's caller, from the handshake's `auth: { token }` or `auth: { key }` — the same
+ * checks as the HTTP credentials (docs/live.md).
+ */
+export function authenticateSocket(
+  deps: Deps,
+  credentials: { token?: unknown; key?: unknown },
+  baseUrl: string,
+): Promise<Auth> {
+  if (typeof credentials.key === 'string' && credentials.key) return keyAuth(deps, credentials.key);
+  if (typeof credentials.token === 'string' && credentials.token) {
+    return bearerAuth(deps, credentials.token, baseUrl);
+  }
+  return Promise.resolve(anonymous(deps));
 }
 
 const blank = (method: Auth['method']): Auth => ({

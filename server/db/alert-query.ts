@@ -416,3 +416,11 @@ export async function selectIds(db: CommonQueryMethods, s: Selection, limit: num
     SELECT a.id FROM alerts a WHERE ${whereOf(s)} ORDER BY a.id LIMIT ${limit}`);
   return rows.map((r) => r.id);
 }
+
+const MemberRowSchema = z.object({ id: z.string(), severity: z.string(), status: z.string() });
+
+/** Every matching alert's id, severity and status: the membership of a live view. */
+export function viewMembers(db: CommonQueryMethods, s: Selection) {
+  return db.any(sql.type(MemberRowSchema)`/* ad hoc */
+    SELECT a.id, a.severity, a.status FROM alerts a WHERE ${whereOf(s)}`);
+}

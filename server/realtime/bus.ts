@@ -9,6 +9,12 @@ export interface BusMessageInfo {
   origin: string;
   /** Its place in that instance's sequence, from 1. */
   seq: number;
+  /** Its place in the sequence shared by every instance (0 for a message without one). */
+  gseq: number;
+  /** The sequence `gseq` belongs to: the Redis channel's, or this process's for the in-process bus. */
+  epoch: string;
+  /** When it was published, epoch ms. */
+  time: number;
 }
 export type BusListener = (event: LiveEvent, info: BusMessageInfo) => void;
 
@@ -21,6 +27,8 @@ export interface Bus {
   readonly instanceId: string;
   publish(event: LiveEvent): Promise<void>;
   subscribe(listener: BusListener): () => void;
+  /** The shared sequence's epoch and its latest number (what a subscriber has at most heard). */
+  position(): Promise<{ epoch: string; seq: number }>;
   close(): Promise<void>;
 }
 
@@ -41,11 +49,12 @@ function createFanout({ log, metrics }: BusDeps) {
         log.warn({ issues: parsed.error.issues.slice(0, 3).map((i) => i.message) }, 'bus.message.dropped');
         return;
       }
-      const { event, origin, seq } = parsed.data;
+      const { event, origin, seq, gseq, epoch, time } = parsed.data;
       metrics.busReceived.inc({ type: event.type });
+      const info = { origin, seq, gseq: gseq ?? 0, epoch: epoch ?? '', time: time ?? Date.now() };
       for (const listener of listeners) {
         try {
-          listener(event, { origin, seq });
+          listener(event, info);
         } catch (err) {
           log.error({ err, type: event.type }, 'bus.listener.failed');
         }
@@ -63,7 +72,16 @@ export function createMemoryBus(deps: BusDeps): Bus {
     kind: 'memory',
     instanceId,
     async publish(event) {
-      const envelope = { v: 1, origin: instanceId, seq: ++seq, event: LiveEventSchema.parse(event) };
+      seq += 1;
+      const envelope = {
+        v: 1,
+        origin: instanceId,
+        seq,
+        gseq: seq,
+        epoch: instanceId,
+        time: Date.now(),
+        event: LiveEventSchema.parse(event),
+      };
       deps.metrics.busPublished.inc({ type: event.type });
       // A JSON round trip gives listeners the same detached copy a Redis subscriber would get.
       const copy: unknown = JSON.parse(JSON.stringify(envelope));
@@ -72,6 +90,9 @@ export function createMemoryBus(deps: BusDeps): Bus {
     subscribe(listener) {
       fanout.listeners.add(listener);
       return () => fanout.listeners.delete(listener);
+    },
+    async position() {
+      return { epoch: instanceId, seq };
     },
     async close() {
       fanout.listeners.clear();
@@ -119,18 +140,55 @@ export async function createRedisBus(deps: BusDeps, options: RedisBusOptions): P
     }
     fanout.deliver(raw);
   });
+  // Numbering and publishing in one script: Redis runs it atomically, so the channel carries the
+  // messages in the order of their shared sequence numbers.
+  pub.defineCommand('publishNumbered', {
+    numberOfKeys: 3,
+    lua: `
+      local n = redis.call('INCR', KEYS[1])
+      local epoch = redis.call('GET', KEYS[2])
+      if not epoch then redis.call('SET', KEYS[2], ARGV[2]); epoch = ARGV[2] end
+      redis.call('PUBLISH', KEYS[3], '{"gseq":' .. n .. ',"epoch":"' .. epoch .. '",' .. string.sub(ARGV[1], 2))
+      return n`,
+  });
+  const numbered = pub as unknown as {
+    publishNumbered(
+      seqKey: string,
+      epochKey: string,
+      channel: string,
+      body: string,
+      epoch: string,
+    ): Promise<number>;
+  };
   let seq = 0;
   return {
     kind: 'redis',
     instanceId,
     async publish(event) {
-      const envelope = { v: 1, origin: instanceId, seq: ++seq, event: LiveEventSchema.parse(event) };
-      await pub.publish(options.channel, JSON.stringify(envelope));
+      const envelope = {
+        v: 1,
+        origin: instanceId,
+        seq: ++seq,
+        time: Date.now(),
+        event: LiveEventSchema.parse(event),
+      };
+      await numbered.publishNumbered(
+        `${options.channel}:seq`,
+        `${options.channel}:epoch`,
+        options.channel,
+        JSON.stringify(envelope),
+        randomUUID(),
+      );
       deps.metrics.busPublished.inc({ type: event.type });
     },
     subscribe(listener) {
       fanout.listeners.add(listener);
       return () => fanout.listeners.delete(listener);
+    },
+    async position() {
+      await pub.set(`${options.channel}:epoch`, randomUUID(), 'NX');
+      const [epoch, n] = await pub.mget(`${options.channel}:epoch`, `${options.channel}:seq`);
+      return { epoch: epoch ?? '', seq: Number(n ?? 0) };
     },
     async close() {
       fanout.listeners.clear();

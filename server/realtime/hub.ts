@@ -1,0 +1,481 @@
+import { createHash } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Socket } from 'socket.io';
+import type { LiveAlert } from '../../shared/alerts.ts';
+import {
+  SubscribeSchema,
+  type ClientToServerEvents,
+  type LiveEvent,
+  type Position,
+  type ServerToClientEvents,
+  type SubscribeAnswer,
+  type ViewCounts,
+} from '../../shared/events.ts';
+import { authenticateSocket } from '../auth/authenticate.ts';
+import { isGranted } from '../auth/scopes.ts';
+import type { Auth } from '../auth/types.ts';
+import { viewMembers } from '../db/alert-query.ts';
+import type { Deps } from '../deps.ts';
+import type { Caller } from '../domain/alerts.ts';
+import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
+import { AppError } from '../errors.ts';
+import { compileMatcher, type Matcher } from './matcher.ts';
+
+/** How often each socket hears the server's time and position. */
+const TICK_MS = 5000;
+/** Deltas are gathered for this long and sent together (latest state of each alert wins). */
+const FLUSH_MS = 10;
+/** A socket with more than this many packets waiting is skipped until it drains, then caught up. */
+const SLOW_SOCKET_PACKETS = 256;
+
+interface SocketData {
+  auth: Auth;
+  caller: Caller;
+  /** Views this socket is subscribed to. */
+  views: Set<View>;
+  /** Views whose deltas this socket missed while it was slow: caught up when it drains. */
+  behind: Map<View, number>;
+}
+type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+
+/** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
+const waiting = (socket: LiveSocket) =>
+  (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
+
+interface Logged {
+  gseq: number;
+  time: number;
+  event: LiveEvent;
+}
+
+interface Member {
+  severity: string;
+  status: string;
+}
+
+/** One selection of alerts shared by every socket that asked for it (same query, same customers). */
+class View {
+  readonly id: string;
+  readonly query: string;
+  readonly customers: readonly string[] | null;
+  readonly matcher: Matcher;
+  readonly members = new Map<string, Member>();
+  readonly counts: ViewCounts = { total: 0, severityCounts: {}, statusCounts: {} };
+  readonly sockets = new Set<LiveSocket>();
+  /** The newest change applied. */
+  seq = 0;
+  ready: Promise<void> | null = null;
+  /** Changes since the last flush, with the publish time of each. */
+  readonly updated = new Map<string, { alert: LiveAlert; time: number }>();
+  readonly removed = new Map<string, number>();
+  countsChanged = false;
+
+  constructor(id: string, query: string, customers: readonly string[] | null, matcher: Matcher) {
+    this.id = id;
+    this.query = query;
+    this.customers = customers;
+    this.matcher = matcher;
+  }
+
+  visible(customer: string | null): boolean {
+    return this.customers === null || (customer !== null && this.customers.includes(customer));
+  }
+
+  private count(m: Member, by: number) {
+    const { counts } = this;
+    counts.total += by;
+    counts.severityCounts[m.severity] = (counts.severityCounts[m.severity] ?? 0) + by;
+    if (counts.severityCounts[m.severity] === 0) delete counts.severityCounts[m.severity];
+    counts.statusCounts[m.status] = (counts.statusCounts[m.status] ?? 0) + by;
+    if (counts.statusCounts[m.status] === 0) delete counts.statusCounts[m.status];
+    this.countsChanged = true;
+  }
+
+  add(id: string, m: Member) {
+    const old = this.members.get(id);
+    if (old && old.severity === m.severity && old.status === m.status) return;
+    if (old) this.count(old, -1);
+    this.members.set(id, m);
+    this.count(m, 1);
+  }
+
+  remove(id: string) {
+    const old = this.members.get(id);
+    if (!old) return;
+    this.members.delete(id);
+    this.count(old, -1);
+  }
+
+  /** Applies one change to membership and counts, and records the delta to send. */
+  apply(entry: Logged): boolean {
+    const { event } = entry;
+    this.seq = Math.max(this.seq, entry.gseq);
+    if (event.type === 'alert.deleted') {
+      if (!this.visible(event.customer)) return false;
+      const had = this.members.has(event.id);
+      this.remove(event.id);
+      this.updated.delete(event.id);
+      this.removed.set(event.id, entry.time);
+      return had;
+    }
+    if (event.type !== 'alert.received' && event.type !== 'alert.updated') return false;
+    const { alert } = event;
+    if (!this.visible(alert.customer)) return false;
+    if (this.matcher(alert)) {
+      this.add(alert.id, { severity: alert.severity, status: alert.status });
+      this.removed.delete(alert.id);
+      this.updated.set(alert.id, { alert, time: entry.time });
+      return true;
+    }
+    if (!this.members.has(alert.id)) return false;
+    this.remove(alert.id);
+    this.updated.delete(alert.id);
+    this.removed.set(alert.id, entry.time);
+    return true;
+  }
+}
+
+export interface Hub {
+  close(): Promise<void>;
+}
+
+/**
+ * The live hub (docs/live.md): Socket.IO on the API's HTTP server. It hears every change on the bus,
+ * keeps the changes of the last LIVE_BUFFER_SIZE positions for catch-up, keeps each distinct view's
+ * membership and counts, and sends only to this instance's own sockets.
+ */
+export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
+  const { config, log, metrics } = deps;
+  const path = config.SOCKET_PATH || `${config.API_PREFIX}/socket.io`;
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
+    server,
+    {
+      path,
+      serveClient: false,
+      cors: { origin: [...config.CORS_ORIGINS], credentials: true },
+    },
+  );
+
+  const log_: Logged[] = [];
+  let epoch = '';
+  let lastSeq = 0;
+  const views = new Map<string, View>();
+  let flushTimer: NodeJS.Timeout | null = null;
+  const position = (): Position => ({ epoch, seq: lastSeq });
+
+  const baseUrlOf = (socket: LiveSocket) => {
+    if (config.BASE_URL) return config.BASE_URL.replace(/\/+$/, '');
+    const proto = socket.handshake.secure ? 'https' : 'http';
+    return `${proto}://${socket.handshake.headers.host ?? 'localhost'}${config.API_PREFIX}`;
+  };
+
+  io.use(async (socket, next) => {
+    try {
+      const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrlOf(socket));
+      if (!auth.unrestricted && !isGranted(auth.scopes, 'read:alerts', config.DELETE_SCOPES)) {
+        throw new AppError(403, 'Missing required scope: read:alerts');
+      }
+      const customers = config.CUSTOMER_VIEWS && auth.customers.length ? auth.customers : null;
+      socket.data.auth = auth;
+      socket.data.caller = {
+        ip: socket.handshake.address,
+        header: (name) => String(socket.handshake.headers[name.toLowerCase()] ?? ''),
+        user: auth.login,
+        baseUrl: baseUrlOf(socket),
+        customers,
+      };
+      socket.data.views = new Set();
+      socket.data.behind = new Map();
+      next();
+    } catch (err) {
+      const e = err instanceof AppError ? err : new AppError(500, 'An internal error has occurred!');
+      if (!(err instanceof AppError)) log.error({ err }, 'live.auth_failed');
+      const refusal = new Error(e.message) as Error & { data: unknown };
+      refusal.data = { status: 'error', message: e.message, code: e.status };
+      next(refusal);
+    }
+  });
+
+  io.on('connection', (raw) => {
+    const socket = raw as LiveSocket;
+    metrics.liveSockets.inc();
+    const customers = socket.data.caller.customers;
+    void socket.join(customers ? customers.map((c) => `customer:${c}`) : ['unrestricted']);
+    const exp = socket.data.auth.claims?.exp;
+    let expiry: NodeJS.Timeout | null = null;
+    if (typeof exp === 'number') {
+      const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
+      expiry = setTimeout(() => socket.disconnect(true), Math.max(ms, 0));
+      expiry.unref();
+    }
+    socket.on('subscribe', (req, ack) => {
+      void subscribe(socket, req).then(
+        (answer) => (typeof ack === 'function' ? ack(answer) : undefined),
+        (err: unknown) => {
+          const e = err instanceof AppError ? err : null;
+          if (!e) log.error({ err }, 'live.subscribe_failed');
+          if (typeof ack === 'function') {
+            ack({
+              status: 'error',
+              message: e?.message ?? 'An internal error has occurred!',
+              code: e?.status ?? 500,
+            });
+          }
+        },
+      );
+    });
+    socket.on('unsubscribe', (id) => {
+      for (const view of socket.data.views) if (view.id === id) leave(socket, view);
+    });
+    socket.conn.on('drain', () => catchUpSlow(socket));
+    socket.on('disconnect', () => {
+      metrics.liveSockets.dec();
+      if (expiry) clearTimeout(expiry);
+      for (const view of [...socket.data.views]) leave(socket, view);
+    });
+  });
+
+  function leave(socket: LiveSocket, view: View) {
+    socket.data.views.delete(view);
+    socket.data.behind.delete(view);
+    view.sockets.delete(socket);
+    void socket.leave(`view:${view.id}`);
+    if (view.sockets.size === 0) views.delete(viewKey(view.query, view.customers));
+  }
+
+  const viewKey = (query: string, customers: readonly string[] | null) =>
+    JSON.stringify([query, customers ? [...customers].sort() : null]);
+
+  /** The view for this query and these customers, loading its membership on first use. */
+  async function viewFor(query: string, caller: Caller): Promise<View> {
+    const key = viewKey(query, caller.customers);
+    let view = views.get(key);
+    if (!view) {
+      // Live views have no implicit upper time bound: new alerts must enter them.
+      const q = alertQueryOf(deps, new URLSearchParams(query));
+      const id = createHash('sha1').update(key).digest('hex').slice(0, 12);
+      const created = new View(id, query, caller.customers, compileMatcher(q.where));
+      views.set(key, created);
+      created.ready = (async () => {
+        const from = lastSeq;
+        const selection = await selectionFor(deps, q.where, caller);
+        const rows = await viewMembers(deps.db, selection);
+        for (const r of rows) created.add(r.id, { severity: r.severity, status: r.status });
+        created.seq = from;
+        // Changes heard while loading: apply them on top (they may repeat what the query saw).
+        for (const entry of log_) if (entry.gseq > from) created.apply(entry);
+        created.updated.clear();
+        created.removed.clear();
+        created.countsChanged = false;
+      })();
+      created.ready.catch(() => views.delete(key));
+      view = created;
+    }
+    await view.ready;
+    return view;
+  }
+
+  /** The changes since `seq` that concern `view`, latest state of each alert (null = too old). */
+  function missed(view: View, seq: number) {
+    if (log_.length > 0 && log_[0]!.gseq > seq + 1) return null;
+    if (log_.length === 0 && seq < lastSeq) return null;
+    const updated = new Map<string, LiveAlert>();
+    const removed = new Set<string>();
+    for (const { gseq, event } of log_) {
+      if (gseq <= seq) continue;
+      if (event.type === 'alert.deleted') {
+        if (!view.visible(event.customer)) continue;
+        updated.delete(event.id);
+        removed.add(event.id);
+      } else if (event.type === 'alert.received' || event.type === 'alert.updated') {
+        if (!view.visible(event.alert.customer)) continue;
+        if (view.matcher(event.alert)) {
+          removed.delete(event.alert.id);
+          updated.set(event.alert.id, event.alert);
+        } else {
+          updated.delete(event.alert.id);
+          removed.add(event.alert.id);
+        }
+      }
+    }
+    return { updated: [...updated.values()], removed: [...removed] };
+  }
+
+  /** Sends what a socket missed of a view since `seq`; false when the buffer no longer reaches back. */
+  function replay(socket: LiveSocket, view: View, seq: number): number | null {
+    const m = missed(view, seq);
+    if (!m) return null;
+    if (m.updated.length) socket.emit('alert.updated', { view: view.id, seq: view.seq, alerts: m.updated });
+    if (m.removed.length)
+      socket.emit('alert.removed-from-view', { view: view.id, seq: view.seq, ids: m.removed });
+    return m.updated.length + m.removed.length;
+  }
+
+  function join(socket: LiveSocket, view: View) {
+    view.sockets.add(socket);
+    socket.data.views.add(view);
+    void socket.join(`view:${view.id}`);
+  }
+
+  async function subscribe(socket: LiveSocket, raw: unknown): Promise<SubscribeAnswer> {
+    const parsed = SubscribeSchema.safeParse(raw ?? {});
+    if (!parsed.success) throw new AppError(400, parsed.error.issues[0]?.message ?? 'invalid subscription');
+    const { query, since } = parsed.data;
+    const caller = socket.data.caller;
+    const view = await viewFor(query, caller);
+    if (since && since.epoch === epoch) {
+      const replayed = replay(socket, view, since.seq);
+      if (replayed !== null) {
+        join(socket, view);
+        return {
+          status: 'ok',
+          mode: 'catch-up',
+          view: view.id,
+          position: position(),
+          replayed,
+          ...snapshotCounts(view),
+        };
+      }
+    }
+    const from = view.seq;
+    const list = await listAlerts(deps, new URLSearchParams(query), caller);
+    const alerts = list.alerts.map(({ rawData: _r, history: _h, ...alert }) => alert);
+    // Changes made while the page was read are sent right after it; then the socket follows the view.
+    const answer: SubscribeAnswer = {
+      status: 'ok',
+      mode: 'snapshot',
+      view: view.id,
+      position: { epoch, seq: from },
+      alerts,
+      page: list.page,
+      pageSize: list.pageSize,
+      ...snapshotCounts(view),
+    };
+    setImmediate(() => {
+      if (!socket.connected) return;
+      if (replay(socket, view, from) === null)
+        socket.emit('resync', { view: view.id, reason: 'too far behind' });
+      if (view.seq > from) socket.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
+      join(socket, view);
+    });
+    return answer;
+  }
+
+  const snapshotCounts = (view: View): ViewCounts => ({
+    total: view.counts.total,
+    severityCounts: { ...view.counts.severityCounts },
+    statusCounts: { ...view.counts.statusCounts },
+  });
+
+  /** A socket that was too slow for some deltas: once it drains, send it what it missed. */
+  function catchUpSlow(socket: LiveSocket) {
+    if (socket.data.behind.size === 0) return;
+    if (waiting(socket) > SLOW_SOCKET_PACKETS / 2) return;
+    for (const [view, seq] of [...socket.data.behind]) {
+      socket.data.behind.delete(view);
+      if (replay(socket, view, seq) === null)
+        socket.emit('resync', { view: view.id, reason: 'too far behind' });
+      socket.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
+    }
+  }
+
+  function flush() {
+    flushTimer = null;
+    const now = Date.now();
+    for (const view of views.values()) {
+      if (!view.updated.size && !view.removed.size && !view.countsChanged) continue;
+      const slow = [...view.sockets].filter(
+        (s) => s.data.behind.has(view) || waiting(s) > SLOW_SOCKET_PACKETS,
+      );
+      for (const s of slow) if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(view));
+      const target = io.to(`view:${view.id}`).except(slow.map((s) => s.id));
+      const delivered = view.updated.size + view.removed.size;
+      if (view.updated.size) {
+        const alerts = [...view.updated.values()];
+        target.emit('alert.updated', { view: view.id, seq: view.seq, alerts: alerts.map((u) => u.alert) });
+        for (const u of alerts) metrics.livePushLatency.observe(Math.max(0, now - u.time) / 1000);
+      }
+      if (view.removed.size) {
+        target.emit('alert.removed-from-view', {
+          view: view.id,
+          seq: view.seq,
+          ids: [...view.removed.keys()],
+        });
+      }
+      if (view.countsChanged)
+        target.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
+      metrics.liveEvents.inc({ outcome: 'delivered' }, delivered * (view.sockets.size - slow.length));
+      metrics.liveEvents.inc({ outcome: 'coalesced' }, delivered * slow.length);
+      view.updated.clear();
+      view.removed.clear();
+      view.countsChanged = false;
+    }
+  }
+
+  /** How many positions back this flush's deltas reach (so a slow socket is caught up from before them). */
+  function deltaSpan(view: View) {
+    let oldest = view.seq;
+    for (const entry of log_) {
+      if (entry.gseq > view.seq) break;
+      if (view.updated.has(entryId(entry)) || view.removed.has(entryId(entry)))
+        oldest = Math.min(oldest, entry.gseq);
+    }
+    return view.seq - oldest + 1;
+  }
+  const entryId = (e: Logged) =>
+    e.event.type === 'alert.deleted' || e.event.type === 'heartbeat.deleted'
+      ? e.event.id
+      : e.event.type === 'heartbeat.updated'
+        ? e.event.heartbeat.id
+        : e.event.alert.id;
+
+  const unsubscribe = deps.bus.subscribe((event, info) => {
+    if (info.epoch && info.epoch !== epoch) {
+      // A new sequence (first message, or Redis lost its counter): what we hold no longer lines up.
+      if (epoch)
+        for (const view of views.values())
+          for (const s of view.sockets) s.emit('resync', { view: view.id, reason: 'sequence restarted' });
+      epoch = info.epoch;
+      log_.length = 0;
+    }
+    lastSeq = Math.max(lastSeq, info.gseq);
+    const entry: Logged = { gseq: info.gseq, time: info.time, event };
+    log_.push(entry);
+    if (log_.length > config.LIVE_BUFFER_SIZE) log_.splice(0, log_.length - config.LIVE_BUFFER_SIZE);
+    if (event.type === 'heartbeat.updated' || event.type === 'heartbeat.deleted') {
+      const customer = event.type === 'heartbeat.updated' ? event.heartbeat.customer : event.customer;
+      const rooms = customer ? ['unrestricted', `customer:${customer}`] : ['unrestricted'];
+      if (event.type === 'heartbeat.updated')
+        io.to(rooms).emit('heartbeat.updated', { seq: info.gseq, heartbeat: event.heartbeat });
+      else io.to(rooms).emit('heartbeat.deleted', { seq: info.gseq, id: event.id });
+      return;
+    }
+    let touched = false;
+    for (const view of views.values()) {
+      if (view.ready === null) continue;
+      touched = view.apply(entry) || touched;
+    }
+    if (touched && !flushTimer) flushTimer = setTimeout(flush, FLUSH_MS);
+  });
+
+  const tick = setInterval(() => io.emit('tick', { time: Date.now(), ...position() }), TICK_MS);
+  tick.unref();
+
+  // Where the shared sequence stands now: snapshots taken before the next change refer to it.
+  const start = await deps.bus.position();
+  if (!epoch) {
+    epoch = start.epoch;
+    lastSeq = Math.max(lastSeq, start.seq);
+  }
+
+  return {
+    async close() {
+      clearInterval(tick);
+      if (flushTimer) clearTimeout(flushTimer);
+      unsubscribe();
+      io.disconnectSockets(true);
+      io.engine.close();
+      io.removeAllListeners();
+    },
+  };
+}
