@@ -94,6 +94,8 @@ export interface ServerToClientEvents {
   'heartbeat.deleted': (m: { seq: number; id: string }) => void;
   /** The client fell too far behind (or the sequence restarted): take a new snapshot. */
   resync: (m: { view: string; reason: string }) => void;
+  /** The token the socket connected with expired: the server disconnects it right after. */
+  'session.expired': (m: { message: string }) => void;
   /** Every few seconds: the server's time and position, so screens can show how fresh they are. */
   tick: (m: { time: number } & Position) => void;
 }

@@ -205,7 +205,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     let expiry: NodeJS.Timeout | null = null;
     if (typeof exp === 'number') {
       const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
-      expiry = setTimeout(() => socket.disconnect(true), Math.max(ms, 0));
+      expiry = setTimeout(() => {
+        socket.emit('session.expired', { message: 'Token has expired' });
+        socket.disconnect(true);
+      }, Math.max(ms, 0));
       expiry.unref();
     }
     socket.on('subscribe', (req, ack) => {
