@@ -205,10 +205,13 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     let expiry: NodeJS.Timeout | null = null;
     if (typeof exp === 'number') {
       const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
-      expiry = setTimeout(() => {
-        socket.emit('session.expired', { message: 'Token has expired' });
-        socket.disconnect(true);
-      }, Math.max(ms, 0));
+      expiry = setTimeout(
+        () => {
+          socket.emit('session.expired', { message: 'Token has expired' });
+          socket.disconnect(true);
+        },
+        Math.max(ms, 0),
+      );
       expiry.unref();
     }
     socket.on('subscribe', (req, ack) => {
@@ -444,7 +447,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     lastSeq = Math.max(lastSeq, info.gseq);
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
     log_.push(entry);
-    if (log_.length > config.LIVE_BUFFER_SIZE) log_.splice(0, log_.length - config.LIVE_BUFFER_SIZE);
+    // Trimmed in chunks: keeping at least LIVE_BUFFER_SIZE changes without moving the array every time.
+    if (log_.length > config.LIVE_BUFFER_SIZE * 1.1) log_.splice(0, log_.length - config.LIVE_BUFFER_SIZE);
     if (event.type === 'heartbeat.updated' || event.type === 'heartbeat.deleted') {
       const customer = event.type === 'heartbeat.updated' ? event.heartbeat.customer : event.customer;
       const rooms = customer ? ['unrestricted', `customer:${customer}`] : ['unrestricted'];
