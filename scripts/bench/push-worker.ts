@@ -1,0 +1,53 @@
+/**
+ * A share of scripts/bench/push.ts's load clients, in a worker thread: they connect, subscribe to
+ * every alert and count what they receive, so the measuring clients in the main thread do not share
+ * one event loop with hundreds of others (each real client has a machine of its own).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { io, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
+
+const { origin, count } = workerData as { origin: string; count: number };
+const totals = { messages: 0, alerts: 0, resyncs: 0, disconnects: 0 };
+const sockets: Socket<ServerToClientEvents, ClientToServerEvents>[] = [];
+
+function connectOne(): Promise<void> {
+  return new Promise((ok, fail) => {
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(origin, {
+      path: '/api/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      timeout: 30_000,
+    });
+    socket.on('alert.updated', (m: ViewAlerts) => {
+      totals.messages++;
+      totals.alerts += m.alerts.length;
+    });
+    socket.on('resync', () => totals.resyncs++);
+    socket.on('disconnect', () => totals.disconnects++);
+    socket.once('connect_error', (err) => fail(err));
+    socket.once('connect', () => {
+      socket.timeout(60_000).emit('subscribe', { query: '' }, (err, answer) => {
+        if (err || answer.status !== 'ok') return fail(err ?? new Error('subscribe refused'));
+        sockets.push(socket);
+        ok();
+      });
+    });
+  });
+}
+
+for (let i = 0; i < count; i += 50) {
+  await Promise.all(Array.from({ length: Math.min(50, count - i) }, connectOne));
+}
+parentPort!.postMessage({ type: 'ready' });
+parentPort!.on('message', (m: string) => {
+  if (m === 'reset') {
+    totals.messages = totals.alerts = 0;
+  } else if (m === 'report') {
+    parentPort!.postMessage({ type: 'report', ...totals });
+  } else if (m === 'close') {
+    for (const s of sockets) s.close();
+    parentPort!.close();
+  }
+});

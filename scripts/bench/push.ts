@@ -1,0 +1,588 @@
+/**
+ * Live push benchmark (docs/live.md): a real server process on a throw-away database, N Socket.IO
+ * clients in this process, all subscribed to the same view (`query: ''`, every alert), and alerts
+ * POSTed over loopback.
+ *   (A) 200 clients, alerts POSTed at a steady 500/s for 10 s, each a resource drawn at random from
+ *       3,000 (so both new alerts and updates): end-to-end latency per event (measured on 20 clients in this thread; the rest load the server from worker threads) = when a client gets
+ *       the `alert.updated` carrying that POST's state − when the POST was sent, and − when its
+ *       answer arrived (the issue's "POST accepted"; 0 when the socket was first).
+ *   (B) 1,000 clients, alerts POSTed as fast as the server takes them (32 in flight) for 10 s:
+ *       alerts delivered per second summed over all clients, and the POST rate achieved.
+ * Usage: node scripts/bench/push.ts [--clients N] [--rate 500] [--duration 10] [--redis]
+ *   [--scenario a|b] [--connections 32] [--resources 3000]
+ * `--clients` sets the client count of every scenario run (default 200 for A, 1,000 for B).
+ * `--redis` runs the server with REDIS_URL=redis://127.0.0.1:6379 and a channel of its own.
+ * Each scenario gets a fresh database and server, so every snapshot taken at subscribe is small.
+ *
+ * Matching: every POST carries its own `id`. A new alert takes it as its id; a duplicate keeps the
+ * alert's id and records it as `lastReceiveId`. Either way the state a POST produced travels on the
+ * socket with `lastReceiveId` = that id, so a delivery is matched to its POST (and its send time)
+ * even when the socket message overtakes the POST response. Latency is taken once per (client,
+ * POST): the first delivery of that state. Bursts are coalesced per alert, so a POST whose state
+ * was never delivered is fine when a later state of the same alert (in the server's order: the
+ * POST responses' duplicateCount) reached that client: it is counted as superseded; only the rest
+ * are missing.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { io, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
+import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const argText = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const clientsArg = argText('clients');
+const rate = arg('rate', 500);
+const duration = arg('duration', 10);
+const connections = arg('connections', 32);
+const resources = arg('resources', 3000);
+const redis = process.argv.includes('--redis');
+const only = argText('scenario')?.toLowerCase();
+
+type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** Latencies in 0.1 ms buckets up to 60 s: fixed memory however many deliveries there are. */
+class Histogram {
+  counts = new Uint32Array(600_000);
+  n = 0;
+  max = 0;
+  add(ms: number) {
+    const b = Math.min(this.counts.length - 1, Math.max(0, Math.floor(ms * 10)));
+    this.counts[b]!++;
+    this.n++;
+    if (ms > this.max) this.max = ms;
+  }
+  quantile(q: number): number | null {
+    if (!this.n) return null;
+    const target = Math.max(1, Math.ceil(q * this.n));
+    let acc = 0;
+    for (let i = 0; i < this.counts.length; i++) {
+      acc += this.counts[i]!;
+      if (acc >= target) return (i + 1) / 10;
+    }
+    return this.max;
+  }
+}
+
+const round1 = (x: number | null) => (x == null ? null : Math.round(x * 10) / 10);
+
+/** One measured phase: the POSTs sent in it and what the clients received of them. */
+class Phase {
+  ids = new Map<string, number>();
+  sentAt: number[] = [];
+  /** When the POST's answer arrived (the server accepted it); undefined until then. */
+  acceptedAt: (number | undefined)[] = [];
+  resource: number[] = [];
+  /** The POST response's duplicateCount: the server's order of the receipts of one alert; -1 = failed. */
+  order: number[] = [];
+  ok = 0;
+  non2xx = 0;
+  errors = 0;
+  skipped = 0;
+  idMismatch = 0;
+  postLatency = new Histogram();
+  latency = new Histogram();
+  /** From the POST being accepted (its answer arriving) to the delivery; 0 when the delivery came first. */
+  acceptedLatency = new Histogram();
+  messages = 0;
+  alerts = 0;
+  firstDeliveries = 0;
+  repeats = 0;
+  unmatched = 0;
+  untracked = 0;
+  removed = 0;
+  countsMessages = 0;
+  resyncs = 0;
+  firstDelivery = 0;
+  lastDelivery = 0;
+  readonly capacity: number;
+  /** Per client, one bit per POST: its state has reached this client. */
+  bits: Uint8Array[];
+  constructor(clients: number, capacity: number) {
+    this.capacity = capacity;
+    this.bits = Array.from({ length: clients }, () => new Uint8Array(capacity >> 3));
+  }
+}
+
+/** CPU seconds (user + system) of a process, from /proc (Linux; clock ticks of 1/100 s). */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+/** The server's live metrics (docs/live.md): delivered/coalesced counts and push latency buckets. */
+async function liveMetrics(origin: string) {
+  const text = await (await fetch(`${origin}/api/management/metrics`)).text();
+  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+  const buckets: [number, number][] = [];
+  for (const m of text.matchAll(/^live_push_latency_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm))
+    buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  return {
+    delivered: num(/^live_events_total\{[^}]*outcome="delivered"[^}]*\} (\S+)$/m),
+    coalesced: num(/^live_events_total\{[^}]*outcome="coalesced"[^}]*\} (\S+)$/m),
+    count: num(/^live_push_latency_seconds_count(?:\{[^}]*\})? (\S+)$/m),
+    sum: num(/^live_push_latency_seconds_sum(?:\{[^}]*\})? (\S+)$/m),
+    buckets,
+  };
+}
+type LiveMetrics = Awaited<ReturnType<typeof liveMetrics>>;
+
+/** Server-side push latency over a window: mean, and the bucket bounds p50/p99 fall under (ms). */
+function serverPush(a: LiveMetrics, b: LiveMetrics) {
+  const count = b.count - a.count;
+  const bound = (q: number) => {
+    const target = q * count;
+    for (const [le, n] of b.buckets) {
+      const before = a.buckets.find(([l]) => l === le)?.[1] ?? 0;
+      if (n - before >= target) return le === Infinity ? 'inf' : `≤${le * 1000}`;
+    }
+    return null;
+  };
+  return {
+    serverDelivered: b.delivered - a.delivered,
+    serverCoalesced: b.coalesced - a.coalesced,
+    serverPushMean: count ? round1(((b.sum - a.sum) / count) * 1000) : null,
+    serverPushP50: count ? bound(0.5) : null,
+    serverPushP99: count ? bound(0.99) : null,
+  };
+}
+
+/** The whole machine's CPU time so far, busy and idle (/proc/stat, in clock ticks). */
+function machineCpu(): { busy: number; idle: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3]! + f[4]!;
+    return { busy: f.reduce((a, b) => a + b, 0) - idle, idle };
+  } catch {
+    return { busy: NaN, idle: NaN };
+  }
+}
+
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+async function connectClients(origin: string, count: number, phaseOf: () => Phase | null) {
+  const sockets: Client[] = [];
+  let disconnects = 0;
+  const connectOne = (index: number) =>
+    new Promise<Client>((ok, fail) => {
+      const socket: Client = io(origin, {
+        path: '/api/socket.io',
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false,
+        timeout: 30_000,
+      });
+      socket.on('alert.updated', (m: ViewAlerts) => {
+        const now = performance.now();
+        const phase = phaseOf();
+        if (!phase) return;
+        phase.messages++;
+        phase.alerts += m.alerts.length;
+        if (!phase.firstDelivery) phase.firstDelivery = now;
+        phase.lastDelivery = now;
+        const bits = phase.bits[index]!;
+        for (const alert of m.alerts) {
+          const k = phase.ids.get(alert.lastReceiveId);
+          if (k === undefined) {
+            phase.unmatched++;
+            continue;
+          }
+          if (k >= phase.capacity) {
+            phase.untracked++;
+            continue;
+          }
+          const mask = 1 << (k & 7);
+          if (bits[k >> 3]! & mask) {
+            phase.repeats++;
+            continue;
+          }
+          bits[k >> 3]! |= mask;
+          phase.firstDeliveries++;
+          phase.latency.add(now - phase.sentAt[k]!);
+          const accepted = phase.acceptedAt[k];
+          phase.acceptedLatency.add(accepted === undefined ? 0 : Math.max(0, now - accepted));
+        }
+      });
+      socket.on('alert.removed-from-view', () => {
+        const phase = phaseOf();
+        if (phase) phase.removed++;
+      });
+      socket.on('counts', () => {
+        const phase = phaseOf();
+        if (phase) phase.countsMessages++;
+      });
+      socket.on('resync', () => {
+        const phase = phaseOf();
+        if (phase) phase.resyncs++;
+      });
+      socket.on('disconnect', () => disconnects++);
+      socket.once('connect_error', (err) => {
+        socket.close();
+        fail(new Error(`socket ${index} could not connect: ${err.message}`));
+      });
+      socket.once('connect', () => {
+        socket.timeout(60_000).emit('subscribe', { query: '' }, (err, answer) => {
+          if (err) return fail(new Error(`socket ${index}: no answer to subscribe: ${err.message}`));
+          if (answer.status !== 'ok') return fail(new Error(`socket ${index}: subscribe: ${answer.message}`));
+          ok(socket);
+        });
+      });
+    });
+  try {
+    // In batches, so the server's accept queue is not flooded.
+    for (let i = 0; i < count; i += 50) {
+      const batch = [];
+      for (let j = i; j < Math.min(count, i + 50); j++) batch.push(connectOne(j));
+      sockets.push(...(await Promise.all(batch)));
+    }
+  } catch (err) {
+    for (const s of sockets) s.close();
+    throw err;
+  }
+  return { sockets, disconnects: () => disconnects };
+}
+
+/** Clients measured in the main thread; the others only load the server, from worker threads. */
+const PROBES = 20;
+
+interface LoadClients {
+  reset(): void;
+  report(): Promise<{ messages: number; alerts: number; resyncs: number; disconnects: number }>;
+  close(): Promise<void>;
+}
+
+/** Starts `count` load clients over up to 4 worker threads. */
+async function startLoadClients(origin: string, count: number): Promise<LoadClients> {
+  const n = count > 0 ? Math.min(4, Math.ceil(count / 50)) : 0;
+  const workers = Array.from({ length: n }, (_, i) => {
+    const share = Math.floor(count / n) + (i < count % n ? 1 : 0);
+    return new Worker(new URL('./push-worker.ts', import.meta.url), { workerData: { origin, count: share } });
+  });
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((ok, fail) => {
+          w.once('error', fail);
+          w.on('message', (m: { type: string }) => m.type === 'ready' && ok());
+        }),
+    ),
+  );
+  return {
+    reset: () => workers.forEach((w) => w.postMessage('reset')),
+    async report() {
+      const parts = await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<{ messages: number; alerts: number; resyncs: number; disconnects: number }>((ok) => {
+              const on = (m: {
+                type: string;
+                messages: number;
+                alerts: number;
+                resyncs: number;
+                disconnects: number;
+              }) => {
+                if (m.type !== 'report') return;
+                w.off('message', on);
+                ok(m);
+              };
+              w.on('message', on);
+              w.postMessage('report');
+            }),
+        ),
+      );
+      return parts.reduce(
+        (a, b) => ({
+          messages: a.messages + b.messages,
+          alerts: a.alerts + b.alerts,
+          resyncs: a.resyncs + b.resyncs,
+          disconnects: a.disconnects + b.disconnects,
+        }),
+        { messages: 0, alerts: 0, resyncs: 0, disconnects: 0 },
+      );
+    },
+    async close() {
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((ok) => {
+              w.once('exit', () => ok());
+              w.postMessage('close');
+              setTimeout(() => void w.terminate(), 3000).unref();
+            }),
+        ),
+      );
+    },
+  };
+}
+
+async function scenario(opts: {
+  key: 'A' | 'B';
+  title: string;
+  clients: number;
+  /** POSTs per second (open loop), or null: as fast as `connections` requests in flight allow. */
+  rate: number | null;
+}) {
+  const db = await createTestDatabase('bench_push');
+  const env: Record<string, string> = { DATABASE_URL: db.url, LOG_LEVEL: 'error' };
+  if (redis) {
+    env.REDIS_URL = 'redis://127.0.0.1:6379';
+    env.BUS_CHANNEL = `bench.push.${randomBytes(4).toString('hex')}`;
+  }
+  let server: ServerProcess | undefined;
+  let sockets: Client[] = [];
+  let load: LoadClients | null = null;
+  try {
+    server = await startServerProcess(env);
+    const origin = new URL(server.url).origin;
+    const postUrl = `${origin}/api/alert`;
+    let phase: Phase | null = null;
+
+    const post = async (p: Phase, k: number) => {
+      const id = randomUUID();
+      const index = p.sentAt.length;
+      const tracked = p === phase; // the warm-up phase is not looked up by the clients
+      if (tracked) p.ids.set(id, index);
+      p.resource.push(k);
+      p.order.push(-1);
+      const body = JSON.stringify({
+        id,
+        environment: 'Production',
+        service: ['bench'],
+        resource: `${tracked ? 'push' : 'warm'}-${k}`,
+        event: 'node_down',
+        severity: 'major',
+        origin: 'bench/push',
+        text: 'push benchmark',
+      });
+      const t = performance.now();
+      p.sentAt.push(t);
+      try {
+        const res = await fetch(postUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        const answer = (await res.json()) as { alert?: { lastReceiveId: string; duplicateCount: number } };
+        p.acceptedAt[index] = performance.now();
+        p.postLatency.add(performance.now() - t);
+        if (res.status === 201 && answer.alert) {
+          p.ok++;
+          p.order[index] = answer.alert.duplicateCount;
+          if (answer.alert.lastReceiveId !== id) p.idMismatch++;
+        } else p.non2xx++;
+      } catch {
+        p.errors++;
+      }
+    };
+
+    /** Open loop at `perSecond` for `seconds`, at most 1,000 in flight (over that, a POST is skipped). */
+    const paced = async (p: Phase, perSecond: number, seconds: number, pool: number) => {
+      const interval = 1000 / perSecond;
+      const total = Math.round(perSecond * seconds);
+      const inflight = new Set<Promise<void>>();
+      const start = performance.now();
+      let sent = 0;
+      while (sent < total) {
+        const due = Math.min(total, Math.floor((performance.now() - start) / interval) + 1);
+        for (; sent < due; sent++) {
+          if (inflight.size >= 1000) {
+            p.skipped++;
+            continue;
+          }
+          const req = post(p, Math.floor(Math.random() * pool)).finally(() => inflight.delete(req));
+          inflight.add(req);
+        }
+        await sleep(1);
+      }
+      await Promise.all(inflight);
+    };
+
+    /** Closed loop: `connections` requests in flight for `seconds`. */
+    const flat = async (p: Phase, seconds: number, pool: number) => {
+      const end = performance.now() + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < end) await post(p, Math.floor(Math.random() * pool));
+        }),
+      );
+    };
+
+    // The measuring clients share this event loop; the rest run in worker threads (push-worker.ts).
+    const probes = Math.min(opts.clients, PROBES);
+    const clients = await connectClients(origin, probes, () => phase);
+    sockets = clients.sockets;
+    load = await startLoadClients(origin, opts.clients - probes);
+
+    // Warm-up: 2 s on 50 other resources (a small view for the clients), not measured.
+    const warm = new Phase(0, 0);
+    if (opts.rate) await paced(warm, Math.min(opts.rate, 200), 2, 50);
+    else await flat(warm, 2, 50);
+    await sleep(1000);
+
+    const capacity = opts.rate ? Math.ceil(opts.rate * duration * 1.2) + 1024 : 1 << 18;
+    const p = new Phase(probes, capacity);
+    load.reset();
+    phase = p;
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const metrics0 = await liveMetrics(origin).catch(() => null);
+    const cpu0 = { server: cpuOf(server.child.pid!), self: selfCpu(), machine: machineCpu() };
+    const t0 = performance.now();
+    if (opts.rate) await paced(p, opts.rate, duration, resources);
+    else await flat(p, duration, resources);
+    const postEnd = performance.now();
+    // Drain: until no alert has arrived for 2 s (at most 60 s).
+    while (
+      performance.now() - Math.max(p.lastDelivery, postEnd) < 2000 &&
+      performance.now() - postEnd < 60_000
+    )
+      await sleep(100);
+    const wall = (performance.now() - t0) / 1000;
+    loop.disable();
+    const cpu1 = { server: cpuOf(server.child.pid!), self: selfCpu(), machine: machineCpu() };
+    const metrics1 = await liveMetrics(origin).catch(() => null);
+
+    // Classify every (client, successful POST): delivered, superseded by a later delivered state of
+    // the same alert (coalesced), or missing.
+    const byResource = new Map<number, number[]>();
+    const posts = Math.min(p.sentAt.length, p.capacity);
+    for (let k = 0; k < posts; k++) {
+      if (p.order[k]! < 0) continue;
+      const list = byResource.get(p.resource[k]!) ?? [];
+      list.push(k);
+      byResource.set(p.resource[k]!, list);
+    }
+    for (const list of byResource.values()) list.sort((a, b) => p.order[a]! - p.order[b]! || a - b);
+    let delivered = 0;
+    let superseded = 0;
+    let missing = 0;
+    for (const bits of p.bits) {
+      for (const list of byResource.values()) {
+        let later = false;
+        for (let j = list.length - 1; j >= 0; j--) {
+          const k = list[j]!;
+          if (bits[k >> 3]! & (1 << (k & 7))) {
+            delivered++;
+            later = true;
+          } else if (later) superseded++;
+          else missing++;
+        }
+      }
+    }
+    const expected = p.ok * probes;
+    const loadTotals = await load.report();
+    const deliverySpan = p.lastDelivery && p.firstDelivery ? (p.lastDelivery - t0) / 1000 : wall;
+    const row = {
+      scenario: opts.title,
+      key: opts.key,
+      bus: redis ? 'redis' : 'in-process',
+      clients: opts.clients,
+      targetRate: opts.rate,
+      posts: p.sentAt.length,
+      postsOk: p.ok,
+      sendRate: Math.round(p.sentAt.length / ((p.sentAt.at(-1)! - t0) / 1000)),
+      postRate: Math.round(p.ok / ((postEnd - t0) / 1000)),
+      postP50: round1(p.postLatency.quantile(0.5)),
+      postP99: round1(p.postLatency.quantile(0.99)),
+      non2xx: p.non2xx,
+      errors: p.errors,
+      skipped: p.skipped,
+      idMismatch: p.idMismatch,
+      newAlerts: byResource.size,
+      expected,
+      delivered,
+      superseded,
+      missing,
+      repeats: p.repeats,
+      unmatched: p.unmatched,
+      untracked: p.untracked,
+      acceptedP50: round1(p.acceptedLatency.quantile(0.5)),
+      acceptedP99: round1(p.acceptedLatency.quantile(0.99)),
+      latencyP50: round1(p.latency.quantile(0.5)),
+      latencyP99: round1(p.latency.quantile(0.99)),
+      latencyMax: round1(p.latency.max),
+      messages: p.messages,
+      alertsDelivered: p.alerts,
+      alertsPerMessage: p.messages ? round1(p.alerts / p.messages) : null,
+      probes,
+      // Load clients should each get what a measuring client got (all alerts, coalesced alike).
+      loadAlertsPerClient:
+        opts.clients > probes ? Math.round(loadTotals.alerts / (opts.clients - probes)) : null,
+      probeAlertsPerClient: Math.round(p.alerts / probes),
+      deliveredPerSec: Math.round((p.alerts + loadTotals.alerts) / deliverySpan),
+      messagesPerSec: Math.round(p.messages / deliverySpan),
+      deliverySeconds: round1(deliverySpan),
+      countsMessages: p.countsMessages,
+      removed: p.removed,
+      resyncs: p.resyncs + loadTotals.resyncs,
+      disconnects: clients.disconnects() + loadTotals.disconnects,
+      serverCpu: round1((cpu1.server - cpu0.server) / wall),
+      benchCpu: round1((cpu1.self - cpu0.self) / wall),
+      machineBusy: round1(
+        (cpu1.machine.busy - cpu0.machine.busy) /
+          (cpu1.machine.busy - cpu0.machine.busy + cpu1.machine.idle - cpu0.machine.idle),
+      ),
+      benchLoopP99: round1(loop.percentile(99) / 1e6),
+      ...(metrics0 && metrics1 ? serverPush(metrics0, metrics1) : {}),
+    };
+    console.log(JSON.stringify(row));
+    return row;
+  } finally {
+    for (const s of sockets) s.close();
+    await load?.close();
+    if (server) await server.stop();
+    await dropTestDatabase(db.name);
+  }
+}
+
+const rows = [];
+if (!only || only === 'a')
+  rows.push(
+    await scenario({
+      key: 'A',
+      title: `(A) ${rate}/s steady`,
+      clients: clientsArg ? Number(clientsArg) : 200,
+      rate,
+    }),
+  );
+if (!only || only === 'b')
+  rows.push(
+    await scenario({
+      key: 'B',
+      title: `(B) as fast as taken, ${connections} in flight`,
+      clients: clientsArg ? Number(clientsArg) : 1000,
+      rate: null,
+    }),
+  );
+
+console.log(
+  `\n${redis ? 'Redis bus' : 'in-process bus'}, ${duration} s per scenario, ${resources} resources\n` +
+    '\n| scenario | clients | POST/s | POST p99 ms | expected | delivered | superseded | missing |' +
+    ' from accepted p50 ms | p99 ms | from sent p50 ms | p99 ms | max ms | alerts/msg | delivered alerts/s |' +
+    ' server CPU | bench CPU | machine busy |',
+);
+console.log(`|${' --- |'.repeat(18)}`);
+for (const r of rows)
+  console.log(
+    `| ${r.scenario} | ${r.clients} | ${r.postRate} | ${r.postP99} | ${r.expected} | ${r.delivered} |` +
+      ` ${r.superseded} | ${r.missing} | ${r.acceptedP50} | ${r.acceptedP99} |` +
+      ` ${r.latencyP50} | ${r.latencyP99} | ${r.latencyMax} |` +
+      ` ${r.alertsPerMessage} | ${r.deliveredPerSec} | ${r.serverCpu} | ${r.benchCpu} | ${r.machineBusy} |`,
+  );
