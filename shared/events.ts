@@ -76,11 +76,14 @@ export interface ViewAlerts {
   view: string;
   seq: number;
   alerts: z.infer<typeof LiveAlertSchema>[];
+  /** The view's counts when they changed with this batch (saves a separate `counts` message). */
+  counts?: ViewCounts;
 }
 export interface ViewRemovals {
   view: string;
   seq: number;
   ids: string[];
+  counts?: ViewCounts;
 }
 
 export interface ServerToClientEvents {

@@ -396,9 +396,17 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       for (const s of slow) if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(view));
       const target = io.to(`view:${view.id}`).except(slow.map((s) => s.id));
       const delivered = view.updated.size + view.removed.size;
+      // The counts ride along with the batch's first message; alone only when no alert moved.
+      let counts = view.countsChanged ? snapshotCounts(view) : undefined;
       if (view.updated.size) {
         const alerts = [...view.updated.values()];
-        target.emit('alert.updated', { view: view.id, seq: view.seq, alerts: alerts.map((u) => u.alert) });
+        target.emit('alert.updated', {
+          view: view.id,
+          seq: view.seq,
+          alerts: alerts.map((u) => u.alert),
+          ...(counts ? { counts } : {}),
+        });
+        counts = undefined;
         for (const u of alerts) metrics.livePushLatency.observe(Math.max(0, now - u.time) / 1000);
       }
       if (view.removed.size) {
@@ -406,10 +414,11 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
           view: view.id,
           seq: view.seq,
           ids: [...view.removed.keys()],
+          ...(counts ? { counts } : {}),
         });
+        counts = undefined;
       }
-      if (view.countsChanged)
-        target.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
+      if (counts) target.emit('counts', { view: view.id, seq: view.seq, ...counts });
       metrics.liveEvents.inc({ outcome: 'delivered' }, delivered * (view.sockets.size - slow.length));
       metrics.liveEvents.inc({ outcome: 'coalesced' }, delivered * slow.length);
       view.updated.clear();

@@ -218,8 +218,9 @@ export class LiveView {
     this.seq = m.data.seq;
     if (m.event === 'alert.updated') for (const a of m.data.alerts) this.alerts.set(a.id, a);
     else if (m.event === 'alert.removed-from-view') for (const id of m.data.ids) this.alerts.delete(id);
-    else {
-      this.counts = countsOf(m.data);
+    const counts = m.event === 'counts' ? m.data : m.data.counts;
+    if (counts) {
+      this.counts = countsOf(counts);
       this.countsSeq = m.data.seq;
     }
   }
