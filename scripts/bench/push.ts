@@ -28,8 +28,7 @@ import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
+import { STAT, clock, createPhaseBuffers, type PhaseBuffers } from './push-shared.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 
@@ -49,11 +48,9 @@ const resources = arg('resources', 3000);
 const redis = process.argv.includes('--redis');
 const only = argText('scenario')?.toLowerCase();
 
-type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
-
 /** Latencies in 0.1 ms buckets up to 60 s: fixed memory however many deliveries there are. */
 class Histogram {
-  counts = new Uint32Array(600_000);
+  counts: Uint32Array<ArrayBufferLike> = new Uint32Array(600_000);
   n = 0;
   max = 0;
   add(ms: number) {
@@ -78,7 +75,6 @@ const round1 = (x: number | null) => (x == null ? null : Math.round(x * 10) / 10
 
 /** One measured phase: the POSTs sent in it and what the clients received of them. */
 class Phase {
-  ids = new Map<string, number>();
   sentAt: number[] = [];
   /** When the POST's answer arrived (the server accepted it); undefined until then. */
   acceptedAt: (number | undefined)[] = [];
@@ -105,12 +101,45 @@ class Phase {
   resyncs = 0;
   firstDelivery = 0;
   lastDelivery = 0;
+  disconnects = 0;
   readonly capacity: number;
   /** Per client, one bit per POST: its state has reached this client. */
   bits: Uint8Array[];
+  /** Shared with the measuring clients' worker (push-probe.ts). */
+  readonly buffers: PhaseBuffers;
+  readonly sentAbs: Float64Array;
+  readonly acceptedAbs: Float64Array;
+  readonly stats: Float64Array;
   constructor(clients: number, capacity: number) {
     this.capacity = capacity;
-    this.bits = Array.from({ length: clients }, () => new Uint8Array(capacity >> 3));
+    this.buffers = createPhaseBuffers(`bench${randomBytes(3).toString('hex')}-`, capacity, clients);
+    const per = capacity >> 3;
+    this.bits = Array.from({ length: clients }, (_, i) => new Uint8Array(this.buffers.bits, i * per, per));
+    this.sentAbs = new Float64Array(this.buffers.sent);
+    this.acceptedAbs = new Float64Array(this.buffers.accepted);
+    this.stats = new Float64Array(this.buffers.stats);
+  }
+  /** Takes what the measuring clients recorded into the fields the report reads. */
+  absorb() {
+    const st = this.stats;
+    this.messages = st[STAT.messages]!;
+    this.alerts = st[STAT.alerts]!;
+    this.firstDelivery = st[STAT.firstDelivery]!;
+    this.lastDelivery = st[STAT.lastDelivery]!;
+    this.unmatched = st[STAT.unmatched]!;
+    this.untracked = st[STAT.untracked]!;
+    this.repeats = st[STAT.repeats]!;
+    this.firstDeliveries = st[STAT.firstDeliveries]!;
+    this.removed = st[STAT.removed]!;
+    this.countsMessages = st[STAT.countsMessages]!;
+    this.resyncs = st[STAT.resyncs]!;
+    this.disconnects = st[STAT.disconnects]!;
+    this.latency.counts = new Uint32Array(this.buffers.latency);
+    this.latency.n = st[STAT.latencyN]!;
+    this.latency.max = st[STAT.latencyMax]!;
+    this.acceptedLatency.counts = new Uint32Array(this.buffers.acceptedLatency);
+    this.acceptedLatency.n = st[STAT.acceptedN]!;
+    this.acceptedLatency.max = st[STAT.acceptedMax]!;
   }
 }
 
@@ -177,89 +206,36 @@ const selfCpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
-async function connectClients(origin: string, count: number, phaseOf: () => Phase | null) {
-  const sockets: Client[] = [];
-  let disconnects = 0;
-  const connectOne = (index: number) =>
-    new Promise<Client>((ok, fail) => {
-      const socket: Client = io(origin, {
-        path: '/api/socket.io',
-        transports: ['websocket'],
-        forceNew: true,
-        reconnection: false,
-        timeout: 30_000,
-      });
-      socket.on('alert.updated', (m: ViewAlerts) => {
-        const now = performance.now();
-        const phase = phaseOf();
-        if (!phase) return;
-        phase.messages++;
-        phase.alerts += m.alerts.length;
-        if (!phase.firstDelivery) phase.firstDelivery = now;
-        phase.lastDelivery = now;
-        const bits = phase.bits[index]!;
-        for (const alert of m.alerts) {
-          const k = phase.ids.get(alert.lastReceiveId);
-          if (k === undefined) {
-            phase.unmatched++;
-            continue;
-          }
-          if (k >= phase.capacity) {
-            phase.untracked++;
-            continue;
-          }
-          const mask = 1 << (k & 7);
-          if (bits[k >> 3]! & mask) {
-            phase.repeats++;
-            continue;
-          }
-          bits[k >> 3]! |= mask;
-          phase.firstDeliveries++;
-          phase.latency.add(now - phase.sentAt[k]!);
-          const accepted = phase.acceptedAt[k];
-          phase.acceptedLatency.add(accepted === undefined ? 0 : Math.max(0, now - accepted));
-        }
-      });
-      socket.on('alert.removed-from-view', () => {
-        const phase = phaseOf();
-        if (phase) phase.removed++;
-      });
-      socket.on('counts', () => {
-        const phase = phaseOf();
-        if (phase) phase.countsMessages++;
-      });
-      socket.on('resync', () => {
-        const phase = phaseOf();
-        if (phase) phase.resyncs++;
-      });
-      socket.on('disconnect', () => disconnects++);
-      socket.once('connect_error', (err) => {
-        socket.close();
-        fail(new Error(`socket ${index} could not connect: ${err.message}`));
-      });
-      socket.once('connect', () => {
-        socket.timeout(60_000).emit('subscribe', { query: '' }, (err, answer) => {
-          if (err) return fail(new Error(`socket ${index}: no answer to subscribe: ${err.message}`));
-          if (answer.status !== 'ok') return fail(new Error(`socket ${index}: subscribe: ${answer.message}`));
-          ok(socket);
-        });
-      });
+/** The measuring clients, in a worker thread of their own (push-probe.ts). */
+async function startProbes(origin: string, count: number) {
+  const worker = new Worker(new URL('./push-probe.ts', import.meta.url), { workerData: { origin, count } });
+  const next = (type: string) =>
+    new Promise<void>((ok, fail) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        worker.off('message', on);
+        ok();
+      };
+      worker.on('message', on);
+      worker.once('error', fail);
     });
-  try {
-    // In batches, so the server's accept queue is not flooded.
-    for (let i = 0; i < count; i += 50) {
-      const batch = [];
-      for (let j = i; j < Math.min(count, i + 50); j++) batch.push(connectOne(j));
-      sockets.push(...(await Promise.all(batch)));
-    }
-  } catch (err) {
-    for (const s of sockets) s.close();
-    throw err;
-  }
-  return { sockets, disconnects: () => disconnects };
+  await next('ready');
+  return {
+    async setPhase(p: Phase) {
+      const set = next('phase-set');
+      worker.postMessage({ type: 'phase', buffers: p.buffers });
+      await set;
+    },
+    close: () =>
+      new Promise<void>((ok) => {
+        worker.once('exit', () => ok());
+        worker.postMessage({ type: 'close' });
+        setTimeout(() => void worker.terminate(), 3000).unref();
+      }),
+  };
 }
 
-/** Clients measured in the main thread; the others only load the server, from worker threads. */
+/** Clients measured (in a worker of their own); the others only load the server, from other workers. */
 const PROBES = 20;
 
 interface LoadClients {
@@ -346,7 +322,7 @@ async function scenario(opts: {
     env.BUS_CHANNEL = `bench.push.${randomBytes(4).toString('hex')}`;
   }
   let server: ServerProcess | undefined;
-  let sockets: Client[] = [];
+  let probeWorker: Awaited<ReturnType<typeof startProbes>> | null = null;
   let load: LoadClients | null = null;
   try {
     server = await startServerProcess(env);
@@ -355,10 +331,10 @@ async function scenario(opts: {
     let phase: Phase | null = null;
 
     const post = async (p: Phase, k: number) => {
-      const id = randomUUID();
       const index = p.sentAt.length;
       const tracked = p === phase; // the warm-up phase is not looked up by the clients
-      if (tracked) p.ids.set(id, index);
+      const id = tracked ? `${p.buffers.tag}${index}` : randomUUID();
+      const measured = tracked && index < p.capacity;
       p.resource.push(k);
       p.order.push(-1);
       const body = JSON.stringify({
@@ -373,6 +349,7 @@ async function scenario(opts: {
       });
       const t = performance.now();
       p.sentAt.push(t);
+      if (measured) p.sentAbs[index] = clock();
       try {
         const res = await fetch(postUrl, {
           method: 'POST',
@@ -380,7 +357,7 @@ async function scenario(opts: {
           body,
         });
         const answer = (await res.json()) as { alert?: { lastReceiveId: string; duplicateCount: number } };
-        p.acceptedAt[index] = performance.now();
+        if (measured) p.acceptedAbs[index] = clock();
         p.postLatency.add(performance.now() - t);
         if (res.status === 201 && answer.alert) {
           p.ok++;
@@ -426,8 +403,7 @@ async function scenario(opts: {
 
     // The measuring clients share this event loop; the rest run in worker threads (push-worker.ts).
     const probes = Math.min(opts.clients, PROBES);
-    const clients = await connectClients(origin, probes, () => phase);
-    sockets = clients.sockets;
+    probeWorker = await startProbes(origin, probes);
     load = await startLoadClients(origin, opts.clients - probes);
 
     // Warm-up: 2 s on 50 other resources (a small view for the clients), not measured.
@@ -439,21 +415,25 @@ async function scenario(opts: {
     const capacity = opts.rate ? Math.ceil(opts.rate * duration * 1.2) + 1024 : 1 << 18;
     const p = new Phase(probes, capacity);
     load.reset();
+    await probeWorker.setPhase(p);
     phase = p;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const metrics0 = await liveMetrics(origin).catch(() => null);
     const cpu0 = { server: cpuOf(server.child.pid!), self: selfCpu(), machine: machineCpu() };
     const t0 = performance.now();
+    const t0Abs = clock();
     if (opts.rate) await paced(p, opts.rate, duration, resources);
     else await flat(p, duration, resources);
     const postEnd = performance.now();
     // Drain: until no alert has arrived for 2 s (at most 60 s).
+    const postEndAbs = clock();
     while (
-      performance.now() - Math.max(p.lastDelivery, postEnd) < 2000 &&
-      performance.now() - postEnd < 60_000
+      clock() - Math.max(p.stats[STAT.lastDelivery]!, postEndAbs) < 2000 &&
+      clock() - postEndAbs < 60_000
     )
       await sleep(100);
+    p.absorb();
     const wall = (performance.now() - t0) / 1000;
     loop.disable();
     const cpu1 = { server: cpuOf(server.child.pid!), self: selfCpu(), machine: machineCpu() };
@@ -488,7 +468,7 @@ async function scenario(opts: {
     }
     const expected = p.ok * probes;
     const loadTotals = await load.report();
-    const deliverySpan = p.lastDelivery && p.firstDelivery ? (p.lastDelivery - t0) / 1000 : wall;
+    const deliverySpan = p.lastDelivery && p.firstDelivery ? (p.lastDelivery - t0Abs) / 1000 : wall;
     const row = {
       scenario: opts.title,
       key: opts.key,
@@ -532,7 +512,7 @@ async function scenario(opts: {
       countsMessages: p.countsMessages,
       removed: p.removed,
       resyncs: p.resyncs + loadTotals.resyncs,
-      disconnects: clients.disconnects() + loadTotals.disconnects,
+      disconnects: p.disconnects + loadTotals.disconnects,
       serverCpu: round1((cpu1.server - cpu0.server) / wall),
       benchCpu: round1((cpu1.self - cpu0.self) / wall),
       machineBusy: round1(
@@ -545,7 +525,7 @@ async function scenario(opts: {
     console.log(JSON.stringify(row));
     return row;
   } finally {
-    for (const s of sockets) s.close();
+    await probeWorker?.close();
     await load?.close();
     if (server) await server.stop();
     await dropTestDatabase(db.name);
