@@ -125,6 +125,7 @@ export const SETTINGS = {
   HOUSEKEEPING_INTERVAL: int(60, 0, 86_400),
   SOCKET_PATH: str(''),
   LIVE_BUFFER_SIZE: int(10_000, 100, 10_000_000),
+  LIVE_SLOW_SOCKET_PACKETS: int(256, 1, 1_000_000),
   METRICS_PREFIX: value(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/), 'service', 'a Prometheus name prefix'),
   // authentication and authorisation
   AUTH_REQUIRED: bool(false),

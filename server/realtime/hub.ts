@@ -25,8 +25,6 @@ import { compileMatcher, type Matcher } from './matcher.ts';
 const TICK_MS = 5000;
 /** Deltas are gathered for this long and sent together (latest state of each alert wins). */
 const FLUSH_MS = 10;
-/** A socket with more than this many packets waiting is skipped until it drains, then caught up. */
-const SLOW_SOCKET_PACKETS = 256;
 
 interface SocketData {
   auth: Auth;
@@ -376,7 +374,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   /** A socket that was too slow for some deltas: once it drains, send it what it missed. */
   function catchUpSlow(socket: LiveSocket) {
     if (socket.data.behind.size === 0) return;
-    if (waiting(socket) > SLOW_SOCKET_PACKETS / 2) return;
+    if (waiting(socket) > config.LIVE_SLOW_SOCKET_PACKETS / 2) return;
     for (const [view, seq] of [...socket.data.behind]) {
       socket.data.behind.delete(view);
       if (replay(socket, view, seq) === null)
@@ -391,7 +389,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     for (const view of views.values()) {
       if (!view.updated.size && !view.removed.size && !view.countsChanged) continue;
       const slow = [...view.sockets].filter(
-        (s) => s.data.behind.has(view) || waiting(s) > SLOW_SOCKET_PACKETS,
+        (s) => s.data.behind.has(view) || waiting(s) > config.LIVE_SLOW_SOCKET_PACKETS,
       );
       for (const s of slow) if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(view));
       const target = io.to(`view:${view.id}`).except(slow.map((s) => s.id));

@@ -1,0 +1,79 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Socket as NetSocket } from 'node:net';
+import { LiveClient, sleep, until } from '../helpers/live.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+/**
+ * A client that stops reading is skipped (its deltas folded into a later catch-up) instead of
+ * having every message queued for it; once it reads again it ends with exactly the server's state.
+ */
+const slow = suite<AppContext>('live sockets: a slow client', {} as AppContext);
+slow.before((ctx) =>
+  startApp(ctx, { TEST_LABEL: 'live_slow', PLUGINS: 'remote_ip', LIVE_SLOW_SOCKET_PACKETS: '4' }),
+);
+slow.after(stopApp);
+
+/** The TCP socket under a socket.io-client connection (engine.io websocket transport over `ws`). */
+function tcpOf(client: LiveClient): NetSocket {
+  const transport = (client.socket.io.engine as unknown as { transport: { ws: { _socket: NetSocket } } })
+    .transport;
+  return transport.ws._socket;
+}
+
+const coalesced = async (ctx: AppContext) => {
+  const text = await (await ctx.api.get('/management/metrics')).text();
+  return Number(/^live_events_total\{outcome="coalesced"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+};
+
+slow(
+  'deltas for a client that stops reading are coalesced, then it is caught up to the exact state',
+  async (ctx) => {
+    const steady = await LiveClient.connect(ctx.origin, {});
+    const lagging = await LiveClient.connect(ctx.origin, {});
+    try {
+      const steadyView = await steady.view('');
+      const laggingView = await lagging.view('');
+      tcpOf(lagging).pause();
+      const big = 'x'.repeat(32_000);
+      const ids: string[] = [];
+      for (let round = 0; round < 6; round++) {
+        const batch = await Promise.all(
+          Array.from({ length: 40 }, async (_, i) => {
+            const res = await ctx.api.post('/alert', {
+              resource: `slow-${i}`,
+              event: 'e',
+              environment: 'Production',
+              severity: round % 2 ? 'minor' : 'major',
+              text: `${round} ${big}`,
+            });
+            return ((await res.json()) as { id: string }).id;
+          }),
+        );
+        ids.push(...batch);
+        await sleep(50);
+      }
+      await steadyView.waitUntil((v) => v.alerts.size === 40, 10_000, 'the steady client sees all 40');
+      assert.ok((await coalesced(ctx)) > 0, 'some deltas were held back from the slow client');
+      tcpOf(lagging).resume();
+      const want = steadyView.summary();
+      await laggingView.waitUntil(
+        (v) => JSON.stringify(v.summary()) === JSON.stringify(want),
+        15_000,
+        'the slow client catches up',
+      );
+      assert.equal(laggingView.summary(), want);
+      assert.equal(laggingView.counts, steadyView.counts);
+      await until(
+        () => (Object.values(want).every((s) => s.endsWith('/minor')) ? true : undefined),
+        1000,
+        () => 'last round minor',
+      );
+    } finally {
+      steady.close();
+      lagging.close();
+    }
+  },
+);
+
+slow.run();
