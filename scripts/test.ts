@@ -122,7 +122,8 @@ async function main() {
   };
 
   if (wants('typecheck')) {
-    const r = await run('npx', ['tsc', '--noEmit']);
+    // tsc for the server, shared code, scripts and tests; svelte-check for the web UI.
+    const r = await run('npm', ['run', '--silent', 'typecheck']);
     record('typecheck', {
       passed: r.code ? 0 : 1,
       failed: r.code ? 1 : 0,
@@ -151,6 +152,17 @@ async function main() {
       const list = files.length
         ? files.filter((f) => f.includes(`tests/${stage}/`))
         : testFiles(`tests/${stage}`);
+      if (stage === 'browser' && list.length) {
+        // The browser tests load the UI the server serves: build it first (when out of date).
+        const r = await run(process.execPath, ['scripts/build-web.ts']);
+        record('build web UI', {
+          passed: r.code ? 0 : 1,
+          failed: r.code ? 1 : 0,
+          output: r.output,
+          seconds: r.seconds,
+        });
+        if (r.code) continue;
+      }
       await runPool(list, concurrency, async (file) => {
         const r = await run(process.execPath, [file], env);
         record(file, { ...countUvu(r.code, r.output), output: r.output, seconds: r.seconds });

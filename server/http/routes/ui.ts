@@ -1,16 +1,61 @@
 import Router from '@koa/router';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** The web UI's place. Issue #8 serves the SvelteKit build here; until then a placeholder page. */
-export function uiRoutes(uiBase: string, apiPrefix: string): Router {
+/** Where `npm run build:web` writes the SvelteKit app (adapter-static, SPA fallback). */
+export const UI_BUILD_DIR = fileURLToPath(new URL('../../../web/build/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json',
+  '.ogg': 'audio/ogg',
+};
+
+async function fileAt(root: string, path: string): Promise<string | null> {
+  const full = normalize(join(root, path));
+  if (!full.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
+  try {
+    return (await stat(full)).isFile() ? full : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The web UI (docs/ui.md): files of the static build, and index.html for every other UI path so
+ * the app's own router takes over. Hashed assets are cached for good; everything else is revalidated.
+ */
+export function uiRoutes(uiBase: string, apiPrefix: string, root = UI_BUILD_DIR): Router {
   const router = new Router();
-  const page = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Alerts</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><main><h1>Alerts</h1><p>The web console is not built yet. The API is at <a href="${apiPrefix || '/'}">${apiPrefix || '/'}</a>.</p></main></body></html>`;
   const base = uiBase.replace(/\/$/, '');
-  router.get(uiBase === '/' ? /^\/.*$/ : new RegExp(`^${base}(/.*)?$`), (ctx) => {
-    ctx.type = 'text/html';
-    ctx.body = page;
+  const placeholder = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Alerts</title></head>
+<body><main><h1>Alerts</h1><p>The web UI has not been built: run <code>npm run build:web</code> (npm start does it).
+The API is at <a href="${apiPrefix || '/'}">${apiPrefix || '/'}</a>.</p></main></body></html>`;
+  router.get(uiBase === '/' ? /^\/.*$/ : new RegExp(`^${base}(/.*)?$`), async (ctx) => {
+    const rel = decodeURIComponent(ctx.path.slice(base.length)) || '/';
+    const file = (rel !== '/' && (await fileAt(root, rel))) || (await fileAt(root, 'index.html'));
+    if (!file) {
+      ctx.type = 'text/html';
+      ctx.body = placeholder;
+      return;
+    }
+    ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';
+    ctx.set(
+      'Cache-Control',
+      file.includes(`${sep}_app${sep}immutable${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    );
+    ctx.body = createReadStream(file);
   });
   return router;
 }

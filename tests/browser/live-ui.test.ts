@@ -1,0 +1,86 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser } from 'playwright-core';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+/** Debian's Chromium (apt-get install chromium), driven by playwright-core. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+interface Ctx extends AppContext {
+  browser: Browser;
+}
+
+const ui = suite<Ctx>('web UI: live console and wall', {} as Ctx);
+ui.before(async (ctx) => {
+  await startApp(ctx, { TEST_LABEL: 'browser_ui', PLUGINS: 'remote_ip' });
+  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+ui.after(async (ctx) => {
+  await ctx.browser?.close();
+  await stopApp(ctx);
+});
+
+const post = (ctx: Ctx, resource: string, severity = 'major') =>
+  ctx.api.post('/alert', {
+    resource,
+    event: 'UiTest',
+    environment: 'Production',
+    service: ['web'],
+    severity,
+  });
+
+for (const [path, rowId] of [
+  ['/alerts', 'alert-row'],
+  ['/wall', 'wall-alert'],
+] as const) {
+  ui(`an alert posted over HTTP appears on ${path} within 1 s, without a reload`, async (ctx) => {
+    const page = await ctx.browser.newPage();
+    try {
+      let loads = 0;
+      page.on('load', () => loads++);
+      await page.goto(`${ctx.origin}${path}`);
+      // Live once the socket answered: the banner is gone.
+      await page.waitForFunction(() => !document.querySelector('[data-testid=connection-banner]'), null, {
+        timeout: 10_000,
+      });
+      const resource = `ui-${path.slice(1)}-${Date.now()}`;
+      const started = Date.now();
+      const res = await post(ctx, resource);
+      assert.is(res.status, 201);
+      await page.getByTestId(rowId).filter({ hasText: resource }).waitFor({ timeout: 1000 });
+      assert.ok(Date.now() - started <= 1000, `took ${Date.now() - started} ms`);
+      assert.is(loads, 1, 'no reload');
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+ui('the search lives in the URL: it filters the list and survives a reload', async (ctx) => {
+  const page = await ctx.browser.newPage();
+  try {
+    const tag = `q${Date.now()}`;
+    await post(ctx, `${tag}-keep`);
+    await post(ctx, `other-${Date.now()}`);
+    await page.goto(`${ctx.origin}/alerts`);
+    await page.getByLabel('Search (q)').fill(`resource:${tag}`);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/q=resource%3A/);
+    await page
+      .getByTestId('alert-row')
+      .filter({ hasText: `${tag}-keep` })
+      .waitFor();
+    await page.reload();
+    await page
+      .getByTestId('alert-row')
+      .filter({ hasText: `${tag}-keep` })
+      .waitFor();
+    const resources = await page.getByTestId('resource').allTextContents();
+    assert.equal(resources, [`${tag}-keep`]);
+    assert.is(await page.getByLabel('Search (q)').inputValue(), `resource:${tag}`);
+  } finally {
+    await page.close();
+  }
+});
+
+ui.run();

@@ -1,0 +1,121 @@
+import { io, type Socket } from 'socket.io-client';
+import { SvelteMap } from 'svelte/reactivity';
+import type { LiveAlert } from '../../../../shared/alerts.ts';
+import type {
+  ClientToServerEvents,
+  Position,
+  ServerToClientEvents,
+  SubscribeAnswer,
+  ViewCounts,
+} from '../../../../shared/events.ts';
+import { API, apiKey } from '../api.ts';
+
+/** Parameters that configure the page, never the query (docs/ui.md). */
+const UI_ONLY = new Set(['kiosk', 'theme', 'scale', 'density', 'api-key']);
+
+/** The view's query string from the page's URL, without the UI-only parameters. */
+export function viewQuery(search: string): string {
+  const params = new URLSearchParams(search);
+  for (const k of [...params.keys()]) if (UI_ONLY.has(k)) params.delete(k);
+  return params.toString();
+}
+
+/**
+ * One live view of alerts (docs/live.md): a snapshot on subscribe, then pushed deltas; after a
+ * reconnect, a catch-up from the last position (or a fresh snapshot). No polling.
+ */
+export class LiveAlerts {
+  readonly byId = new SvelteMap<string, LiveAlert>();
+  counts = $state<ViewCounts>({ total: 0, severityCounts: {}, statusCounts: {} });
+  connected = $state(false);
+  loaded = $state(false);
+  /** When the last tick or message arrived (browser clock), for the data-age badge. */
+  heardAt = $state(0);
+  /** Ids that changed recently, for the highlight. */
+  readonly fresh = new SvelteMap<string, number>();
+  error = $state<string | null>(null);
+
+  private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
+  private view = '';
+  private position: Position | null = null;
+  private readonly query: string;
+
+  constructor(query: string) {
+    this.query = query;
+  }
+
+  start(): void {
+    const key = apiKey();
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
+      path: `${API}/socket.io`,
+      auth: key ? { key } : {},
+    });
+    this.socket = socket;
+    socket.on('connect', () => {
+      this.connected = true;
+      this.heardAt = Date.now();
+      socket.emit('subscribe', { query: this.query, since: this.position }, (a) => this.answer(a));
+    });
+    socket.on('disconnect', () => (this.connected = false));
+    socket.on('connect_error', (err) => {
+      this.connected = false;
+      this.error = err.message;
+    });
+    socket.on('tick', (t) => {
+      this.heardAt = Date.now();
+      if (this.position && t.epoch !== this.position.epoch) this.position = null;
+    });
+    socket.on('alert.updated', (m) => {
+      if (!this.accept(m.view, m.seq)) return;
+      const now = Date.now();
+      for (const a of m.alerts) {
+        this.byId.set(a.id, a);
+        this.fresh.set(a.id, now);
+      }
+      if (m.counts) this.counts = m.counts;
+    });
+    socket.on('alert.removed-from-view', (m) => {
+      if (!this.accept(m.view, m.seq)) return;
+      for (const id of m.ids) this.byId.delete(id);
+      if (m.counts) this.counts = m.counts;
+    });
+    socket.on('counts', (m) => {
+      if (!this.accept(m.view, m.seq)) return;
+      this.counts = { total: m.total, severityCounts: m.severityCounts, statusCounts: m.statusCounts };
+    });
+    socket.on('resync', () => {
+      this.position = null;
+      socket.emit('subscribe', { query: this.query }, (a) => this.answer(a));
+    });
+  }
+
+  /** A message for this view at or after the applied position (docs/live.md). */
+  private accept(view: string, seq: number): boolean {
+    if (view !== this.view) return false;
+    this.heardAt = Date.now();
+    if (this.position && seq < this.position.seq) return false;
+    if (this.position) this.position = { ...this.position, seq };
+    return true;
+  }
+
+  private answer(a: SubscribeAnswer): void {
+    if (a.status !== 'ok') {
+      this.error = a.message;
+      return;
+    }
+    this.error = null;
+    this.view = a.view;
+    if (a.mode === 'snapshot') {
+      this.byId.clear();
+      for (const alert of a.alerts) this.byId.set(alert.id, alert);
+    }
+    this.counts = { total: a.total, severityCounts: a.severityCounts, statusCounts: a.statusCounts };
+    if (!this.position || a.position.seq >= this.position.seq) this.position = a.position;
+    this.loaded = true;
+  }
+
+  stop(): void {
+    this.socket?.close();
+    this.socket = null;
+  }
+}

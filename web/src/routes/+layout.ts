@@ -1,0 +1,3 @@
+// A client-side app: the server sends the same index.html for every UI path.
+export const ssr = false;
+export const prerender = false;
