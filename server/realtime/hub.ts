@@ -487,7 +487,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       clearInterval(tick);
       if (flushTimer) clearTimeout(flushTimer);
       unsubscribe();
-      io.disconnectSockets(true);
+      // Closing the connections (not a Socket.IO disconnect) lets clients reconnect on their own,
+      // to this instance once it is back or to another one behind the same address.
       io.engine.close();
       io.removeAllListeners();
     },

@@ -83,4 +83,26 @@ ui('the search lives in the URL: it filters the list and survives a reload', asy
   }
 });
 
+ui('an ack made in one browser is seen in another without a reload', async (ctx) => {
+  const one = await ctx.browser.newContext();
+  const two = await ctx.browser.newContext();
+  try {
+    const resource = `ack-${Date.now()}`;
+    assert.is((await post(ctx, resource)).status, 201);
+    const [a, b] = await Promise.all([one.newPage(), two.newPage()]);
+    for (const page of [a, b]) {
+      await page.goto(`${ctx.origin}/alerts`);
+      await page.getByTestId('alert-row').filter({ hasText: resource }).waitFor();
+    }
+    await a.getByRole('button', { name: `Ack ${resource}` }).click();
+    const rowB = b.getByTestId('alert-row').filter({ hasText: resource });
+    await rowB.getByTestId('status').filter({ hasText: 'ack' }).waitFor({ timeout: 2000 });
+    // The other browser now offers the actions of an acked alert.
+    await b.getByRole('button', { name: `Unack ${resource}` }).waitFor({ timeout: 1000 });
+  } finally {
+    await one.close();
+    await two.close();
+  }
+});
+
 ui.run();

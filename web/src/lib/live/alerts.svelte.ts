@@ -34,6 +34,8 @@ export class LiveAlerts {
   /** Ids that changed recently, for the highlight. */
   readonly fresh = new SvelteMap<string, number>();
   error = $state<string | null>(null);
+  /** The token ran out: the socket stays down until the user logs in again. */
+  expired = $state(false);
 
   private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
   private view = '';
@@ -56,7 +58,15 @@ export class LiveAlerts {
       this.heardAt = Date.now();
       socket.emit('subscribe', { query: this.query, since: this.position }, (a) => this.answer(a));
     });
-    socket.on('disconnect', () => (this.connected = false));
+    socket.on('disconnect', (reason) => {
+      this.connected = false;
+      // A server-side disconnect is not retried by Socket.IO itself; try again unless the session ended.
+      if (reason === 'io server disconnect' && !this.expired) setTimeout(() => socket.connect(), 2000);
+    });
+    socket.on('session.expired', (m) => {
+      this.expired = true;
+      this.error = m.message;
+    });
     socket.on('connect_error', (err) => {
       this.connected = false;
       this.error = err.message;

@@ -1,0 +1,72 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser } from 'playwright-core';
+import { boot, type Running } from '../../server/boot.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLog } from '../../server/log.ts';
+import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+interface Ctx {
+  db: { name: string; url: string };
+  server: Running;
+  browser: Browser;
+}
+
+async function start(url: string, port: number): Promise<Running> {
+  const config = loadConfig(
+    { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', PLUGINS: 'remote_ip', DATABASE_URL: url },
+    { systemFile: null },
+  );
+  return boot(config, createLog(config.LOG_LEVEL));
+}
+
+const connection = suite<Ctx>('web UI: the connection banner', {} as Ctx);
+connection.before(async (ctx) => {
+  ctx.db = await createTestDatabase('browser_connection');
+  ctx.server = await start(ctx.db.url, 0);
+  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+connection.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.server?.close();
+  if (ctx.db) await dropTestDatabase(ctx.db.name);
+});
+
+connection(
+  'appears when the server stops and clears when it is back, keeping the rows on screen',
+  async (ctx) => {
+    const port = ctx.server.port;
+    const origin = `http://127.0.0.1:${port}`;
+    const res = await fetch(`${origin}/api/alert`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        resource: 'banner-host',
+        event: 'e',
+        environment: 'Production',
+        severity: 'major',
+      }),
+    });
+    assert.is(res.status, 201);
+    for (const path of ['/alerts', '/wall']) {
+      const page = await ctx.browser.newPage();
+      await page.goto(`${origin}${path}`);
+      const banner = page.getByTestId('connection-banner');
+      await page.getByText('banner-host').first().waitFor();
+      assert.is(await banner.count(), 0);
+
+      await ctx.server.close();
+      await banner.waitFor({ timeout: 5000 });
+      assert.match((await banner.textContent()) ?? '', /Connection lost/);
+      assert.ok(await page.getByText('banner-host').first().isVisible(), 'the old rows stay on screen');
+
+      ctx.server = await start(ctx.db.url, port);
+      await banner.waitFor({ state: 'detached', timeout: 15_000 });
+      await page.close();
+    }
+  },
+);
+
+connection.run();
