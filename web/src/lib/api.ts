@@ -2,6 +2,20 @@
 export const API = '/api';
 
 const KEY_STORAGE = 'alertwall.key';
+const TOKEN_STORAGE = 'alertwall.token';
+
+/** The Bearer token of the logged-in user, if any. */
+export const token = (): string | null => localStorage.getItem(TOKEN_STORAGE);
+export const setToken = (t: string | null) =>
+  t ? localStorage.setItem(TOKEN_STORAGE, t) : localStorage.removeItem(TOKEN_STORAGE);
+
+/** The socket's handshake credentials: the user's token, else the stored API key. */
+export function socketAuth(): { token: string } | { key: string } | Record<string, never> {
+  const t = token();
+  if (t) return { token: t };
+  const k = apiKey();
+  return k ? { key: k } : {};
+}
 
 /**
  * The API key this browser uses, if any. A wall can be given one once in its URL (`?api-key=…`):
@@ -20,10 +34,19 @@ export function apiKey(): string | null {
 
 function headers(json: boolean): Record<string, string> {
   const h: Record<string, string> = {};
+  const t = token();
   const key = apiKey();
-  if (key) h.Authorization = `Key ${key}`;
+  if (t) h.Authorization = `Bearer ${t}`;
+  else if (key) h.Authorization = `Key ${key}`;
   if (json) h['Content-Type'] = 'application/json';
   return h;
+}
+
+/** Missing, bad or expired credentials: off to the login page, and back here afterwards. */
+export function loginRequired(): void {
+  if (location.pathname.startsWith('/login')) return;
+  setToken(null);
+  location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
 }
 
 export class ApiError extends Error {
@@ -42,6 +65,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = (await res.json().catch(() => ({}))) as { message?: string };
+  if (res.status === 401 && !path.startsWith('/auth/')) loginRequired();
   if (!res.ok) throw new ApiError(res.status, data.message ?? res.statusText);
   return data as T;
 }

@@ -8,7 +8,7 @@ import type {
   SubscribeAnswer,
   ViewCounts,
 } from '../../../../shared/events.ts';
-import { API, apiKey } from '../api.ts';
+import { API, loginRequired, socketAuth } from '../api.ts';
 
 /** Parameters that configure the page, never the query (docs/ui.md). */
 const UI_ONLY = new Set(['kiosk', 'theme', 'scale', 'density', 'api-key']);
@@ -47,10 +47,9 @@ export class LiveAlerts {
   }
 
   start(): void {
-    const key = apiKey();
     const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
       path: `${API}/socket.io`,
-      auth: key ? { key } : {},
+      auth: socketAuth(),
     });
     this.socket = socket;
     socket.on('connect', () => {
@@ -70,6 +69,8 @@ export class LiveAlerts {
     socket.on('connect_error', (err) => {
       this.connected = false;
       this.error = err.message;
+      const code = (err as Error & { data?: { code?: number } }).data?.code;
+      if (code === 401) loginRequired();
     });
     socket.on('tick', (t) => {
       this.heardAt = Date.now();
