@@ -83,6 +83,32 @@ ui('the search lives in the URL: it filters the list and survives a reload', asy
   }
 });
 
+ui('the sort lives in the URL too: rows follow it, before and after a reload', async (ctx) => {
+  const page = await ctx.browser.newPage();
+  try {
+    const tag = `sort${Date.now()}`;
+    for (const r of ['b', 'c', 'a']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
+    await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}`);
+    await page.getByTestId('alert-row').nth(2).waitFor();
+    await page.getByLabel('Sort by').selectOption({ label: 'Resource' });
+    await page.waitForURL(/sort-by=resource/);
+    const order = async () => {
+      await page.getByTestId('alert-row').nth(2).waitFor();
+      return page.getByTestId('resource').allTextContents();
+    };
+    assert.equal(await order(), [`${tag}-a`, `${tag}-b`, `${tag}-c`]);
+    await page.reload();
+    assert.equal(await order(), [`${tag}-a`, `${tag}-b`, `${tag}-c`]);
+    assert.is(await page.getByLabel('Sort by').inputValue(), 'resource');
+    await page.goto(
+      `${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}&sort-by=-lastReceiveTime`,
+    );
+    assert.equal(await order(), [`${tag}-b`, `${tag}-c`, `${tag}-a`]);
+  } finally {
+    await page.close();
+  }
+});
+
 ui('an ack made in one browser is seen in another without a reload', async (ctx) => {
   const one = await ctx.browser.newContext();
   const two = await ctx.browser.newContext();

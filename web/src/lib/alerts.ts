@@ -1,14 +1,45 @@
 import type { LiveAlert } from '../../../shared/alerts.ts';
 
-/** Most severe first, then newest first: the console's and the wall's default order. */
-export function sortAlerts(alerts: Iterable<LiveAlert>, severities: string[]): LiveAlert[] {
+const TIME_FIELDS = new Set(['createTime', 'receiveTime', 'lastReceiveTime', 'updateTime']);
+const STATUS_ORDER = ['open', 'assign', 'ack', 'shelved', 'blackout', 'closed', 'expired', 'unknown'];
+
+/**
+ * Alerts in the order of `sort-by` keys, as the API sorts them (api.md §4): severity most severe
+ * first, status in its key order, times newest first, anything else ascending; `-` inverts a key.
+ * The default is the console's: most severe first, then newest first.
+ */
+export function sortAlerts(
+  alerts: Iterable<LiveAlert>,
+  severities: string[],
+  keys: string[] = ['severity', 'lastReceiveTime'],
+): LiveAlert[] {
   const rank = new Map(severities.map((s, i) => [s, i]));
-  return [...alerts].sort(
-    (a, b) =>
-      (rank.get(a.severity) ?? severities.length) - (rank.get(b.severity) ?? severities.length) ||
-      b.lastReceiveTime.localeCompare(a.lastReceiveTime) ||
-      a.id.localeCompare(b.id),
-  );
+  const compare = keys.map((raw) => {
+    const inverted = raw.startsWith('-');
+    const field = inverted ? raw.slice(1) : raw;
+    const sign = (TIME_FIELDS.has(field) ? -1 : 1) * (inverted ? -1 : 1);
+    const value = (a: LiveAlert): string | number => {
+      const v = (a as unknown as Record<string, unknown>)[field];
+      if (field === 'severity') return rank.get(a.severity) ?? severities.length;
+      if (field === 'status') {
+        const i = STATUS_ORDER.indexOf(a.status);
+        return i < 0 ? STATUS_ORDER.length : i;
+      }
+      return typeof v === 'number' ? v : Array.isArray(v) ? v.join(',') : String(v ?? '');
+    };
+    return (a: LiveAlert, b: LiveAlert) => {
+      const x = value(a);
+      const y = value(b);
+      return sign * (x < y ? -1 : x > y ? 1 : 0);
+    };
+  });
+  return [...alerts].sort((a, b) => {
+    for (const c of compare) {
+      const r = c(a, b);
+      if (r) return r;
+    }
+    return a.id.localeCompare(b.id);
+  });
 }
 
 /** "12s", "5m", "3h", "2d": how long ago. */
