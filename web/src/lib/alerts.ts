@@ -13,6 +13,14 @@ export function sortAlerts(
   severities: string[],
   keys: string[] = ['severity', 'lastReceiveTime'],
 ): LiveAlert[] {
+  return [...alerts].sort(alertOrder(severities, keys));
+}
+
+/** The comparison behind sortAlerts. */
+export function alertOrder(
+  severities: string[],
+  keys: string[] = ['severity', 'lastReceiveTime'],
+): (a: LiveAlert, b: LiveAlert) => number {
   const rank = new Map(severities.map((s, i) => [s, i]));
   const compare = keys.map((raw) => {
     const inverted = raw.startsWith('-');
@@ -33,13 +41,13 @@ export function sortAlerts(
       return sign * (x < y ? -1 : x > y ? 1 : 0);
     };
   });
-  return [...alerts].sort((a, b) => {
+  return (a, b) => {
     for (const c of compare) {
       const r = c(a, b);
       if (r) return r;
     }
     return a.id.localeCompare(b.id);
-  });
+  };
 }
 
 /** "12s", "5m", "3h", "2d": how long ago. */

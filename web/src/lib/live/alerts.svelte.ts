@@ -1,5 +1,4 @@
 import { io, type Socket } from 'socket.io-client';
-import { SvelteMap } from 'svelte/reactivity';
 import type { LiveAlert } from '../../../../shared/alerts.ts';
 import type {
   ClientToServerEvents,
@@ -25,14 +24,26 @@ export function viewQuery(search: string): string {
  * reconnect, a catch-up from the last position (or a fresh snapshot). No polling.
  */
 export class LiveAlerts {
-  readonly byId = new SvelteMap<string, LiveAlert>();
+  /**
+   * The view's alerts. A plain map with one `version` signal rather than a reactive map: a
+   * reactive map makes every reader depend on each of 10,000 entries (docs/ui.md).
+   */
+  readonly byId = new Map<string, LiveAlert>();
+  /** Bumped on every change to `byId` or `fresh`: what pages derive their rows from. */
+  version = $state(0);
+  /**
+   * The rows in a stable order (docs/ui.md): sorted when a snapshot arrives, then a changed alert
+   * keeps its place and a new one is inserted where it sorts, so nothing jumps under the reader.
+   */
+  order: LiveAlert[] = [];
+  private compare: ((a: LiveAlert, b: LiveAlert) => number) | null = null;
   counts = $state<ViewCounts>({ total: 0, severityCounts: {}, statusCounts: {} });
   connected = $state(false);
   loaded = $state(false);
   /** When the last tick or message arrived (browser clock), for the data-age badge. */
   heardAt = $state(0);
-  /** Ids that changed recently, for the highlight. */
-  readonly fresh = new SvelteMap<string, number>();
+  /** Ids that changed recently (when), for the highlight. */
+  readonly fresh = new Map<string, number>();
   error = $state<string | null>(null);
   /** The token ran out: the socket stays down until the user logs in again. */
   expired = $state(false);
@@ -44,6 +55,44 @@ export class LiveAlerts {
 
   constructor(query: string) {
     this.query = query;
+  }
+
+  /** Sets the row order and re-sorts (on load, or when the reader asks). */
+  sortBy(compare: (a: LiveAlert, b: LiveAlert) => number): void {
+    this.compare = compare;
+    this.order = [...this.byId.values()].sort(compare);
+    this.version++;
+  }
+
+  private place(alert: LiveAlert): void {
+    const existing = this.byId.has(alert.id);
+    this.byId.set(alert.id, alert);
+    if (existing) {
+      const i = this.order.findIndex((a) => a.id === alert.id);
+      if (i >= 0) {
+        this.order[i] = alert;
+        return;
+      }
+    }
+    const compare = this.compare;
+    if (!compare) {
+      this.order.push(alert);
+      return;
+    }
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(this.order[mid]!, alert) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.order.splice(lo, 0, alert);
+  }
+
+  private drop(id: string): void {
+    if (!this.byId.delete(id)) return;
+    const i = this.order.findIndex((a) => a.id === id);
+    if (i >= 0) this.order.splice(i, 1);
   }
 
   start(): void {
@@ -80,14 +129,16 @@ export class LiveAlerts {
       if (!this.accept(m.view, m.seq)) return;
       const now = Date.now();
       for (const a of m.alerts) {
-        this.byId.set(a.id, a);
+        this.place(a);
         this.fresh.set(a.id, now);
       }
+      this.version++;
       if (m.counts) this.counts = m.counts;
     });
     socket.on('alert.removed-from-view', (m) => {
       if (!this.accept(m.view, m.seq)) return;
-      for (const id of m.ids) this.byId.delete(id);
+      for (const id of m.ids) this.drop(id);
+      this.version++;
       if (m.counts) this.counts = m.counts;
     });
     socket.on('counts', (m) => {
@@ -119,6 +170,9 @@ export class LiveAlerts {
     if (a.mode === 'snapshot') {
       this.byId.clear();
       for (const alert of a.alerts) this.byId.set(alert.id, alert);
+      this.order = [...this.byId.values()];
+      if (this.compare) this.order.sort(this.compare);
+      this.version++;
     }
     this.counts = { total: a.total, severityCounts: a.severityCounts, statusCounts: a.statusCounts };
     if (!this.position || a.position.seq >= this.position.seq) this.position = a.position;
