@@ -109,6 +109,43 @@ ui('the sort lives in the URL too: rows follow it, before and after a reload', a
   }
 });
 
+ui('environment tabs count the view and follow changes; a tab filters by environment', async (ctx) => {
+  const page = await ctx.browser.newPage();
+  try {
+    const tag = `env${Date.now()}`;
+    const postIn = (resource: string, environment: string) =>
+      ctx.api.post('/alert', { resource, event: 'Tab', environment, service: ['web'], severity: 'minor' });
+    await postIn(`${tag}-p1`, 'Production');
+    await postIn(`${tag}-d1`, 'Development');
+    await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}`);
+    const tabs = page.getByRole('navigation', { name: 'Environments' });
+    await tabs.getByRole('link', { name: 'Development (1)' }).waitFor();
+    await tabs.getByRole('link', { name: 'All (2)' }).waitFor();
+    await postIn(`${tag}-d2`, 'Development');
+    await tabs.getByRole('link', { name: 'Development (2)' }).waitFor({ timeout: 5000 });
+    await tabs.getByRole('link', { name: 'Development (2)' }).click();
+    await page.waitForURL(/environment=Development/);
+    await page.getByTestId('alert-row').nth(1).waitFor();
+    const resources = (await page.getByTestId('resource').allTextContents()).sort();
+    assert.equal(resources, [`${tag}-d1`, `${tag}-d2`]);
+  } finally {
+    await page.close();
+  }
+});
+
+ui('the about page shows the release', async (ctx) => {
+  const page = await ctx.browser.newPage();
+  try {
+    await page.goto(`${ctx.origin}/about`);
+    await page
+      .getByTestId('release')
+      .filter({ hasText: /\d+\.\d+\.\d+/ })
+      .waitFor();
+  } finally {
+    await page.close();
+  }
+});
+
 ui('an ack made in one browser is seen in another without a reload', async (ctx) => {
   const one = await ctx.browser.newContext();
   const two = await ctx.browser.newContext();
