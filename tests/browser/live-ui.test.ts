@@ -133,6 +133,48 @@ ui('environment tabs count the view and follow changes; a tab filters by environ
   }
 });
 
+ui('bulk actions: selected rows, then every alert matching the view, through /_bulk', async (ctx) => {
+  const page = await ctx.browser.newPage();
+  try {
+    const tag = `bulk${Date.now()}`;
+    for (const r of ['a', 'b', 'c']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
+    await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}`);
+    await page.getByTestId('alert-row').nth(2).waitFor();
+    await page.getByLabel(`Select ${tag}-a`).check();
+    await page.getByLabel(`Select ${tag}-b`).check();
+    assert.is(await page.getByTestId('selection').textContent(), '2 selected');
+    await page.getByRole('button', { name: 'Ack selected' }).click();
+    for (const r of ['a', 'b']) {
+      await page
+        .getByTestId('alert-row')
+        .filter({ hasText: `${tag}-${r}` })
+        .getByTestId('status')
+        .filter({ hasText: 'ack' })
+        .waitFor({ timeout: 5000 });
+    }
+    assert.is(
+      await page
+        .getByTestId('alert-row')
+        .filter({ hasText: `${tag}-c` })
+        .getByTestId('status')
+        .textContent(),
+      'open',
+    );
+    await page.getByLabel('Select all matching alerts').check();
+    assert.is(await page.getByTestId('selection').textContent(), 'all 3 matching');
+    await page.getByRole('button', { name: 'Close selected' }).click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-testid=status]')].length === 3 &&
+        [...document.querySelectorAll('[data-testid=status]')].every((e) => e.textContent === 'closed'),
+      null,
+      { timeout: 5000 },
+    );
+  } finally {
+    await page.close();
+  }
+});
+
 ui('the about page shows the release', async (ctx) => {
   const page = await ctx.browser.newPage();
   try {
