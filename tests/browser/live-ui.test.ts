@@ -175,6 +175,47 @@ ui('bulk actions: selected rows, then every alert matching the view, through /_b
   }
 });
 
+ui(
+  'keyboard: j/k move, a acks, / focuses the search, ? lists the keys; CSV export of the view',
+  async (ctx) => {
+    const page = await ctx.browser.newPage();
+    try {
+      const tag = `keys${Date.now()}`;
+      for (const r of ['a', 'b']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
+      await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}&sort-by=resource`);
+      await page.getByTestId('alert-row').nth(1).waitFor();
+      await page.keyboard.press('j');
+      await page.keyboard.press('j');
+      await page.keyboard.press('k');
+      const current = page.locator('tr[aria-selected=true]');
+      assert.match((await current.getByTestId('resource').textContent()) ?? '', new RegExp(`${tag}-a$`));
+      await page.keyboard.press('a');
+      await current.getByTestId('status').filter({ hasText: 'ack' }).waitFor({ timeout: 5000 });
+      await page.keyboard.press('?');
+      await page.getByRole('definition').filter({ hasText: 'ack / shelve / close it' }).waitFor();
+      await page.keyboard.press('/');
+      assert.ok(await page.getByLabel('Search (q)').evaluate((e) => e === document.activeElement));
+      await page.keyboard.type('x'); // typing in the search is not a shortcut
+      assert.is(await page.getByLabel('Search (q)').inputValue(), `resource:${tag}x`);
+      await page.keyboard.press('Escape');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      const csv = (await (await download.createReadStream()).toArray()).join('');
+      const lines = csv.trim().split('\n');
+      assert.is(
+        lines[0],
+        'id,severity,status,lastReceiveTime,duplicateCount,environment,service,resource,event,value,text,customer',
+      );
+      assert.is(lines.length, 3);
+      assert.ok(lines[1]!.includes(`${tag}-a`) && lines[1]!.includes(',ack,'));
+    } finally {
+      await page.close();
+    }
+  },
+);
+
 ui('the about page shows the release', async (ctx) => {
   const page = await ctx.browser.newPage();
   try {
