@@ -216,6 +216,37 @@ ui(
   },
 );
 
+ui('theme and density are chosen in the page and kept in the URL', async (ctx) => {
+  const page = await ctx.browser.newPage({ colorScheme: 'light' });
+  try {
+    await post(ctx, `look-${Date.now()}`);
+    await page.goto(`${ctx.origin}/alerts`);
+    await page.getByTestId('alert-row').first().waitFor();
+    const background = () => page.locator('.page').evaluate((e) => getComputedStyle(e).backgroundColor);
+    assert.is(await background(), 'rgb(250, 250, 250)');
+    await page.getByLabel('Theme', { exact: true }).selectOption('dark');
+    await page.waitForURL(/theme=dark/);
+    await page.getByTestId('alert-row').first().waitFor();
+    assert.is(await background(), 'rgb(18, 18, 18)');
+    const rowHeight = () =>
+      page
+        .getByTestId('alert-row')
+        .first()
+        .evaluate((e) => e.getBoundingClientRect().height);
+    const comfortable = await rowHeight();
+    await page.getByLabel('Compact rows').check();
+    await page.waitForURL(/density=compact/);
+    await page.getByTestId('alert-row').first().waitFor();
+    assert.ok((await rowHeight()) < comfortable, 'compact rows are lower');
+    await page.reload();
+    await page.getByTestId('alert-row').first().waitFor();
+    assert.is(await background(), 'rgb(18, 18, 18)');
+    assert.ok(await page.getByLabel('Compact rows').isChecked());
+  } finally {
+    await page.close();
+  }
+});
+
 ui('the about page shows the release', async (ctx) => {
   const page = await ctx.browser.newPage();
   try {
