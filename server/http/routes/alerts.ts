@@ -17,6 +17,7 @@ import { presentNote } from '../../present.ts';
 import { apiBase } from '../base-url.ts';
 import { timed } from '../timed.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: AlertIdSchema });
 const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
@@ -35,14 +36,6 @@ export function callerOf(ctx: Context, deps: Deps): alerts.Caller {
     baseUrl: apiBase(ctx, deps.config),
     customers,
   };
-}
-
-/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
-function bodyObject(ctx: Context): unknown {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body;
 }
 
 /** Alert intake and every per-alert operation (spec "Alerts"; ../shared/reference/api.md §5). */

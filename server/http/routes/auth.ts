@@ -1,18 +1,11 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
 import { logIn, signUp } from '../../domain/users.ts';
-import { AppError, badRequest, forbidden, unauthorized } from '../../errors.ts';
+import { AppError, forbidden, unauthorized } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-
-function bodyObject(ctx: Context): Record<string, unknown> {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body as Record<string, unknown>;
-}
+import { bodyObject } from '../body.ts';
 
 const LOGGED_OUT = { status: 'ok', message: 'OIDC end_session_endpoint not configured' };
 

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { BlackoutIdSchema, BlackoutInputSchema, BlackoutUpdateSchema } from '../../../shared/blackouts.ts';
 import type { Deps } from '../../deps.ts';
@@ -7,16 +6,9 @@ import * as blackouts from '../../domain/blackouts.ts';
 import { badRequest } from '../../errors.ts';
 import { callerOf } from './alerts.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: BlackoutIdSchema });
-
-/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
-function bodyObject(ctx: Context): Record<string, unknown> {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body as Record<string, unknown>;
-}
 
 /** Blackout periods (api.md §6, heartbeats-blackouts.md §2). */
 export function blackoutRoutes(deps: Deps): Router {

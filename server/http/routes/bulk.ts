@@ -8,17 +8,11 @@ import { badRequest } from '../../errors.ts';
 import { timed } from '../timed.ts';
 import { callerOf } from './alerts.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const TaskParamsSchema = z.object({ id: z.string().max(128) });
 /** Headers a task keeps so plugins see the request as it was (never credentials). */
 const KEPT_HEADERS = /^(x-forwarded-for|x-real-ip|x-service-loop|x-alerta-loop|user-agent|x-request-id)$/;
-
-function bodyObject(ctx: Context): unknown {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body;
-}
 
 /** Bulk operations on every alert a query selects (api.md §10, docs/queries.md). */
 export function bulkRoutes(deps: Deps): Router {

@@ -1,22 +1,13 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { HeartbeatInputSchema } from '../../../shared/heartbeats.ts';
 import type { Deps } from '../../deps.ts';
 import * as heartbeats from '../../domain/heartbeats.ts';
-import { badRequest } from '../../errors.ts';
 import { callerOf } from './alerts.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: z.string().max(128, 'id must be at most 128 characters') });
-
-/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
-function bodyObject(ctx: Context): unknown {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body;
-}
 
 /** Heartbeats (api.md §7, heartbeats-blackouts.md §1). */
 export function heartbeatRoutes(deps: Deps): Router {

@@ -5,19 +5,11 @@ import { KeyInputSchema, KeyParamSchema, KeyUpdateSchema } from '../../../shared
 import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import * as keys from '../../domain/keys.ts';
-import { badRequest } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const KeyParamsSchema = z.object({ key: KeyParamSchema });
-
-/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
-export function bodyObject(ctx: Context): Record<string, unknown> {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body as Record<string, unknown>;
-}
 
 /** The authenticated caller (requireScope has run). */
 export const authOf = (ctx: Context): Auth => ctx.state.auth!;

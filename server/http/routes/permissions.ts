@@ -12,7 +12,8 @@ import * as customers from '../../domain/customers.ts';
 import * as perms from '../../domain/perms.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { authOf, bodyObject } from './keys.ts';
+import { bodyObject } from '../body.ts';
+import { authOf } from './keys.ts';
 
 const IdParamsSchema = z.object({ id: z.string().max(128, 'id must be at most 128 characters') });
 

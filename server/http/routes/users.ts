@@ -16,17 +16,10 @@ import * as users from '../../domain/users.ts';
 import { badRequest, forbidden } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
+import { bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: z.string() });
 const MemberParamsSchema = z.object({ id: z.string(), user_id: z.string() });
-
-/** The body as an object; null (sent by real clients for "nothing") becomes {}. */
-function bodyObject(ctx: Context): Record<string, unknown> {
-  const body = ctx.request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
-  return body as Record<string, unknown>;
-}
 
 /** A change with at least one key (api.md: 400 `nothing to change`). */
 function changeBody(ctx: Context): Record<string, unknown> {

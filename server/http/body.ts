@@ -1,0 +1,13 @@
+import type { Context } from 'koa';
+import { badRequest } from '../errors.ts';
+
+/**
+ * The parsed JSON body as an object; null or no body (real clients send null for "nothing")
+ * becomes {}; any other JSON value is 400 `expected a JSON object`.
+ */
+export function bodyObject(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  return body as Record<string, unknown>;
+}
