@@ -6,9 +6,15 @@ import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
 import type { Caller } from './alerts.ts';
-import { and, not, parseScalar, type Cond } from './query/conditions.ts';
-import type { FieldRef } from './query/fields.ts';
-import { assertPageInRange, booleanParam, pagingOf, paramsOf } from './query/params.ts';
+import { and, not, type Cond } from './query/conditions.ts';
+import {
+  LIST_RESERVED,
+  assertPageInRange,
+  booleanParam,
+  pagingOf,
+  paramsOf,
+  valuesCondition,
+} from './query/params.ts';
 
 export interface ActiveBlackout {
   id: string;
@@ -285,18 +291,6 @@ export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Pr
 
 // ---- GET /blackouts -----------------------------------------------------------------------
 
-/** Parameters that are never field filters. */
-const RESERVED = new Set([
-  '_',
-  'callback',
-  'token',
-  'api-key',
-  'sort-by',
-  'page',
-  'page-size',
-  'limit',
-  'reverse',
-]);
 const STATUSES = new Set<string>(['pending', 'active', 'expired']);
 
 const fieldsByName = new Map(blackoutsDb.BLACKOUT_FIELDS.map((f) => [f.name, f]));
@@ -314,20 +308,7 @@ function filterOf(name: string, values: string[]): Cond {
       `filters: ${FILTER_NAMES.join(', ')} (add ! to negate)`,
     ]);
   }
-  const ref: FieldRef = { field };
-  let cond: Cond;
-  if (values.some((v) => v.startsWith('~'))) {
-    if (field.type !== 'text' && field.type !== 'list') {
-      throw badRequest(`Invalid filter parameter: ${name} cannot be matched with ~`);
-    }
-    const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
-    cond =
-      texts.length === 1
-        ? { kind: 'like', ref, value: texts[0]! }
-        : { kind: 'match', ref, pattern: texts.join('|') };
-  } else {
-    cond = { kind: 'in', ref, values: values.map((v) => parseScalar(ref, v, fieldName)) };
-  }
+  const cond = valuesCondition({ field }, values, fieldName, name);
   return negated ? not(cond) : cond;
 }
 
@@ -357,7 +338,7 @@ export async function listBlackouts(
   const idPrefixes: string[] = [];
   const statuses: BlackoutStatusName[] = [];
   for (const [name, values] of params) {
-    if (RESERVED.has(name)) continue;
+    if (LIST_RESERVED.has(name)) continue;
     if (name === 'id') idPrefixes.push(...values);
     else if (name === 'status') {
       for (const v of values) {

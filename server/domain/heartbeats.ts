@@ -10,8 +10,8 @@ import type { HeartbeatField, HeartbeatFilter, HeartbeatSort } from '../db/heart
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { presentHeartbeat } from '../present.ts';
-import { DATE_MESSAGE, parseIsoDate } from './query/conditions.ts';
-import { assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
+import { parseScalar } from './query/conditions.ts';
+import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
 
 const DEFAULT_ORIGIN = `alertwall/${hostname()}`;
 /** /management/healthcheck: a heartbeat older than this many timeouts is stale (spec "Limits"). */
@@ -108,19 +108,6 @@ export async function staleHeartbeats(deps: Deps): Promise<{ origin: string }[]>
 
 // ---- GET /heartbeats --------------------------------------------------------------------------
 
-/** Parameters that never filter (api.md §3–§4); `status` is read separately. */
-const RESERVED = new Set([
-  '_',
-  'callback',
-  'token',
-  'api-key',
-  'page',
-  'page-size',
-  'limit',
-  'status',
-  'sort-by',
-  'reverse',
-]);
 const FIELD_NAMES = ['id', 'origin', 'tag', 'type', 'createTime', 'timeout', 'receiveTime', 'customer'];
 const FIELD_TYPES: Record<HeartbeatField, 'text' | 'time' | 'int'> = {
   origin: 'text',
@@ -131,7 +118,6 @@ const FIELD_TYPES: Record<HeartbeatField, 'text' | 'time' | 'int'> = {
   timeout: 'int',
 };
 const isField = (name: string): name is HeartbeatField => Object.hasOwn(FIELD_TYPES, name);
-const INTEGER = /^[+-]?\d{1,16}$/;
 
 export interface HeartbeatQuery {
   filters: HeartbeatFilter[];
@@ -141,23 +127,10 @@ export interface HeartbeatQuery {
   pageSize: number;
 }
 
+/** A filter value typed for its field, with the same checks and messages as alert filters. */
 function typedValue(field: HeartbeatField, raw: string, label: string): string | number {
-  switch (FIELD_TYPES[field]) {
-    case 'int': {
-      const n = Number(raw.trim());
-      if (!INTEGER.test(raw.trim()) || !Number.isSafeInteger(n)) {
-        throw badRequest(`Invalid value for ${label}: '${raw}' is not an integer`);
-      }
-      return n;
-    }
-    case 'time': {
-      const d = parseIsoDate(raw);
-      if (!d) throw badRequest(`Invalid value for ${label}: '${raw}'`, [DATE_MESSAGE]);
-      return d.ms;
-    }
-    default:
-      return raw;
-  }
+  const ref = { field: { name: field, column: field, type: FIELD_TYPES[field] } };
+  return parseScalar(ref, raw, label) as string | number;
 }
 
 /** One `name=value…` filter: repeated values mean any of them, `~v` a substring, `name!` negation. */
@@ -213,7 +186,8 @@ export function parseHeartbeatQuery(search: URLSearchParams, defaultPageSize: nu
   const params = paramsOf(search);
   const filters: HeartbeatFilter[] = [];
   for (const [name, values] of params) {
-    if (!RESERVED.has(name)) filters.push(filterOf(name, values));
+    // `status` is read separately (api.md §7).
+    if (name !== 'status' && !LIST_RESERVED.has(name)) filters.push(filterOf(name, values));
   }
   const statuses: HeartbeatStatus[] = [];
   for (const s of (params.get('status') ?? []).flatMap((v) => v.split(','))) {

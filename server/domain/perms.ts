@@ -6,24 +6,11 @@ import * as permsDb from '../db/perms.ts';
 import type { PermRow } from '../db/perms.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
+import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs; anything else names nothing (404, never a database error). */
 export const isId = (id: string) => UUID.test(id);
-
-/** Parameters of the list endpoints that are never filters. */
-export const LIST_RESERVED = new Set([
-  '_',
-  'callback',
-  'token',
-  'api-key',
-  'sort-by',
-  'page',
-  'page-size',
-  'limit',
-  'reverse',
-]);
 
 /** The query string's filters, refusing names outside `allowed` (400, never a database error). */
 export function filtersOf(search: URLSearchParams, allowed: readonly string[]) {

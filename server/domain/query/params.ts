@@ -107,6 +107,37 @@ export function pagingOf(params: Map<string, string[]>, defaultPageSize: number)
   return { page, pageSize: size || defaultPageSize };
 }
 
+/** Parameters of the other list endpoints (blackouts, heartbeats, keys, perms, customers) that never filter. */
+export const LIST_RESERVED: ReadonlySet<string> = new Set([
+  '_',
+  'callback',
+  'token',
+  'api-key',
+  'sort-by',
+  'page',
+  'page-size',
+  'limit',
+  'reverse',
+]);
+
+/**
+ * The values of one `field=…` filter as a condition (docs/queries.md): exact values, `~` for a
+ * substring (several with `~`: one regular expression), typed by the field. Negation is the caller's.
+ */
+export function valuesCondition(ref: FieldRef, values: string[], label: string, parameter = label): Cond {
+  if (values.some((v) => v.startsWith('~'))) {
+    const type = typeOf(ref);
+    if (type !== 'text' && type !== 'list') {
+      throw badRequest(`Invalid filter parameter: ${parameter} cannot be matched with ~`);
+    }
+    const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
+    return texts.length === 1
+      ? { kind: 'like', ref, value: texts[0]! }
+      : { kind: 'match', ref, pattern: texts.join('|') };
+  }
+  return { kind: 'in', ref, values: values.map((v) => parseScalar(ref, v, label)) };
+}
+
 /** One `name=value…` filter (api.md §4) as a condition. */
 function filterOf(name: string, values: string[]): Cond {
   const negated = name.endsWith('!');
@@ -117,22 +148,10 @@ function filterOf(name: string, values: string[]): Cond {
       `filters: ${FIELD_NAMES.join(', ')}, tag, attributes.<key> (add ! to negate)`,
     ]);
   }
-  let cond: Cond;
-  if (ref.field.name === 'id' && ref.key === undefined) {
-    cond = { kind: 'idPrefix', prefixes: values };
-  } else if (values.some((v) => v.startsWith('~'))) {
-    const type = typeOf(ref);
-    if (type !== 'text' && type !== 'list') {
-      throw badRequest(`Invalid filter parameter: ${name} cannot be matched with ~`);
-    }
-    const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
-    cond =
-      texts.length === 1
-        ? { kind: 'like', ref, value: texts[0]! }
-        : { kind: 'match', ref, pattern: texts.join('|') };
-  } else {
-    cond = { kind: 'in', ref, values: values.map((v) => parseScalar(ref, v, fieldName)) };
-  }
+  const cond: Cond =
+    ref.field.name === 'id' && ref.key === undefined
+      ? { kind: 'idPrefix', prefixes: values }
+      : valuesCondition(ref, values, fieldName, name);
   return negated ? not(cond) : cond;
 }
 
