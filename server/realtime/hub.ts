@@ -104,32 +104,36 @@ class View {
     this.count(old, -1);
   }
 
+  /**
+   * What a change means for this view: the alert is in it (with its new state), out of it
+   * (deleted, or no longer matching), or the change is not this view's business (null).
+   */
+  classify(event: LiveEvent): { in: LiveAlert } | { out: string } | null {
+    if (event.type === 'alert.deleted') return this.visible(event.customer) ? { out: event.id } : null;
+    if (event.type !== 'alert.received' && event.type !== 'alert.updated') return null;
+    const { alert } = event;
+    if (!this.visible(alert.customer)) return null;
+    return this.matcher(alert) ? { in: alert } : { out: alert.id };
+  }
+
   /** Applies one change to membership and counts, and records the delta to send. */
   apply(entry: Logged): boolean {
-    const { event } = entry;
     this.seq = Math.max(this.seq, entry.gseq);
-    if (event.type === 'alert.deleted') {
-      if (!this.visible(event.customer)) return false;
-      const had = this.members.has(event.id);
-      this.remove(event.id);
-      this.updated.delete(event.id);
-      this.removed.set(event.id, entry.time);
-      return had;
-    }
-    if (event.type !== 'alert.received' && event.type !== 'alert.updated') return false;
-    const { alert } = event;
-    if (!this.visible(alert.customer)) return false;
-    if (this.matcher(alert)) {
-      this.add(alert.id, { severity: alert.severity, status: alert.status });
-      this.removed.delete(alert.id);
-      this.updated.set(alert.id, { alert, time: entry.time });
+    const c = this.classify(entry.event);
+    if (!c) return false;
+    if ('in' in c) {
+      this.add(c.in.id, { severity: c.in.severity, status: c.in.status });
+      this.removed.delete(c.in.id);
+      this.updated.set(c.in.id, { alert: c.in, time: entry.time });
       return true;
     }
-    if (!this.members.has(alert.id)) return false;
-    this.remove(alert.id);
-    this.updated.delete(alert.id);
-    this.removed.set(alert.id, entry.time);
-    return true;
+    const had = this.members.has(c.out);
+    // A deleted alert is always announced; one that merely does not match only if it was in the view.
+    if (!had && entry.event.type !== 'alert.deleted') return false;
+    this.remove(c.out);
+    this.updated.delete(c.out);
+    this.removed.set(c.out, entry.time);
+    return had;
   }
 }
 
@@ -287,19 +291,14 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     const removed = new Set<string>();
     for (const { gseq, event } of log_) {
       if (gseq <= seq) continue;
-      if (event.type === 'alert.deleted') {
-        if (!view.visible(event.customer)) continue;
-        updated.delete(event.id);
-        removed.add(event.id);
-      } else if (event.type === 'alert.received' || event.type === 'alert.updated') {
-        if (!view.visible(event.alert.customer)) continue;
-        if (view.matcher(event.alert)) {
-          removed.delete(event.alert.id);
-          updated.set(event.alert.id, event.alert);
-        } else {
-          updated.delete(event.alert.id);
-          removed.add(event.alert.id);
-        }
+      const c = view.classify(event);
+      if (!c) continue;
+      if ('in' in c) {
+        removed.delete(c.in.id);
+        updated.set(c.in.id, c.in);
+      } else {
+        updated.delete(c.out);
+        removed.add(c.out);
       }
     }
     return { updated: [...updated.values()], removed: [...removed] };
