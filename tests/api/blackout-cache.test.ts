@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boot, type Running } from '../../server/boot.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLog } from '../../server/log.ts';
+import type { Running } from '../../server/boot.ts';
 import { postAlert } from '../helpers/alerts.ts';
-import { createApi, type Api } from '../helpers/api.ts';
+import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
+import { apiFor, bootInstance } from '../helpers/app.ts';
+
+const withBlackouts = (url: string) => bootInstance(url, { PLUGINS: 'remote_ip,blackout' });
 
 /** Each instance matches receipts against an in-memory copy of the recent blackouts (docs/blackouts.md). */
 interface Pair {
@@ -16,21 +17,13 @@ interface Pair {
   apiB: Api;
 }
 
-async function instance(url: string): Promise<Running> {
-  const config = loadConfig(
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PLUGINS: 'remote_ip,blackout', DATABASE_URL: url },
-    { systemFile: null },
-  );
-  return boot(config, createLog(config.LOG_LEVEL));
-}
-
 const cache = suite<Pair>('blackout matching with per-instance copies', {} as Pair);
 cache.before(async (ctx) => {
   ctx.db = await createTestDatabase('blackout_cache');
-  ctx.a = await instance(ctx.db.url);
-  ctx.b = await instance(ctx.db.url);
-  ctx.apiA = createApi(`http://127.0.0.1:${ctx.a.port}/api`);
-  ctx.apiB = createApi(`http://127.0.0.1:${ctx.b.port}/api`);
+  ctx.a = await withBlackouts(ctx.db.url);
+  ctx.b = await withBlackouts(ctx.db.url);
+  ctx.apiA = apiFor(ctx.a);
+  ctx.apiB = apiFor(ctx.b);
 });
 cache.after(async (ctx) => {
   await ctx.a?.close();

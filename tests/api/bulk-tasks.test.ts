@@ -1,12 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boot, type Running } from '../../server/boot.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLog } from '../../server/log.ts';
+import type { Running } from '../../server/boot.ts';
 import { BulkTaskSchema, type BulkTask } from '../../shared/queries.ts';
 import { createAlert } from '../helpers/alerts.ts';
-import { createApi, type Api } from '../helpers/api.ts';
+import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { apiFor, bootInstance } from '../helpers/app.ts';
 
 /** Two instances on one database, as behind a load balancer. */
 interface Ctx {
@@ -17,30 +16,14 @@ interface Ctx {
   apiB: Api;
 }
 
-async function instance(url: string, settings: Record<string, string> = {}): Promise<Running> {
-  const config = loadConfig(
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      PLUGINS: 'remote_ip',
-      ...settings,
-      DATABASE_URL: url,
-    },
-    { systemFile: null },
-  );
-  return boot(config, createLog(config.LOG_LEVEL));
-}
-const apiOf = (r: Running) => createApi(`http://127.0.0.1:${r.port}/api`);
-
 const tasks = suite<Ctx>('bulk tasks across instances', {} as Ctx);
 tasks.before(async (ctx) => {
   ctx.db = await createTestDatabase('bulk_tasks');
   // BULK_SYNC_LIMIT=0: every bulk operation becomes a task.
-  ctx.a = await instance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
-  ctx.b = await instance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
-  ctx.apiA = apiOf(ctx.a);
-  ctx.apiB = apiOf(ctx.b);
+  ctx.a = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
+  ctx.b = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
+  ctx.apiA = apiFor(ctx.a);
+  ctx.apiB = apiFor(ctx.b);
 });
 tasks.after(async (ctx) => {
   await ctx.a?.close();
@@ -73,8 +56,8 @@ tasks('a task made on one instance is reported by another, also after that one r
   assert.equal([...(done.result?.updated ?? [])].sort(), alerts.map((a) => a.id).sort());
 
   await ctx.b.close();
-  ctx.b = await instance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
-  ctx.apiB = apiOf(ctx.b);
+  ctx.b = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
+  ctx.apiB = apiFor(ctx.b);
   assert.equal(await waitTask(ctx.apiB, id), done);
 });
 
@@ -98,8 +81,8 @@ tasks(
     );
     // Runners sweep every 10 s; a restart claims at once.
     await ctx.b.close();
-    ctx.b = await instance(ctx.db.url);
-    ctx.apiB = apiOf(ctx.b);
+    ctx.b = await bootInstance(ctx.db.url);
+    ctx.apiB = apiFor(ctx.b);
     const task = await waitTask(ctx.apiA, 'orphan-task');
     assert.is(task.status, 'success');
     assert.equal(task.progress, { done: 4, total: 4 });
@@ -128,8 +111,8 @@ tasks('a task that is still leased to a live runner is left alone', async (ctx) 
     [[row!.id]],
   );
   await ctx.b.close();
-  ctx.b = await instance(ctx.db.url);
-  ctx.apiB = apiOf(ctx.b);
+  ctx.b = await bootInstance(ctx.db.url);
+  ctx.apiB = apiFor(ctx.b);
   await new Promise((r) => setTimeout(r, 500));
   const res = await ctx.apiB.get('/_bulk/task/leased-task');
   const task = BulkTaskSchema.parse(await res.json());

@@ -6,14 +6,15 @@ import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { LiveEvent } from '../../shared/events.ts';
-import { boot, type Running } from '../../server/boot.ts';
-import { loadConfig } from '../../server/config.ts';
+import type { Running } from '../../server/boot.ts';
 import { takeHousekeepingAction, type StillDue } from '../../server/domain/alerts.ts';
-import { createLog } from '../../server/log.ts';
 import { createAlert, getAlert, put } from '../helpers/alerts.ts';
-import { createApi, type Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import type { Api } from '../helpers/api.ts';
+import { startApp, stopApp, type AppContext, bootInstance, apiFor } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+
+/** An instance whose housekeeping scheduler runs every second. */
+const ticking = (url: string) => bootInstance(url, { HOUSEKEEPING_INTERVAL: '1' });
 
 let n = 0;
 const fresh = (label: string) => `${label}-${++n}`;
@@ -422,29 +423,13 @@ interface Pair {
   apiB: Api;
 }
 
-async function instance(url: string): Promise<Running> {
-  const config = loadConfig(
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      PLUGINS: 'remote_ip',
-      HOUSEKEEPING_INTERVAL: '1',
-      DATABASE_URL: url,
-    },
-    { systemFile: null },
-  );
-  return boot(config, createLog(config.LOG_LEVEL));
-}
-const apiOf = (r: Running) => createApi(`http://127.0.0.1:${r.port}/api`);
-
 const pair = suite<Pair>('housekeeping across instances', {} as Pair);
 pair.before(async (ctx) => {
   ctx.db = await createTestDatabase('housekeeping_pair');
-  ctx.a = await instance(ctx.db.url);
-  ctx.b = await instance(ctx.db.url);
-  ctx.apiA = apiOf(ctx.a);
-  ctx.apiB = apiOf(ctx.b);
+  ctx.a = await ticking(ctx.db.url);
+  ctx.b = await ticking(ctx.db.url);
+  ctx.apiA = apiFor(ctx.a);
+  ctx.apiB = apiFor(ctx.b);
 });
 pair.after(async (ctx) => {
   await ctx.a?.close();

@@ -1,12 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import parse from 'parse-prometheus-text-format';
-import { boot, type Running } from '../../server/boot.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLog } from '../../server/log.ts';
+import type { Running } from '../../server/boot.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
-import { createApi, type Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import type { Api } from '../helpers/api.ts';
+import { startApp, stopApp, type AppContext, bootInstance, apiFor } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 
 const mgmt = suite<AppContext>('management endpoints', {} as AppContext);
@@ -278,29 +276,13 @@ interface Pair {
   apiB: Api;
 }
 
-async function instance(url: string, settings: Record<string, string> = {}): Promise<Running> {
-  const config = loadConfig(
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      PLUGINS: 'remote_ip',
-      ...settings,
-      DATABASE_URL: url,
-    },
-    { systemFile: null },
-  );
-  return boot(config, createLog(config.LOG_LEVEL));
-}
-const apiOf = (r: Running) => createApi(`http://127.0.0.1:${r.port}/api`);
-
 const board = suite<Pair>('switchboard shared by instances', {} as Pair);
 board.before(async (ctx) => {
   ctx.db = await createTestDatabase('switchboard');
-  ctx.a = await instance(ctx.db.url);
-  ctx.b = await instance(ctx.db.url);
-  ctx.apiA = apiOf(ctx.a);
-  ctx.apiB = apiOf(ctx.b);
+  ctx.a = await bootInstance(ctx.db.url);
+  ctx.b = await bootInstance(ctx.db.url);
+  ctx.apiA = apiFor(ctx.a);
+  ctx.apiB = apiFor(ctx.b);
 });
 board.after(async (ctx) => {
   await ctx.a?.close();
@@ -347,8 +329,8 @@ board(
 
     // Survives a restart of both instances.
     await ctx.b.close();
-    ctx.b = await instance(ctx.db.url);
-    ctx.apiB = apiOf(ctx.b);
+    ctx.b = await bootInstance(ctx.db.url);
+    ctx.apiB = apiFor(ctx.b);
     assert.is(await autoRefresh(ctx.apiB), false);
     assert.is((await form(ctx.apiB, 'auto-refresh-allow=on')).status, 200);
     assert.is(await autoRefresh(ctx.apiA), true);
@@ -373,9 +355,9 @@ board('switchboard refuses unknown switches and values with JSON 400, changing n
 });
 
 board('METRICS_PREFIX=alerta keeps the established names', async (ctx) => {
-  const r = await instance(ctx.db.url, { METRICS_PREFIX: 'alerta' });
+  const r = await bootInstance(ctx.db.url, { METRICS_PREFIX: 'alerta' });
   try {
-    const body = await (await apiOf(r).get('/management/metrics')).text();
+    const body = await (await apiFor(r).get('/management/metrics')).text();
     const names = new Set(parse(body).map((f) => f.name));
     for (const n of [
       'alerta_alerts_total',
@@ -400,8 +382,8 @@ const down = suite<{ db: { name: string; url: string }; app: Running; api: Api }
 );
 down.before(async (ctx) => {
   ctx.db = await createTestDatabase('gtg_down');
-  ctx.app = await instance(ctx.db.url);
-  ctx.api = apiOf(ctx.app);
+  ctx.app = await bootInstance(ctx.db.url);
+  ctx.api = apiFor(ctx.app);
 });
 down.after(async (ctx) => {
   await ctx.app?.close().catch(() => {});

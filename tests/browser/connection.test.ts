@@ -1,9 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser } from 'playwright-core';
-import { boot, type Running } from '../../server/boot.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLog } from '../../server/log.ts';
+import type { Running } from '../../server/boot.ts';
+import { bootInstance } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -14,13 +13,7 @@ interface Ctx {
   browser: Browser;
 }
 
-async function start(url: string, port: number): Promise<Running> {
-  const config = loadConfig(
-    { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', PLUGINS: 'remote_ip', DATABASE_URL: url },
-    { systemFile: null },
-  );
-  return boot(config, createLog(config.LOG_LEVEL));
-}
+const start = (url: string, port: number) => bootInstance(url, { PORT: String(port) });
 
 const connection = suite<Ctx>('web UI: the connection banner', {} as Ctx);
 connection.before(async (ctx) => {

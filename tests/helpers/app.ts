@@ -18,20 +18,29 @@ export interface AppContext {
  */
 export async function startApp(ctx: AppContext, settings: Record<string, string> = {}): Promise<void> {
   ctx.db = await createTestDatabase(settings.TEST_LABEL ?? 'api');
+  ctx.running = await bootOn(ctx.db.url, { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...settings });
+  ctx.origin = `http://127.0.0.1:${ctx.running.port}`;
+  ctx.api = createApi(`${ctx.origin}${ctx.running.deps.config.API_PREFIX}`);
+}
+
+/**
+ * Boots one instance of the product on an existing database (tests of several instances behind
+ * one database, or of a restart): port 0 and plugin `remote_ip` unless `settings` say otherwise.
+ */
+export function bootInstance(databaseUrl: string, settings: Record<string, string> = {}): Promise<Running> {
+  return bootOn(databaseUrl, { PLUGINS: 'remote_ip', ...settings });
+}
+
+function bootOn(databaseUrl: string, settings: Record<string, string>): Promise<Running> {
   const config = loadConfig(
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      ...settings,
-      DATABASE_URL: ctx.db.url,
-    },
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...settings, DATABASE_URL: databaseUrl },
     { systemFile: null },
   );
-  ctx.running = await boot(config, createLog(config.LOG_LEVEL));
-  ctx.origin = `http://127.0.0.1:${ctx.running.port}`;
-  ctx.api = createApi(`${ctx.origin}${config.API_PREFIX}`);
+  return boot(config, createLog(config.LOG_LEVEL));
 }
+
+/** The API client of an instance started with bootInstance. */
+export const apiFor = (r: Running): Api => createApi(`http://127.0.0.1:${r.port}${r.deps.config.API_PREFIX}`);
 
 export async function stopApp(ctx: AppContext): Promise<void> {
   await ctx.running?.close();
