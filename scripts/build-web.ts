@@ -17,7 +17,7 @@ const newest = (dir: string): number => {
 };
 let built: number;
 try {
-  built = statSync(join(root, 'web/build/index.html')).mtimeMs;
+  built = statSync(join(process.env.WEB_BUILD_DIR ?? join(root, 'web/build'), 'index.html')).mtimeMs;
 } catch {
   built = 0;
 }

@@ -1,11 +1,16 @@
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Where `npm run build:web` writes the SvelteKit app (adapter-static, SPA fallback). */
-export const UI_BUILD_DIR = fileURLToPath(new URL('../../../web/build/', import.meta.url));
+/**
+ * Where `npm run build:web` writes the SvelteKit app (adapter-static, SPA fallback); `WEB_BUILD_DIR`
+ * moves it (web/vite.config.ts reads the same variable), so separate checkouts' builds stay apart.
+ */
+export const UI_BUILD_DIR = process.env.WEB_BUILD_DIR
+  ? resolve(process.env.WEB_BUILD_DIR)
+  : fileURLToPath(new URL('../../../web/build/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
