@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'web/build/', 'web/.svelte-kit/'] },
+  { ignores: ['node_modules/', 'data/', 'web/build/', 'web/.svelte-kit/', 'web/.svelte-kit-builds/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
