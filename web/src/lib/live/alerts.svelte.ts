@@ -48,6 +48,7 @@ export class LiveAlerts {
   /** The token ran out: the socket stays down until the user logs in again. */
   expired = $state(false);
 
+  private readonly listeners = new Set<(alert: LiveAlert, previous: LiveAlert | undefined) => void>();
   private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
   private view = '';
   private position: Position | null = null;
@@ -55,6 +56,16 @@ export class LiveAlerts {
 
   constructor(query: string) {
     this.query = query;
+  }
+
+  /**
+   * Calls `listener` for every pushed alert (not snapshots), with the state it replaces in this view
+   * (undefined when the alert is new to the view): sound on new alerts, escalation flashes. Returns
+   * the unsubscribe function.
+   */
+  onAlert(listener: (alert: LiveAlert, previous: LiveAlert | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Sets the row order and re-sorts (on load, or when the reader asks). */
@@ -129,8 +140,10 @@ export class LiveAlerts {
       if (!this.accept(m.view, m.seq)) return;
       const now = Date.now();
       for (const a of m.alerts) {
+        const previous = this.byId.get(a.id);
         this.place(a);
         this.fresh.set(a.id, now);
+        for (const listener of this.listeners) listener(a, previous);
       }
       this.version++;
       if (m.counts) this.counts = m.counts;
