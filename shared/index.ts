@@ -7,3 +7,4 @@ export * from './blackouts.ts';
 export * from './keys.ts';
 export * from './perms.ts';
 export * from './users.ts';
+export * from './scopes.ts';
