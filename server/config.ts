@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { FilterParser } from 'ldapts';
 import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
 
@@ -173,6 +174,65 @@ export const SETTINGS = {
   KEYCLOAK_REALM: optStr(),
   OIDC_AUTH_URL: optStr(),
   ALLOWED_EMAIL_DOMAINS: list(['*']),
+  // OAuth 2.0, OpenID Connect and SAML 2.0 (docs/auth-sso.md)
+  ALLOWED_GITHUB_ORGS: list(['*']),
+  ALLOWED_GITLAB_GROUPS: list(['*']),
+  ALLOWED_KEYCLOAK_ROLES: list(['*']),
+  OIDC_ISSUER_URL: optStr(),
+  OIDC_LOGOUT_URL: optStr(),
+  OIDC_TOKEN_AUTH_METHODS: list(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']),
+  OIDC_VERIFY_TOKEN: bool(false),
+  OIDC_ROLE_CLAIM: str('roles'),
+  OIDC_GROUP_CLAIM: str('groups'),
+  ALLOWED_OIDC_ROLES: list(['*']),
+  OIDC_LINK_USER_EMAIL: bool(true),
+  SAML2_ENTITY_ID: optStr(),
+  SAML2_METADATA_URL: optStr(),
+  SAML2_USER_NAME_FORMAT: str('{givenName} {surname}'),
+  SAML2_EMAIL_ATTRIBUTE: str('emailAddress'),
+  SAML2_CONFIG: value(
+    z
+      .object({
+        metadata: z
+          .union([
+            z.string(),
+            z.object({
+              local: z.array(z.string()).optional(),
+              remote: z.array(z.object({ url: z.string() })).optional(),
+              inline: z.array(z.string()).optional(),
+            }),
+          ])
+          .optional(),
+        key_file: z.string().optional(),
+        cert_file: z.string().optional(),
+      })
+      .catchall(z.unknown()),
+    {},
+    "a dict with metadata ({'local': [file]} or {'remote': [{'url': url}]}), key_file and cert_file",
+  ),
+  ALLOWED_SAML2_GROUPS: list(['*']),
+  // LDAP (docs/auth-providers.md)
+  LDAP_URL: str(''),
+  LDAP_TIMEOUT: int(-1, -1, 3600),
+  LDAP_BASEDN: str(''),
+  LDAP_CACERT: str(''),
+  LDAP_ALLOW_SELF_SIGNED_CERT: bool(false),
+  LDAP_DOMAINS: value(z.record(z.string(), z.string()), {}, 'a dict of domain to user DN template'),
+  LDAP_DOMAINS_BASEDN: value(z.record(z.string(), z.string()), {}, 'a dict of domain to base DN'),
+  LDAP_DOMAINS_GROUP: value(z.record(z.string(), z.string()), {}, 'a dict of domain to group filter'),
+  LDAP_BIND_USERNAME: str(''),
+  LDAP_BIND_PASSWORD: str(''),
+  LDAP_USER_BASEDN: str(''),
+  LDAP_USER_FILTER: str(''),
+  LDAP_USER_NAME_ATTR: str('cn'),
+  LDAP_USER_EMAIL_ATTR: str('mail'),
+  LDAP_USE_EMAIL_DOMAIN_WHITELIST: bool(true),
+  LDAP_GROUP_BASEDN: str(''),
+  LDAP_GROUP_FILTER: str(''),
+  LDAP_GROUP_NAME_ATTR: str('dn'),
+  LDAP_DEFAULT_DOMAIN: str(''),
+  LDAP_CONFIG: dict(),
+  ALLOWED_LDAP_GROUPS: list(['*']),
   // audit
   AUDIT_TRAIL: list(['admin']),
   AUDIT_LOG: setting('bool', z.boolean().nullable(), null, 'True, False or None'),
@@ -418,6 +478,83 @@ function crossChecks(c: Values): string[] {
   }
   if (c.REDIS_URL && !/^rediss?:\/\//.test(c.REDIS_URL)) {
     problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
+  }
+  if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
+  return problems;
+}
+
+/** python-ldap options LDAP_CONFIG may carry; docs/auth-providers.md says what each does here. */
+export const LDAP_CONFIG_OPTIONS = [
+  'OPT_NETWORK_TIMEOUT',
+  'OPT_TIMEOUT',
+  'OPT_X_TLS_CACERTFILE',
+  'OPT_X_TLS_REQUIRE_CERT',
+  'OPT_REFERRALS',
+  'OPT_PROTOCOL_VERSION',
+];
+
+/** LDAP settings that would only fail at the first login fail at start-up instead. */
+function ldapChecks(c: Values): string[] {
+  const problems: string[] = [];
+  if (!/^ldaps?:\/\/[^/]/.test(c.LDAP_URL)) {
+    problems.push(
+      `LDAP_URL: expected an ldap:// or ldaps:// URL with AUTH_PROVIDER = 'ldap', got '${c.LDAP_URL}'`,
+    );
+  }
+  if (!c.LDAP_USER_FILTER && Object.keys(c.LDAP_DOMAINS).length === 0) {
+    problems.push('LDAP_DOMAINS: needs at least one domain (or set LDAP_USER_FILTER to search for users)');
+  }
+  for (const [domain, template] of Object.entries(c.LDAP_DOMAINS)) {
+    if (!template.includes('%s') && !template.includes('{}')) {
+      problems.push(`LDAP_DOMAINS: the DN template of '${domain}' needs %s or {} where the user name goes`);
+    }
+  }
+  const filter = (name: string, text: string, allowed: string[], base: string) => {
+    const unknown = [...text.matchAll(/\{(\w*)\}/g)].map((m) => m[1]).filter((p) => !allowed.includes(p!));
+    if (unknown.length) {
+      problems.push(
+        `${name}: unknown placeholder {${unknown[0]}} (use ${allowed.map((a) => `{${a}}`).join(', ')})`,
+      );
+      return;
+    }
+    try {
+      FilterParser.parseString(text.replace(/\{\w+\}/g, 'x'));
+    } catch {
+      problems.push(`${name}: '${text}' is not an LDAP filter`);
+    }
+    if (!base) problems.push(`${name}: needs a base DN to search under (LDAP_BASEDN)`);
+  };
+  const groupFields = ['username', 'email', 'userdn'];
+  const usersBase = c.LDAP_USER_BASEDN || c.LDAP_BASEDN || Object.values(c.LDAP_DOMAINS_BASEDN)[0] || '';
+  if (c.LDAP_USER_FILTER) filter('LDAP_USER_FILTER', c.LDAP_USER_FILTER, ['username'], usersBase);
+  if (c.LDAP_GROUP_FILTER) {
+    filter('LDAP_GROUP_FILTER', c.LDAP_GROUP_FILTER, groupFields, c.LDAP_GROUP_BASEDN || c.LDAP_BASEDN);
+  }
+  for (const [domain, text] of Object.entries(c.LDAP_DOMAINS_GROUP)) {
+    const base = c.LDAP_DOMAINS_BASEDN[domain] || c.LDAP_GROUP_BASEDN || c.LDAP_BASEDN;
+    filter(`LDAP_DOMAINS_GROUP['${domain}']`, text, groupFields, base);
+  }
+  const caFiles = {
+    LDAP_CACERT: c.LDAP_CACERT,
+    'LDAP_CONFIG.OPT_X_TLS_CACERTFILE': c.LDAP_CONFIG.OPT_X_TLS_CACERTFILE,
+  };
+  for (const [name, file] of Object.entries(caFiles)) {
+    if (typeof file === 'string' && file && !existsSync(file))
+      problems.push(`${name}: no such file '${file}'`);
+  }
+  for (const [key, v] of Object.entries(c.LDAP_CONFIG)) {
+    if (!LDAP_CONFIG_OPTIONS.includes(key)) {
+      problems.push(
+        `LDAP_CONFIG: unsupported option '${key}' (supported: ${LDAP_CONFIG_OPTIONS.join(', ')})`,
+      );
+    } else if (
+      key === 'OPT_X_TLS_CACERTFILE' ? typeof v !== 'string' : typeof v !== 'number' && typeof v !== 'boolean'
+    ) {
+      problems.push(`LDAP_CONFIG: ${key} has the wrong type, got ${describe(v)}`);
+    }
+  }
+  if (c.LDAP_BIND_USERNAME && !c.LDAP_BIND_PASSWORD) {
+    problems.push('LDAP_BIND_PASSWORD: needed with LDAP_BIND_USERNAME');
   }
   return problems;
 }
