@@ -304,10 +304,19 @@ function isDomainAllowed(deps: Deps, domain: string | null, principal: string): 
   return domain !== null && config.ALLOWED_EMAIL_DOMAINS.includes(domain);
 }
 
-/** A token for a local user: scopes from roles + group names, customers with CUSTOMER_VIEWS (auth.md §4, §5, §8). */
-async function issueToken(deps: Deps, user: UserRow, baseUrl: string): Promise<string> {
+/**
+ * A token for a user: scopes from roles + group names (local groups and those the identity provider
+ * found, e.g. LDAP's), customers with CUSTOMER_VIEWS (auth.md §4, §5, §8).
+ */
+export async function issueToken(
+  deps: Deps,
+  user: UserRow,
+  baseUrl: string,
+  provider = 'basic',
+  providerGroups: readonly string[] = [],
+): Promise<string> {
   const { config } = deps;
-  const groups = await usersDb.groupNamesOf(deps.db, user.id);
+  const groups = [...new Set([...(await usersDb.groupNamesOf(deps.db, user.id)), ...providerGroups])];
   const principal = principalOf(deps, user);
   const scopes = scopesForRoles(config, principal, [...user.roles, ...groups], await permMatches(deps.db));
   const customers = config.CUSTOMER_VIEWS ? await customersFor(deps, principal, groups) : null;
@@ -319,7 +328,7 @@ async function issueToken(deps: Deps, user: UserRow, baseUrl: string): Promise<s
       name: user.name,
       email: user.email,
       emailVerified: user.emailVerified,
-      provider: 'basic',
+      provider,
       scopes,
       roles: user.roles,
       groups,
@@ -396,6 +405,58 @@ export async function signUp(deps: Deps, input: SignupInput, baseUrl: string): P
   const token = await issueToken(deps, user, baseUrl);
   await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
   return token;
+}
+
+/** What another system (LDAP, an auth proxy) vouches for about a user. */
+export interface ExternalUser {
+  login: string;
+  name: string;
+  email: string | null;
+  emailVerified: boolean;
+  /** The new user's `text`. */
+  text: string;
+  /** A new user's roles; default USER_ROLES (ADMIN_ROLES for ADMIN_USERS). */
+  roles?: readonly string[];
+}
+
+/**
+ * The local row of a user another system authenticated (auth.md §10, §1): found by login or email,
+ * created on first sight with no password (so it never passes a local password check), and given
+ * the address the other system knows when that address is free.
+ */
+export async function upsertExternalUser(deps: Deps, who: ExternalUser): Promise<UserRow> {
+  const found = await usersDb.findUserByLoginOrEmail(deps.db, who.login);
+  const emailFree = async (exceptId: string | null) =>
+    who.email !== null && !(await usersDb.isEmailTaken(deps.db, who.email, exceptId));
+  if (found) {
+    const same = who.email?.toLowerCase() === found.email?.toLowerCase();
+    const upgrade = same && who.emailVerified && !found.emailVerified;
+    if (!upgrade && (same || !(await emailFree(found.id)))) return found;
+    const patch = { email: who.email, emailVerified: who.emailVerified };
+    return usersDb.updateUser(deps.db, found.id, patch, deps.clock.now());
+  }
+  const email = (await emailFree(null)) ? who.email : null;
+  const row = await usersDb.insertUser(deps.db, {
+    id: randomUUID(),
+    name: who.name,
+    login: who.login,
+    email,
+    password: '',
+    status: 'active',
+    roles: who.roles ? [...who.roles] : defaultRoles(deps, email, who.login),
+    attributes: {},
+    createTime: deps.clock.now(),
+    text: who.text,
+    emailVerified: email !== null && who.emailVerified,
+  });
+  if (row) {
+    deps.log.info({ userId: row.id, login: row.login }, 'user.created');
+    return row;
+  }
+  // A concurrent first request created the same user.
+  const again = await usersDb.findUserByLoginOrEmail(deps.db, who.login);
+  if (!again) throw conflict(LOGIN_TAKEN);
+  return again;
 }
 
 /**
