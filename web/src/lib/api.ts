@@ -9,6 +9,23 @@ export const token = (): string | null => localStorage.getItem(TOKEN_STORAGE);
 export const setToken = (t: string | null) =>
   t ? localStorage.setItem(TOKEN_STORAGE, t) : localStorage.removeItem(TOKEN_STORAGE);
 
+/**
+ * The claims of the stored token, decoded but not verified: for showing the user's name and hiding
+ * links their scopes do not allow, never as a security check (the API checks every request).
+ */
+export function tokenClaims(): Record<string, unknown> | null {
+  const t = token();
+  if (!t) return null;
+  try {
+    const base64 = (t.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const claims: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    return claims && typeof claims === 'object' ? (claims as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The socket's handshake credentials: the user's token, else the stored API key. */
 export function socketAuth(): { token: string } | { key: string } | Record<string, never> {
   const t = token();

@@ -5,6 +5,8 @@ export interface ClientConfig {
   endpoint: string;
   auth_required: boolean;
   allow_readonly: boolean;
+  /** What anonymous users may do when allow_readonly is on. */
+  readonly_scopes: string[];
   provider: string;
   customer_views: boolean;
   signup_enabled: boolean;

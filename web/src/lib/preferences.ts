@@ -1,4 +1,4 @@
-import { api, token } from './api.ts';
+import { api, token, tokenClaims } from './api.ts';
 
 /**
  * A user's preferences, with alerta-webui's `prefs` keys so a user moving between the two UIs keeps
@@ -89,16 +89,8 @@ export async function saveQueries(queries: SavedQuery[]): Promise<void> {
 
 /** The logged-in user's login (the token's `preferred_username`), or null. Not a security check. */
 export function currentLogin(): string | null {
-  const t = token();
-  if (!t) return null;
-  try {
-    const payload = t.split('.')[1] ?? '';
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const claims = JSON.parse(json) as { preferred_username?: string };
-    return claims.preferred_username ?? null;
-  } catch {
-    return null;
-  }
+  const login = tokenClaims()?.preferred_username;
+  return typeof login === 'string' ? login : null;
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
