@@ -8,7 +8,9 @@ import { AppError, forbidden, unauthorized } from '../errors.ts';
 import { apiBase } from '../http/base-url.ts';
 import { verifyHawkRequest } from './hawk.ts';
 import { noteKeyUse } from './key-usage.ts';
+import { ldapBasicAuth } from './ldap.ts';
 import { verifyPassword } from './passwords.ts';
+import { proxyAuth } from './proxy.ts';
 import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
 import { matchesName, scopesForRoles } from './scopes.ts';
 import { verifyToken } from './tokens.ts';
@@ -24,9 +26,10 @@ const HAWK_SCOPES = ['admin', 'read', 'write'];
 
 /**
  * The request's caller, worked out once per request (auth.md §1, first match wins): API key
- * (`Authorization: Key`, `X-API-Key`, `?api-key`), Hawk, Bearer token, Basic; without any, the
- * anonymous caller AUTH_REQUIRED and ALLOW_READONLY allow, else 401. A credential that is present
- * is always checked, even with AUTH_REQUIRED off.
+ * (`Authorization: Key`, `X-API-Key`, `?api-key`), Hawk, Bearer token, auth proxy header, Basic
+ * (against LDAP with AUTH_PROVIDER = 'ldap'); without any, the anonymous caller AUTH_REQUIRED and
+ * ALLOW_READONLY allow, else 401. A credential that is present is always checked, even with
+ * AUTH_REQUIRED off.
  */
 export async function authenticate(ctx: Context, deps: Deps): Promise<Auth> {
   if (ctx.state.auth) return ctx.state.auth;
@@ -50,6 +53,8 @@ async function identify(ctx: Context, deps: Deps): Promise<Auth> {
     return { ...blank('hawk'), login: id, scopes: HAWK_SCOPES };
   }
   if (scheme === 'bearer') return bearerAuth(deps, credential, apiBase(ctx, config));
+  const proxied = await proxyAuth(ctx, deps);
+  if (proxied) return proxied;
   if (scheme === 'basic') return basicAuth(ctx, deps, credential);
   return anonymous(deps);
 }
@@ -134,6 +139,7 @@ async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<
   }
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
+  if (config.AUTH_PROVIDER === 'ldap') return ldapBasicAuth(deps, name, password, ctx.ip, challenge);
   // Basic credentials are a login on every request: the same limits as POST /auth/login.
   const limiter = loginLimiterOf(deps, deps.clock);
   const wait = limiter.retryAfter(name, ctx.ip);

@@ -305,9 +305,19 @@ function isDomainAllowed(deps: Deps, domain: string | null, principal: string): 
 }
 
 /**
- * A token for a user: scopes from roles + group names (local groups and those the identity provider
- * found, e.g. LDAP's), customers with CUSTOMER_VIEWS (auth.md §4, §5, §8).
+ * What a user may do: scopes from roles + group names (local groups and those the identity provider
+ * found, e.g. LDAP's), customers with CUSTOMER_VIEWS, null without (auth.md §4, §5).
  */
+export async function accessOf(deps: Deps, user: UserRow, providerGroups: readonly string[] = []) {
+  const { config } = deps;
+  const groups = [...new Set([...(await usersDb.groupNamesOf(deps.db, user.id)), ...providerGroups])];
+  const principal = principalOf(deps, user);
+  const scopes = scopesForRoles(config, principal, [...user.roles, ...groups], await permMatches(deps.db));
+  const customers = config.CUSTOMER_VIEWS ? await customersFor(deps, principal, groups) : null;
+  return { principal, groups, scopes, customers };
+}
+
+/** A token for a user, with accessOf's scopes and customers (auth.md §8). */
 export async function issueToken(
   deps: Deps,
   user: UserRow,
@@ -316,10 +326,7 @@ export async function issueToken(
   providerGroups: readonly string[] = [],
 ): Promise<string> {
   const { config } = deps;
-  const groups = [...new Set([...(await usersDb.groupNamesOf(deps.db, user.id)), ...providerGroups])];
-  const principal = principalOf(deps, user);
-  const scopes = scopesForRoles(config, principal, [...user.roles, ...groups], await permMatches(deps.db));
-  const customers = config.CUSTOMER_VIEWS ? await customersFor(deps, principal, groups) : null;
+  const { groups, scopes, customers } = await accessOf(deps, user, providerGroups);
   return createToken(
     config,
     {

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
 import { logIn, signUp } from '../../domain/users.ts';
+import { logInWithLdap } from '../../auth/ldap.ts';
 import { AppError, forbidden, unauthorized } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -21,6 +22,10 @@ export function authRoutes(deps: Deps): Router {
     if (typeof name !== 'string' || !name || typeof password !== 'string') {
       throw unauthorized("must supply 'username' and 'password'");
     }
+    if (deps.config.AUTH_PROVIDER === 'ldap') {
+      ctx.body = { token: await logInWithLdap(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
+      return;
+    }
     if (deps.config.AUTH_PROVIDER !== 'basic') {
       throw new AppError(
         501,
@@ -29,6 +34,23 @@ export function authRoutes(deps: Deps): Router {
     }
     ctx.body = { token: await logIn(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
   });
+
+  // Sign-up and the e-mail flows are for local accounts; with another provider, accounts live there.
+  const LOCAL_ONLY: Record<string, string> = {
+    '/auth/signup': 'user signup',
+    '/auth/confirm/:token': 'e-mail verification',
+    '/auth/forgot': 'password reset',
+    '/auth/reset/:token': 'password reset',
+  };
+  for (const [path, what] of Object.entries(LOCAL_ONLY)) {
+    router.post(path, (ctx, next) => {
+      const provider = deps.config.AUTH_PROVIDER;
+      if (provider === 'basic') return next();
+      throw forbidden(
+        `${what} is not supported with AUTH_PROVIDER '${provider}': accounts come from that provider`,
+      );
+    });
+  }
 
   /** POST /auth/signup */
   router.post('/auth/signup', async (ctx) => {

@@ -1,0 +1,311 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { Client, Filter, InvalidCredentialsError, type Entry } from 'ldapts';
+import type { Config } from '../config.ts';
+import { accessOf, issueToken, upsertExternalUser } from '../domain/users.ts';
+import type { UserRow } from '../db/users.ts';
+import { recordLogin } from '../db/users.ts';
+import type { Deps } from '../deps.ts';
+import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
+import type { Auth } from './types.ts';
+
+/** What the directory says about the person who just bound (auth.md §10). */
+export interface DirectoryUser {
+  /** `user@domain`, lower-case: the local user's login. */
+  login: string;
+  dn: string;
+  name: string;
+  email: string;
+  /** True when the address came from the directory rather than being made up from the login. */
+  emailVerified: boolean;
+  groups: string[];
+}
+
+const INVALID_LOGIN = 'Invalid username or password';
+const UNAVAILABLE = 'LDAP server unavailable';
+/** Without LDAP_TIMEOUT a dead server would hold the login request for the OS's TCP timeout. */
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** `DOMAIN\user`, `user@domain`, or a bare user in LDAP_DEFAULT_DOMAIN; lower-case, as LDAP compares. */
+function splitLogin(config: Config, name: string): { username: string; domain: string } {
+  let username = name;
+  let domain = config.LDAP_DEFAULT_DOMAIN;
+  const backslash = name.indexOf('\\');
+  const at = name.lastIndexOf('@');
+  if (backslash >= 0) [domain, username] = [name.slice(0, backslash), name.slice(backslash + 1)];
+  else if (at >= 0) [username, domain] = [name.slice(0, at), name.slice(at + 1)];
+  if (!username || !domain) throw unauthorized('expected username with domain');
+  return { username: username.toLowerCase(), domain: domain.toLowerCase() };
+}
+
+/** One attribute value of an entry, as text (LDAP attributes may be multi-valued). */
+function first(entry: Entry | undefined, attr: string): string | null {
+  if (!entry) return null;
+  if (attr.toLowerCase() === 'dn') return entry.dn;
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === attr.toLowerCase());
+  const value = key === undefined ? undefined : entry[key];
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === undefined || v === '' ? null : v.toString();
+}
+
+/** RFC 4514: a value placed into a DN template cannot add or change RDNs. */
+function escapeDnValue(v: string): string {
+  return v
+    .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
+    .replace(/\0/g, '\\00')
+    .replace(/^([ #])/, '\\$1')
+    .replace(/ $/, '\\ ');
+}
+
+/** Fills `{name}` placeholders of a search filter with escaped values (RFC 4515). */
+const fillFilter = (template: string, values: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? Filter.escape(values[name]!) : whole,
+  );
+
+const caFiles = new Map<string, Buffer>();
+
+/** ldaps:// trust: LDAP_CACERT (or LDAP_CONFIG's CA file) as the only CA, else the system's. */
+function tlsOptionsOf(config: Config): ConnectionOptions {
+  const options = config.LDAP_CONFIG;
+  const caFile =
+    typeof options.OPT_X_TLS_CACERTFILE === 'string' && options.OPT_X_TLS_CACERTFILE
+      ? options.OPT_X_TLS_CACERTFILE
+      : config.LDAP_CACERT;
+  // python-ldap's OPT_X_TLS_NEVER (0) and OPT_X_TLS_ALLOW (3) accept any certificate.
+  const lax = options.OPT_X_TLS_REQUIRE_CERT === 0 || options.OPT_X_TLS_REQUIRE_CERT === 3;
+  let ca: Buffer | undefined;
+  if (caFile) {
+    ca = caFiles.get(caFile) ?? readFileSync(caFile);
+    caFiles.set(caFile, ca);
+  }
+  return { ...(ca ? { ca } : {}), rejectUnauthorized: !config.LDAP_ALLOW_SELF_SIGNED_CERT && !lax };
+}
+
+function clientOf(config: Config): Client {
+  const seconds = (v: unknown) => (typeof v === 'number' && v > 0 ? v * 1000 : undefined);
+  const timeout = seconds(config.LDAP_TIMEOUT) ?? seconds(config.LDAP_CONFIG.OPT_TIMEOUT);
+  const connectTimeout =
+    seconds(config.LDAP_CONFIG.OPT_NETWORK_TIMEOUT) ?? timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  return new Client({
+    url: config.LDAP_URL,
+    connectTimeout,
+    ...(timeout ? { timeout } : {}),
+    ...(config.LDAP_URL.startsWith('ldaps:') ? { tlsOptions: tlsOptionsOf(config) } : {}),
+  });
+}
+
+/** Binds the service account (LDAP_BIND_USERNAME) when there is one. */
+async function bindService(config: Config, client: Client): Promise<void> {
+  if (!config.LDAP_BIND_USERNAME) return;
+  try {
+    await client.bind(config.LDAP_BIND_USERNAME, config.LDAP_BIND_PASSWORD);
+  } catch (err) {
+    if (err instanceof InvalidCredentialsError) throw new AppError(500, 'invalid ldap bind credentials');
+    throw err;
+  }
+}
+
+/** The user's DN and entry: by LDAP_USER_FILTER search, else from the domain's LDAP_DOMAINS template. */
+async function locateUser(
+  config: Config,
+  client: Client,
+  username: string,
+  domain: string,
+): Promise<{ dn: string; entry?: Entry }> {
+  const attributes = [config.LDAP_USER_NAME_ATTR, config.LDAP_USER_EMAIL_ATTR];
+  if (config.LDAP_USER_FILTER) {
+    await bindService(config, client);
+    const base =
+      (Object.hasOwn(config.LDAP_DOMAINS_BASEDN, domain) ? config.LDAP_DOMAINS_BASEDN[domain] : '') ||
+      config.LDAP_USER_BASEDN ||
+      config.LDAP_BASEDN;
+    const filter = fillFilter(config.LDAP_USER_FILTER, { username });
+    const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes });
+    if (searchEntries.length > 1) throw new AppError(500, `invalid search query for domain "${domain}"`);
+    if (searchEntries.length === 0) throw unauthorized(INVALID_LOGIN);
+    return { dn: searchEntries[0]!.dn, entry: searchEntries[0] };
+  }
+  if (!Object.hasOwn(config.LDAP_DOMAINS, domain)) throw forbidden('unauthorized domain');
+  const value = escapeDnValue(username);
+  return { dn: config.LDAP_DOMAINS[domain]!.replaceAll('%s', value).replaceAll('{}', value) };
+}
+
+/** The user's own entry, read as the user; the directory may not allow it, which is no error. */
+async function readOwnEntry(config: Config, client: Client, dn: string): Promise<Entry | undefined> {
+  const attributes = [config.LDAP_USER_NAME_ATTR, config.LDAP_USER_EMAIL_ATTR];
+  try {
+    return (await client.search(dn, { scope: 'base', attributes })).searchEntries[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Group names: the domain's LDAP_DOMAINS_GROUP search (names are `cn`), else LDAP_GROUP_FILTER. */
+async function groupsOf(
+  config: Config,
+  client: Client,
+  domain: string,
+  values: { username: string; email: string; userdn: string },
+): Promise<string[]> {
+  const perDomain = Object.hasOwn(config.LDAP_DOMAINS_GROUP, domain);
+  const template = perDomain ? config.LDAP_DOMAINS_GROUP[domain]! : config.LDAP_GROUP_FILTER;
+  if (!template) return [];
+  const base =
+    (perDomain && Object.hasOwn(config.LDAP_DOMAINS_BASEDN, domain)
+      ? config.LDAP_DOMAINS_BASEDN[domain]
+      : '') ||
+    config.LDAP_GROUP_BASEDN ||
+    config.LDAP_BASEDN;
+  const attr = perDomain ? 'cn' : config.LDAP_GROUP_NAME_ATTR;
+  const filter = fillFilter(template, values);
+  const { searchEntries } = await client.search(base, {
+    scope: 'sub',
+    filter,
+    attributes: attr.toLowerCase() === 'dn' ? ['1.1'] : [attr],
+  });
+  const names = searchEntries.map((e) => first(e, attr) ?? e.dn);
+  return [...new Set(names)].sort();
+}
+
+/**
+ * Checks a login against the directory (auth.md §10): find the user's DN (search or template),
+ * bind as the user with the password, then read the name, address and groups. Wrong credentials
+ * are 401, a domain we do not serve 403, an unreachable server 503.
+ */
+export async function checkDirectory(
+  deps: Pick<Deps, 'config' | 'log'>,
+  name: string,
+  password: string,
+): Promise<DirectoryUser> {
+  const { config } = deps;
+  const { username, domain } = splitLogin(config, name);
+  // An empty password is an "unauthenticated bind", which LDAP servers accept for any DN.
+  if (!password) throw unauthorized('password not allowed to be empty');
+  const whitelisted =
+    config.LDAP_USE_EMAIL_DOMAIN_WHITELIST &&
+    (config.ALLOWED_EMAIL_DOMAINS.includes('*') || config.ALLOWED_EMAIL_DOMAINS.includes(domain));
+  if (!Object.hasOwn(config.LDAP_DOMAINS, domain) && !whitelisted) throw forbidden('unauthorized domain');
+
+  const client = clientOf(config);
+  try {
+    const { dn, entry: found } = await locateUser(config, client, username, domain);
+    try {
+      await client.bind(dn, password);
+    } catch (err) {
+      if (err instanceof InvalidCredentialsError) throw unauthorized(INVALID_LOGIN);
+      throw err;
+    }
+    const entry = found ?? (await readOwnEntry(config, client, dn));
+    const mail = first(entry, config.LDAP_USER_EMAIL_ATTR);
+    const email = mail ?? `${username}@${domain}`;
+    await bindService(config, client);
+    const groups = await groupsOf(config, client, domain, { username, email, userdn: dn });
+    return {
+      login: `${username}@${domain}`,
+      dn,
+      name: first(entry, config.LDAP_USER_NAME_ATTR) ?? username,
+      email,
+      emailVerified: mail !== null,
+      groups,
+    };
+  } catch (err) {
+    if (err instanceof AppError) {
+      if (err.status >= 500) deps.log.error({ domain, message: err.message }, 'auth.ldap_error');
+      throw err;
+    }
+    const e = err as Error & { code?: unknown };
+    deps.log.error({ domain, error: e.message, code: e.code }, 'auth.ldap_error');
+    throw new AppError(503, UNAVAILABLE);
+  } finally {
+    await client.unbind().catch(() => undefined);
+  }
+}
+
+/**
+ * The directory check plus everything a login needs afterwards: the login rate limit, the local
+ * user row (created on first login, text `LDAP user`), `active` status and ALLOWED_LDAP_GROUPS.
+ */
+async function signIn(
+  deps: Deps,
+  name: string,
+  password: string,
+  ip: string,
+): Promise<{ user: UserRow; groups: string[] }> {
+  const { config } = deps;
+  const limiter = loginLimiterOf(deps, deps.clock);
+  const wait = limiter.retryAfter(name, ip);
+  if (wait > 0) throw tooManyLogins(wait);
+  let found: DirectoryUser;
+  try {
+    found = await checkDirectory(deps, name, password);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) {
+      limiter.fail(name, ip);
+      deps.log.info({ ip }, 'auth.login_failed');
+    }
+    throw err;
+  }
+  limiter.succeed(name, ip);
+  const user = await upsertExternalUser(deps, {
+    login: found.login,
+    name: found.name,
+    email: found.email,
+    emailVerified: found.emailVerified,
+    text: 'LDAP user',
+  });
+  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  const allowed = config.ALLOWED_LDAP_GROUPS;
+  if (config.AUTH_REQUIRED && !allowed.includes('*') && !found.groups.some((g) => allowed.includes(g))) {
+    throw forbidden(`User ${user.login} is not authorized`);
+  }
+  return { user, groups: found.groups };
+}
+
+/** POST /auth/login with AUTH_PROVIDER = 'ldap': a token whose provider is `ldap`, with the directory's groups. */
+export async function logInWithLdap(
+  deps: Deps,
+  name: string,
+  password: string,
+  ip: string,
+  baseUrl: string,
+): Promise<string> {
+  const { user, groups } = await signIn(deps, name, password, ip);
+  const token = await issueToken(deps, user, baseUrl, 'ldap', groups);
+  await recordLogin(deps.db, user.id, deps.clock.now());
+  deps.log.info({ userId: user.id, provider: 'ldap' }, 'auth.login');
+  return token;
+}
+
+/**
+ * `Authorization: Basic` with AUTH_PROVIDER = 'ldap': the same bind on every request (a token or
+ * an API key saves the directory the work). Failures carry the Basic challenge, as local Basic does.
+ */
+export async function ldapBasicAuth(
+  deps: Deps,
+  name: string,
+  password: string,
+  ip: string,
+  challenge: Record<string, string>,
+): Promise<Auth> {
+  let signedIn: { user: UserRow; groups: string[] };
+  try {
+    signedIn = await signIn(deps, name, password, ip);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500 || err.status === 429) throw err;
+    const message = err.status === 401 ? 'Authorization required' : err.message;
+    throw new AppError(err.status, message, undefined, challenge);
+  }
+  const { user, groups } = signedIn;
+  const access = await accessOf(deps, user, groups);
+  return {
+    method: 'basic',
+    userId: user.id,
+    login: access.principal,
+    scopes: access.scopes,
+    customers: access.customers ?? [],
+    roles: user.roles,
+    unrestricted: false,
+  };
+}

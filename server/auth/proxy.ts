@@ -1,0 +1,55 @@
+import type { Context } from 'koa';
+import { permMatches } from '../db/perms.ts';
+import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
+import type { Deps } from '../deps.ts';
+import { upsertExternalUser } from '../domain/users.ts';
+import { forbidden } from '../errors.ts';
+import { customersFor } from './authenticate.ts';
+import { scopesForRoles } from './scopes.ts';
+import type { Auth } from './types.ts';
+
+/**
+ * The user a trusted front proxy names (auth.md §1 #6), when AUTH_PROXY is on and the request
+ * carries AUTH_PROXY_USER_HEADER; null otherwise. Roles come from AUTH_PROXY_ROLES_HEADER (the
+ * stored roles when the proxy sends none), customers from the user's groups. Unknown users are
+ * created with AUTH_PROXY_AUTO_SIGNUP, refused (403) without.
+ */
+export async function proxyAuth(ctx: Context, deps: Deps): Promise<Auth | null> {
+  const { config } = deps;
+  if (!config.AUTH_PROXY) return null;
+  const login = ctx.get(config.AUTH_PROXY_USER_HEADER).trim();
+  if (!login) return null;
+  const rolesHeader = ctx.get(config.AUTH_PROXY_ROLES_HEADER);
+  const sent = rolesHeader
+    .split(config.AUTH_PROXY_ROLES_SEPARATOR)
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const user = await upsertProxyUser(deps, login, sent);
+  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  const roles = rolesHeader ? sent : user.roles;
+  const groups = await groupNamesOf(deps.db, user.id);
+  return {
+    method: 'proxy',
+    userId: user.id,
+    login: user.login,
+    scopes: scopesForRoles(config, user.login, roles, await permMatches(deps.db)),
+    customers: config.CUSTOMER_VIEWS ? await customersFor(deps, user.login, groups) : [],
+    roles,
+    unrestricted: false,
+  };
+}
+
+/** The named user, created on first sight (with the roles the proxy sent, if any) when allowed. */
+async function upsertProxyUser(deps: Deps, login: string, roles: string[]) {
+  const known = await findUserByLoginOrEmail(deps.db, login);
+  if (known) return known;
+  if (!deps.config.AUTH_PROXY_AUTO_SIGNUP) throw forbidden('user auto-signup is disabled');
+  return upsertExternalUser(deps, {
+    login,
+    name: login,
+    email: login.includes('@') ? login : null,
+    emailVerified: false,
+    text: 'Created by the auth proxy',
+    ...(roles.length ? { roles } : {}),
+  });
+}
