@@ -26,7 +26,11 @@ export const USERS = {
   carol: { dn: 'uid=carol,ou=people,dc=example,dc=com', password: 'carol-pw', mail: 'carol@example.com' },
   dave: { dn: 'uid=dave,ou=users,dc=example,dc=org', password: 'dave-pw', mail: 'dave@example.org' },
   // Another person with the same uid as alice, in the other domain.
-  aliceOrg: { dn: 'uid=alice,ou=users,dc=example,dc=org', password: 'alice-org-pw', mail: 'alice@example.org' },
+  aliceOrg: {
+    dn: 'uid=alice,ou=users,dc=example,dc=org',
+    password: 'alice-org-pw',
+    mail: 'alice@example.org',
+  },
 } as const;
 
 export interface Slapd {
