@@ -201,6 +201,19 @@ proxy('with CUSTOMER_VIEWS the user’s groups give the customers', async (ctx) 
   }
 });
 
+proxy(
+  'with the basic provider the e-mail flows are not refused as for LDAP (not implemented: 404)',
+  async ({ api }) => {
+    assert.is((await call(api, 'POST', '/auth/forgot', { email: 'john@example.com' })).status, 404);
+    const signup = await call(api, 'POST', '/auth/signup', {
+      name: 'Sue',
+      email: 'sue@example.com',
+      password: 'pw',
+    });
+    assert.is(signup.status, 200, JSON.stringify(signup.body));
+  },
+);
+
 proxy('with AUTH_PROXY off the header is ignored', async (ctx) => {
   const r = await bootInstance(ctx.db.url, { ...SETTINGS, AUTH_PROXY: 'False' });
   try {

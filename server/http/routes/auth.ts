@@ -36,20 +36,21 @@ export function authRoutes(deps: Deps): Router {
   });
 
   // Sign-up and the e-mail flows are for local accounts; with another provider, accounts live there.
-  const LOCAL_ONLY: Record<string, string> = {
-    '/auth/signup': 'user signup',
-    '/auth/confirm/:token': 'e-mail verification',
-    '/auth/forgot': 'password reset',
-    '/auth/reset/:token': 'password reset',
-  };
-  for (const [path, what] of Object.entries(LOCAL_ONLY)) {
-    router.post(path, (ctx, next) => {
-      const provider = deps.config.AUTH_PROVIDER;
-      if (provider === 'basic') return next();
-      throw forbidden(
-        `${what} is not supported with AUTH_PROVIDER '${provider}': accounts come from that provider`,
-      );
-    });
+  const provider = deps.config.AUTH_PROVIDER;
+  if (provider !== 'basic') {
+    const LOCAL_ONLY: Record<string, string> = {
+      '/auth/signup': 'user signup',
+      '/auth/confirm/:token': 'e-mail verification',
+      '/auth/forgot': 'password reset',
+      '/auth/reset/:token': 'password reset',
+    };
+    for (const [path, what] of Object.entries(LOCAL_ONLY)) {
+      router.post(path, () => {
+        throw forbidden(
+          `${what} is not supported with AUTH_PROVIDER '${provider}': accounts come from that provider`,
+        );
+      });
+    }
   }
 
   /** POST /auth/signup */
