@@ -7,10 +7,21 @@ import type {
   SubscribeAnswer,
   ViewCounts,
 } from '../../../../shared/events.ts';
-import { API, loginRequired, socketAuth } from '../api.ts';
+import { API, api, loginRequired, socketAuth } from '../api.ts';
 
-/** Parameters that configure the page, never the query (docs/ui.md). */
-const UI_ONLY = new Set(['kiosk', 'theme', 'scale', 'density', 'api-key']);
+/**
+ * Parameters that configure the page, never the query (docs/ui.md, docs/ui-console.md): `cols`
+ * (the console's columns) and `filter=none` (no default filter) are the console's.
+ */
+export const UI_ONLY: ReadonlySet<string> = new Set([
+  'kiosk',
+  'theme',
+  'scale',
+  'density',
+  'api-key',
+  'cols',
+  'filter',
+]);
 
 /** The view's query string from the page's URL, without the UI-only parameters. */
 export function viewQuery(search: string): string {
@@ -19,9 +30,26 @@ export function viewQuery(search: string): string {
   return params.toString();
 }
 
+/** How often the REST fallback reloads the view when the socket never connects. */
+export const POLL_INTERVAL_MS = 30_000;
+
+export interface LiveOptions {
+  /**
+   * When the socket never manages to connect (a proxy that blocks it), load the view over REST
+   * every POLL_INTERVAL_MS instead, until the socket connects after all.
+   */
+  restFallback?: boolean;
+}
+
+type Compare = (a: LiveAlert, b: LiveAlert) => number;
+
+/** The same state, as far as a reader can tell (snapshots after a reconnect count differences). */
+const same = (a: LiveAlert, b: LiveAlert) => JSON.stringify(a) === JSON.stringify(b);
+
 /**
  * One live view of alerts (docs/live.md): a snapshot on subscribe, then pushed deltas; after a
- * reconnect, a catch-up from the last position (or a fresh snapshot). No polling.
+ * reconnect, a catch-up from the last position (or a fresh snapshot). No polling, unless the
+ * socket cannot connect at all and the page asked for the REST fallback.
  */
 export class LiveAlerts {
   /**
@@ -32,11 +60,11 @@ export class LiveAlerts {
   /** Bumped on every change to `byId` or `fresh`: what pages derive their rows from. */
   version = $state(0);
   /**
-   * The rows in a stable order (docs/ui.md): sorted when a snapshot arrives, then a changed alert
-   * keeps its place and a new one is inserted where it sorts, so nothing jumps under the reader.
+   * The rows in a stable order (docs/ui.md): as the server sorted the snapshot, then a changed
+   * alert keeps its place and a new one is inserted where it sorts, so nothing jumps under the reader.
    */
   order: LiveAlert[] = [];
-  private compare: ((a: LiveAlert, b: LiveAlert) => number) | null = null;
+  private compare: Compare | null = null;
   counts = $state<ViewCounts>({ total: 0, severityCounts: {}, statusCounts: {} });
   connected = $state(false);
   loaded = $state(false);
@@ -47,46 +75,137 @@ export class LiveAlerts {
   error = $state<string | null>(null);
   /** The token ran out: the socket stays down until the user logs in again. */
   expired = $state(false);
+  /**
+   * Changes since the last sort that the stable order does not reflect: alerts whose new state
+   * sorts elsewhere, and new alerts that belong on another page. The "re-sort" chip shows it.
+   */
+  unsorted = $state(0);
+  /** The page the snapshot was (1 when not paged) and its size, as the server answered. */
+  page = $state(1);
+  pageSize = $state(0);
+  /** The socket never connected; the view is loaded over REST every POLL_INTERVAL_MS. */
+  polling = $state(false);
+  /** Updates held back while the reader is reading (hold): alerts that changed or left. */
+  waiting = $state(0);
+  /** Set after a reconnect: when, and how many changes the catch-up or new snapshot brought. */
+  reconnected = $state<{ at: number; changes: number } | null>(null);
+  /** Ids whose changes apply even while held: the reader's own actions confirm at once. */
+  passThrough: (id: string) => boolean = () => false;
 
   private readonly listeners = new Set<(alert: LiveAlert, previous: LiveAlert | undefined) => void>();
+  private readonly removalListeners = new Set<(id: string) => void>();
   private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
   private view = '';
   private position: Position | null = null;
   private readonly query: string;
+  private readonly options: LiveOptions;
+  private everConnected = false;
+  private lostConnection = false;
+  private bounded = false;
+  private held = false;
+  private readonly heldChanges = new Map<string, LiveAlert | null>();
+  private heldSnapshot: LiveAlert[] | null = null;
+  private pollTimer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(query: string) {
+  constructor(query: string, options: LiveOptions = {}) {
     this.query = query;
+    this.options = options;
   }
 
   /**
-   * Calls `listener` for every pushed alert (not snapshots), with the state it replaces in this view
-   * (undefined when the alert is new to the view): sound on new alerts, escalation flashes. Returns
-   * the unsubscribe function.
+   * Calls `listener` for every pushed alert as it is applied (not snapshots), with the state it
+   * replaces in this view (undefined when the alert is new to the view): sound on new alerts,
+   * escalation flashes. Returns the unsubscribe function.
    */
   onAlert(listener: (alert: LiveAlert, previous: LiveAlert | undefined) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  /** Calls `listener` with the id of every alert that leaves the view (deleted or no longer matching). */
+  onRemoved(listener: (id: string) => void): () => void {
+    this.removalListeners.add(listener);
+    return () => this.removalListeners.delete(listener);
+  }
+
+  /** Sets the order new and changed alerts are placed by, without moving the rows already shown. */
+  setOrder(compare: Compare): void {
+    this.compare = compare;
+  }
+
   /** Sets the row order and re-sorts (on load, or when the reader asks). */
-  sortBy(compare: (a: LiveAlert, b: LiveAlert) => number): void {
+  sortBy(compare: Compare): void {
     this.compare = compare;
     this.order = [...this.byId.values()].sort(compare);
+    this.unsorted = 0;
     this.version++;
   }
 
-  private place(alert: LiveAlert): void {
-    const existing = this.byId.has(alert.id);
-    this.byId.set(alert.id, alert);
-    if (existing) {
+  /**
+   * Restores the strict order: a local re-sort when every alert of the view is here, else a fresh
+   * snapshot of the page (alerts may have moved to or from other pages).
+   */
+  resort(): void {
+    if (this.bounded && this.socket?.connected) this.resubscribe();
+    else if (this.compare) this.sortBy(this.compare);
+  }
+
+  /**
+   * While held (a drawer open, text selected, a menu open), pushed changes wait instead of changing
+   * the rows under the reader; releasing applies them (wall-display.md §3 "Pause while reading").
+   */
+  hold(on: boolean): void {
+    if (this.held === on) return;
+    this.held = on;
+    if (!on) this.flush();
+  }
+
+  /** Applies the changes held back so far (the hold stays as it is). */
+  flush(): void {
+    if (this.heldSnapshot) this.replace(this.heldSnapshot);
+    this.heldSnapshot = null;
+    const now = Date.now();
+    for (const [id, alert] of this.heldChanges) {
+      if (alert) this.update(alert, now);
+      else this.remove(id);
+    }
+    this.heldChanges.clear();
+    this.waiting = 0;
+    this.version++;
+  }
+
+  private holding(id: string): boolean {
+    return this.held && !this.passThrough(id);
+  }
+
+  private update(alert: LiveAlert, now: number): void {
+    const previous = this.byId.get(alert.id);
+    this.place(alert, previous);
+    this.fresh.set(alert.id, now);
+    for (const listener of this.listeners) listener(alert, previous);
+  }
+
+  private remove(id: string): void {
+    this.drop(id);
+    for (const listener of this.removalListeners) listener(id);
+  }
+
+  private place(alert: LiveAlert, previous: LiveAlert | undefined): void {
+    const compare = this.compare;
+    if (previous) {
       const i = this.order.findIndex((a) => a.id === alert.id);
       if (i >= 0) {
+        this.byId.set(alert.id, alert);
         this.order[i] = alert;
+        const before = this.order[i - 1];
+        const after = this.order[i + 1];
+        if (compare && ((before && compare(before, alert) > 0) || (after && compare(alert, after) > 0)))
+          this.unsorted++;
         return;
       }
     }
-    const compare = this.compare;
     if (!compare) {
+      this.byId.set(alert.id, alert);
       this.order.push(alert);
       return;
     }
@@ -97,6 +216,13 @@ export class LiveAlerts {
       if (compare(this.order[mid]!, alert) <= 0) lo = mid + 1;
       else hi = mid;
     }
+    // On a page of a longer list, an alert that sorts before the first row or after the last
+    // belongs on another page: count it for the re-sort chip rather than show it here.
+    if (this.bounded && ((this.page > 1 && lo === 0) || lo === this.order.length)) {
+      this.unsorted++;
+      return;
+    }
+    this.byId.set(alert.id, alert);
     this.order.splice(lo, 0, alert);
   }
 
@@ -104,6 +230,23 @@ export class LiveAlerts {
     if (!this.byId.delete(id)) return;
     const i = this.order.findIndex((a) => a.id === id);
     if (i >= 0) this.order.splice(i, 1);
+  }
+
+  /** Replaces the whole state with a snapshot (in the server's order); returns how many alerts differ. */
+  private replace(alerts: LiveAlert[]): number {
+    let changes = 0;
+    const next = new Map(alerts.map((a) => [a.id, a]));
+    for (const [id, old] of this.byId) {
+      const now = next.get(id);
+      if (!now || !same(old, now)) changes++;
+    }
+    for (const id of next.keys()) if (!this.byId.has(id)) changes++;
+    this.byId.clear();
+    for (const alert of alerts) this.byId.set(alert.id, alert);
+    this.order = [...this.byId.values()];
+    this.unsorted = 0;
+    this.version++;
+    return changes;
   }
 
   start(): void {
@@ -114,11 +257,14 @@ export class LiveAlerts {
     this.socket = socket;
     socket.on('connect', () => {
       this.connected = true;
+      this.everConnected = true;
+      this.stopPolling();
       this.heardAt = Date.now();
       socket.emit('subscribe', { query: this.query, since: this.position }, (a) => this.answer(a));
     });
     socket.on('disconnect', (reason) => {
       this.connected = false;
+      this.lostConnection = true;
       // A server-side disconnect is not retried by Socket.IO itself; try again unless the session ended.
       if (reason === 'io server disconnect' && !this.expired) setTimeout(() => socket.connect(), 2000);
     });
@@ -128,9 +274,14 @@ export class LiveAlerts {
     });
     socket.on('connect_error', (err) => {
       this.connected = false;
-      this.error = err.message;
       const code = (err as Error & { data?: { code?: number } }).data?.code;
-      if (code === 401) loginRequired();
+      if (code === 401) {
+        this.error = err.message;
+        loginRequired();
+        return;
+      }
+      if (this.options.restFallback && !this.everConnected) this.startPolling();
+      else this.error = err.message;
     });
     socket.on('tick', (t) => {
       this.heardAt = Date.now();
@@ -139,29 +290,47 @@ export class LiveAlerts {
     socket.on('alert.updated', (m) => {
       if (!this.accept(m.view, m.seq)) return;
       const now = Date.now();
+      let applied = false;
       for (const a of m.alerts) {
-        const previous = this.byId.get(a.id);
-        this.place(a);
-        this.fresh.set(a.id, now);
-        for (const listener of this.listeners) listener(a, previous);
+        if (this.holding(a.id)) {
+          this.heldChanges.set(a.id, a);
+        } else {
+          this.update(a, now);
+          applied = true;
+        }
       }
-      this.version++;
+      this.afterMessage(applied);
       if (m.counts) this.counts = m.counts;
     });
     socket.on('alert.removed-from-view', (m) => {
       if (!this.accept(m.view, m.seq)) return;
-      for (const id of m.ids) this.drop(id);
-      this.version++;
+      let applied = false;
+      for (const id of m.ids) {
+        if (this.holding(id)) {
+          this.heldChanges.set(id, null);
+        } else {
+          this.remove(id);
+          applied = true;
+        }
+      }
+      this.afterMessage(applied);
       if (m.counts) this.counts = m.counts;
     });
     socket.on('counts', (m) => {
       if (!this.accept(m.view, m.seq)) return;
       this.counts = { total: m.total, severityCounts: m.severityCounts, statusCounts: m.statusCounts };
     });
-    socket.on('resync', () => {
-      this.position = null;
-      socket.emit('subscribe', { query: this.query }, (a) => this.answer(a));
-    });
+    socket.on('resync', () => this.resubscribe());
+  }
+
+  private afterMessage(applied: boolean): void {
+    if (applied) this.version++;
+    this.waiting = this.heldChanges.size + (this.heldSnapshot ? 1 : 0);
+  }
+
+  private resubscribe(): void {
+    this.position = null;
+    this.socket?.emit('subscribe', { query: this.query }, (a) => this.answer(a));
   }
 
   /** A message for this view at or after the applied position (docs/live.md). */
@@ -180,19 +349,75 @@ export class LiveAlerts {
     }
     this.error = null;
     this.view = a.view;
+    let changes = a.mode === 'catch-up' ? a.replayed : 0;
     if (a.mode === 'snapshot') {
-      this.byId.clear();
-      for (const alert of a.alerts) this.byId.set(alert.id, alert);
-      this.order = [...this.byId.values()];
-      if (this.compare) this.order.sort(this.compare);
-      this.version++;
+      this.page = a.page;
+      this.pageSize = a.pageSize;
+      this.bounded = a.page > 1 || a.total > a.alerts.length;
+      changes = this.snapshot(a.alerts);
     }
     this.counts = { total: a.total, severityCounts: a.severityCounts, statusCounts: a.statusCounts };
     if (!this.position || a.position.seq >= this.position.seq) this.position = a.position;
+    if (this.lostConnection) this.reconnected = { at: Date.now(), changes };
+    this.lostConnection = false;
     this.loaded = true;
   }
 
+  /** A snapshot replaces the rows, unless held: then it waits like any other change. */
+  private snapshot(alerts: LiveAlert[]): number {
+    if (this.held && this.loaded) {
+      this.heldSnapshot = alerts;
+      this.heldChanges.clear();
+      this.afterMessage(false);
+      return 0;
+    }
+    return this.replace(alerts);
+  }
+
+  private startPolling(): void {
+    if (this.pollTimer) return;
+    this.polling = true;
+    void this.poll();
+    this.pollTimer = setInterval(() => void this.poll(), POLL_INTERVAL_MS);
+  }
+
+  private stopPolling(): void {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    this.polling = false;
+  }
+
+  /** The REST fallback: GET /alerts with the view's query, applied as a snapshot. */
+  private async poll(): Promise<void> {
+    try {
+      const list = await api<
+        {
+          alerts: (LiveAlert & { rawData?: unknown; history?: unknown })[];
+          page: number;
+          pageSize: number;
+        } & ViewCounts
+      >('GET', `/alerts?${this.query}`);
+      if (!this.polling) return;
+      const alerts = list.alerts.map(({ rawData: _r, history: _h, ...alert }) => alert as LiveAlert);
+      this.page = list.page;
+      this.pageSize = list.pageSize;
+      this.bounded = list.page > 1 || list.total > alerts.length;
+      this.snapshot(alerts);
+      this.counts = {
+        total: list.total,
+        severityCounts: list.severityCounts,
+        statusCounts: list.statusCounts,
+      };
+      this.heardAt = Date.now();
+      this.error = null;
+      this.loaded = true;
+    } catch (err) {
+      this.error = (err as Error).message;
+    }
+  }
+
   stop(): void {
+    this.stopPolling();
     this.socket?.close();
     this.socket = null;
   }
