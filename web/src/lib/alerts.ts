@@ -1,6 +1,11 @@
 import type { LiveAlert } from '../../../shared/alerts.ts';
 
-const TIME_FIELDS = new Set(['createTime', 'receiveTime', 'lastReceiveTime', 'updateTime']);
+export const TIME_FIELDS: ReadonlySet<string> = new Set([
+  'createTime',
+  'receiveTime',
+  'lastReceiveTime',
+  'updateTime',
+]);
 const STATUS_ORDER = ['open', 'assign', 'ack', 'shelved', 'blackout', 'closed', 'expired', 'unknown'];
 
 /**
@@ -27,13 +32,13 @@ export function alertOrder(
     const field = inverted ? raw.slice(1) : raw;
     const sign = (TIME_FIELDS.has(field) ? -1 : 1) * (inverted ? -1 : 1);
     const value = (a: LiveAlert): string | number => {
-      const v = (a as unknown as Record<string, unknown>)[field];
+      const v = fieldValue(a, field);
       if (field === 'severity') return rank.get(a.severity) ?? severities.length;
       if (field === 'status') {
         const i = STATUS_ORDER.indexOf(a.status);
         return i < 0 ? STATUS_ORDER.length : i;
       }
-      return typeof v === 'number' ? v : Array.isArray(v) ? v.join(',') : String(v ?? '');
+      return typeof v === 'number' ? v : Array.isArray(v) ? v.join(',') : textOf(v);
     };
     return (a: LiveAlert, b: LiveAlert) => {
       const x = value(a);
@@ -57,4 +62,147 @@ export function ago(iso: string, now: number): string {
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   if (s < 86400) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86400)}d`;
+}
+
+/** A field of an alert by its API name, `attributes.<key>` included (`tag` is `tags`). */
+export function fieldValue(a: LiveAlert, field: string): unknown {
+  if (field.startsWith('attributes.')) return a.attributes[field.slice('attributes.'.length)];
+  return (a as unknown as Record<string, unknown>)[field === 'tag' ? 'tags' : field];
+}
+
+/** Any value as plain text: lists joined with commas, objects as JSON, nothing as ''. */
+export function textOf(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(textOf).join(',');
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/**
+ * Seconds until an alert times out, counted on the client as alerta-webui does: from its update
+ * time when acked or shelved, else from its last receipt. Null when it never times out.
+ */
+export function timeoutLeft(a: LiveAlert, now: number): number | null {
+  if (!a.timeout) return null;
+  const since = a.status === 'ack' || a.status === 'shelved' ? a.updateTime : a.lastReceiveTime;
+  return Math.max(0, Math.floor((Date.parse(since) + a.timeout * 1000 - now) / 1000));
+}
+
+/** "0:04:05", "1d 02:03:04": a timeout left. */
+export function formatDuration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return d ? `${d}d ${two(h)}:${two(m)}:${two(s)}` : `${h}:${two(m)}:${two(s)}`;
+}
+
+/** "30 min", "4 h", "2 d": an action timeout for menus. 0 is the server's own default. */
+export function durationLabel(seconds: number): string {
+  if (seconds <= 0) return 'no timeout';
+  if (seconds % 86400 === 0) return `${seconds / 86400} d`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** Column names alerta-webui knows (`/config columns`), with their headings; any other name is an attribute. */
+export const COLUMN_LABELS: Readonly<Record<string, string>> = {
+  id: 'Alert ID',
+  resource: 'Resource',
+  event: 'Event',
+  environment: 'Environment',
+  severity: 'Severity',
+  correlate: 'Correlate',
+  status: 'Status',
+  service: 'Service',
+  group: 'Group',
+  value: 'Value',
+  text: 'Description',
+  tags: 'Tags',
+  origin: 'Origin',
+  type: 'Type',
+  createTime: 'Create time',
+  timeout: 'Timeout',
+  timeoutLeft: 'Timeout left',
+  customer: 'Customer',
+  duplicateCount: 'Dupl.',
+  repeat: 'Repeat',
+  previousSeverity: 'Previous severity',
+  trendIndication: 'Trend',
+  receiveTime: 'Receive time',
+  lastReceiveId: 'Last receive ID',
+  lastReceiveTime: 'Last receive',
+  updateTime: 'Update time',
+};
+
+/** The heading of a column; an unknown name is the attribute of that name. */
+export const columnLabel = (name: string): string => COLUMN_LABELS[name] ?? name;
+
+/** The sort key a column header sets (null: the column cannot be sorted by the API). */
+export function columnSortKey(name: string): string | null {
+  if (name === 'timeoutLeft') return null;
+  return name in COLUMN_LABELS ? name : `attributes.${name}`;
+}
+
+/**
+ * The text of one cell: times through `time` (the /config dates format and the user's zone),
+ * timeoutLeft counted down from `now`, unknown names from `attributes.<name>` as plain text.
+ */
+export function cellText(a: LiveAlert, name: string, now: number, time: (iso: string) => string): string {
+  if (name === 'timeoutLeft') {
+    const left = timeoutLeft(a, now);
+    return left === null ? '' : formatDuration(left);
+  }
+  if (TIME_FIELDS.has(name)) return time(fieldValue(a, name) as string);
+  if (name === 'service' || name === 'tags' || name === 'correlate')
+    return (fieldValue(a, name) as string[]).join(', ');
+  return textOf(name in COLUMN_LABELS ? fieldValue(a, name) : a.attributes[name]);
+}
+
+/** The fields of an alert summary in the API's order: the CSV's columns before the attributes. */
+export const CSV_FIELDS = [
+  'id',
+  'resource',
+  'event',
+  'environment',
+  'severity',
+  'correlate',
+  'status',
+  'service',
+  'group',
+  'value',
+  'text',
+  'tags',
+  'origin',
+  'type',
+  'createTime',
+  'timeout',
+  'customer',
+  'duplicateCount',
+  'repeat',
+  'previousSeverity',
+  'trendIndication',
+  'receiveTime',
+  'lastReceiveId',
+  'lastReceiveTime',
+  'updateTime',
+] as const;
+
+/**
+ * Alerts as CSV (wall-display.md §5): the summary fields, lists joined with commas, then one
+ * `attributes.<key>` column per attribute key found; UTF-8 with a byte-order mark for spreadsheets.
+ */
+export function alertsCsv(alerts: readonly LiveAlert[]): string {
+  const keys = [...new Set(alerts.flatMap((a) => Object.keys(a.attributes)))].sort();
+  const header = [...CSV_FIELDS, ...keys.map((k) => `attributes.${k}`)];
+  const cell = (v: unknown) => {
+    const t = textOf(v);
+    return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+  };
+  const lines = alerts.map((a) =>
+    [...CSV_FIELDS.map((f) => cell(fieldValue(a, f))), ...keys.map((k) => cell(a.attributes[k]))].join(','),
+  );
+  return `\uFEFF${[header.join(','), ...lines].join('\r\n')}\r\n`;
 }
