@@ -45,20 +45,19 @@ export interface Slapd {
   stop(): Promise<void>;
 }
 
-const COM = `dn: dc=example,dc=com
-objectClass: dcObject
-objectClass: organization
-dc: example
-o: Example Com
+/** A tree's top entry and its two organisational units. */
+const tree = (tld: string, people: string) =>
+  [
+    `dn: dc=example,dc=${tld}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example ${tld}\n`,
+  ]
+    .concat(
+      [people, 'groups'].map(
+        (ou) => `dn: ou=${ou},dc=example,dc=${tld}\nobjectClass: organizationalUnit\nou: ${ou}\n`,
+      ),
+    )
+    .join('\n');
 
-dn: ou=people,dc=example,dc=com
-objectClass: organizationalUnit
-ou: people
-
-dn: ou=groups,dc=example,dc=com
-objectClass: organizationalUnit
-ou: groups
-
+const COM = `${tree('com', 'people')}
 dn: ${READER.dn}
 objectClass: organizationalRole
 objectClass: simpleSecurityObject
@@ -86,20 +85,7 @@ gidNumber: 5001
 memberUid: bob
 `;
 
-const ORG = `dn: dc=example,dc=org
-objectClass: dcObject
-objectClass: organization
-dc: example
-o: Example Org
-
-dn: ou=users,dc=example,dc=org
-objectClass: organizationalUnit
-ou: users
-
-dn: ou=groups,dc=example,dc=org
-objectClass: organizationalUnit
-ou: groups
-
+const ORG = `${tree('org', 'users')}
 ${person('dave', USERS.dave, 'Dave Org')}
 ${person('alice', USERS.aliceOrg, 'Alice Org')}
 dn: cn=support,ou=groups,dc=example,dc=org
