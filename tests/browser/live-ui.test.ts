@@ -64,7 +64,7 @@ ui('the search lives in the URL: it filters the list and survives a reload', asy
     await post(ctx, `other-${Date.now()}`);
     await page.goto(`${ctx.origin}/alerts`);
     await page.getByLabel('Search (q)').fill(`resource:${tag}`);
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.waitForURL(/q=resource%3A/);
     await page
       .getByTestId('alert-row')
@@ -143,7 +143,7 @@ ui('bulk actions: selected rows, then every alert matching the view, through /_b
     await page.getByLabel(`Select ${tag}-a`).check();
     await page.getByLabel(`Select ${tag}-b`).check();
     assert.is(await page.getByTestId('selection').textContent(), '2 selected');
-    await page.getByRole('button', { name: 'Ack selected' }).click();
+    await page.getByRole('button', { name: 'Ack selected', exact: true }).click();
     for (const r of ['a', 'b']) {
       await page
         .getByTestId('alert-row')
@@ -162,7 +162,7 @@ ui('bulk actions: selected rows, then every alert matching the view, through /_b
     );
     await page.getByLabel('Select all matching alerts').check();
     assert.is(await page.getByTestId('selection').textContent(), 'all 3 matching');
-    await page.getByRole('button', { name: 'Close selected' }).click();
+    await page.getByRole('button', { name: 'Close selected', exact: true }).click();
     await page.waitForFunction(
       () =>
         [...document.querySelectorAll('[data-testid=status]')].length === 3 &&
@@ -202,11 +202,21 @@ ui(
         page.waitForEvent('download'),
         page.getByRole('button', { name: 'Export CSV' }).click(),
       ]);
-      const csv = (await (await download.createReadStream()).toArray()).join('');
-      const lines = csv.trim().split('\n');
-      assert.is(
-        lines[0],
-        'id,severity,status,lastReceiveTime,duplicateCount,environment,service,resource,event,value,text,customer',
+      const csv = Buffer.concat(await (await download.createReadStream()).toArray()).toString('utf8');
+      assert.ok(csv.startsWith('\uFEFF'), 'UTF-8 with a byte-order mark');
+      const lines = csv.slice(1).trim().split('\r\n');
+      // The API's fields in its order, then the attributes flattened (remote_ip adds `ip`).
+      const header = lines[0]!.split(',');
+      assert.equal(
+        header.slice(0, 25).join(','),
+        'id,resource,event,environment,severity,correlate,status,service,group,value,text,tags,origin,type,' +
+          'createTime,timeout,customer,duplicateCount,repeat,previousSeverity,trendIndication,receiveTime,' +
+          'lastReceiveId,lastReceiveTime,updateTime',
+      );
+      assert.ok(header.includes('attributes.ip'), header.join(','));
+      assert.ok(
+        header.slice(25).every((h) => h.startsWith('attributes.')),
+        header.join(','),
       );
       assert.is(lines.length, 3);
       assert.ok(lines[1]!.includes(`${tag}-a`) && lines[1]!.includes(',ack,'));
