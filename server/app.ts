@@ -20,13 +20,15 @@ import { permissionRoutes } from './http/routes/permissions.ts';
 import { searchRoutes } from './http/routes/search.ts';
 import { usersRoutes } from './http/routes/users.ts';
 import { uiRoutes } from './http/routes/ui.ts';
+import { webhookRoutes } from './http/routes/webhooks.ts';
+import { builtinWebhooks, type WebhookRegistry } from './webhooks/index.ts';
 
 /**
  * The Koa application without a listener (tests mount it on port 0). The API sits under
  * API_PREFIX (default /api) with the web UI at /; with API_PREFIX=/ the API takes the root, as a
  * stand-alone Alerta does, and the UI moves to /ui/.
  */
-export function createApp(deps: Deps): Koa {
+export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = {}): Koa {
   const { config } = deps;
   const app = new Koa({ proxy: config.USE_PROXYFIX });
   const prefix = config.API_PREFIX;
@@ -73,6 +75,7 @@ export function createApp(deps: Deps): Koa {
     usersRoutes(deps),
     keyRoutes(deps),
     permissionRoutes(deps),
+    webhookRoutes(deps, options.webhooks ?? builtinWebhooks()),
   ])
     api.use(routes.routes());
 

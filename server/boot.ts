@@ -18,6 +18,7 @@ import { createMemoryBus, createRedisBus, type Bus } from './realtime/bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
 import type { PluginPipeline } from './plugins/types.ts';
+import { loadWebhooks } from './webhooks/index.ts';
 
 export interface Running {
   deps: Deps;
@@ -91,6 +92,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
 
     const model = createAlarmModel(config);
     const plugins = await loadPlugins(config, log);
+    const webhooks = await loadWebhooks(config, log);
     const deps: Deps = {
       config,
       db,
@@ -107,7 +109,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);
-    const app = createApp(deps);
+    const app = createApp(deps, { webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
     server.keepAliveTimeout = 65_000;

@@ -295,6 +295,21 @@ export const SETTINGS = {
   BLACKOUT_ACCEPT: list([]),
   FWD_DESTINATIONS: value(z.array(z.array(z.unknown())), [], 'a list of (url, credentials, filter) tuples'),
   DEFAULT_ENVIRONMENT: str('Production'),
+  GRAFANA_TAGS_AS_ATTRIBUTES: bool(true),
+  GRAFANA_TAGS_AS_TAGS: bool(false),
+  TELEGRAM_TOKEN: optStr(),
+  TELEGRAM_CHAT_ID: value(
+    z
+      .union([z.string(), z.number().int()])
+      .nullable()
+      .transform((v) => (v === null ? null : String(v))),
+    null,
+    'a chat id (number or string) or None',
+  ),
+  DASHBOARD_URL: optStr(),
+  // ours: webhooks (docs/webhooks.md)
+  CUSTOM_WEBHOOKS: list([]),
+  TELEGRAM_API_URL: str('https://api.telegram.org'),
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -470,6 +485,13 @@ function crossChecks(c: Values): string[] {
       );
     }
   }
+  if (
+    !c.ALLOWED_ENVIRONMENTS.some((p) => p === c.DEFAULT_ENVIRONMENT || fullyMatches(p, c.DEFAULT_ENVIRONMENT))
+  ) {
+    problems.push(
+      `DEFAULT_ENVIRONMENT: '${c.DEFAULT_ENVIRONMENT}' is not one of ALLOWED_ENVIRONMENTS (${c.ALLOWED_ENVIRONMENTS.join(', ')})`,
+    );
+  }
   if (c.BASE_URL && !/^https?:\/\/[^/]/.test(c.BASE_URL)) {
     problems.push(`BASE_URL: expected an http(s) URL, got '${c.BASE_URL}'`);
   }
@@ -557,6 +579,15 @@ function ldapChecks(c: Values): string[] {
     problems.push('LDAP_BIND_PASSWORD: needed with LDAP_BIND_USERNAME');
   }
   return problems;
+}
+
+/** An ALLOWED_ENVIRONMENTS entry is a regex that must match the whole name (a bad one never matches). */
+function fullyMatches(pattern: string, name: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(name);
+  } catch {
+    return false;
+  }
 }
 
 function describe(v: unknown): string {

@@ -97,6 +97,8 @@ const ENDPOINTS: [string, string, Need][] = [
   ['GET', '/management/properties', 'admin:management'],
   ['GET', '/management/switchboard', 'admin:management'],
   ['GET', '/management/housekeeping', 'admin:management'],
+  ['POST', '/webhooks/prometheus', 'write:webhooks'],
+  ['GET', `/webhooks/${NONE}/sub/path`, 'write:webhooks'],
 ];
 
 interface Caller {
