@@ -553,7 +553,8 @@ function ldapChecks(c: Values): string[] {
     filter('LDAP_GROUP_FILTER', c.LDAP_GROUP_FILTER, groupFields, c.LDAP_GROUP_BASEDN || c.LDAP_BASEDN);
   }
   for (const [domain, text] of Object.entries(c.LDAP_DOMAINS_GROUP)) {
-    const base = c.LDAP_DOMAINS_BASEDN[domain] || c.LDAP_GROUP_BASEDN || c.LDAP_BASEDN;
+    const own = Object.entries(c.LDAP_DOMAINS_BASEDN).find(([d]) => d.toLowerCase() === domain.toLowerCase());
+    const base = own?.[1] || c.LDAP_GROUP_BASEDN || c.LDAP_BASEDN;
     filter(`LDAP_DOMAINS_GROUP['${domain}']`, text, groupFields, base);
   }
   const caFiles = {

@@ -64,6 +64,10 @@ const fillFilter = (template: string, values: Record<string, string>) =>
     Object.hasOwn(values, name) ? Filter.escape(values[name]!) : whole,
   );
 
+/** A per-domain setting's entry; domains compare without case, as logins are lower-cased. */
+const forDomain = (map: Readonly<Record<string, string>>, domain: string): string | undefined =>
+  Object.entries(map).find(([k]) => k.toLowerCase() === domain)?.[1];
+
 const caFiles = new Map<string, Buffer>();
 
 /** ldaps:// trust: LDAP_CACERT (or LDAP_CONFIG's CA file) as the only CA, else the system's. */
@@ -118,18 +122,17 @@ async function locateUser(
   if (config.LDAP_USER_FILTER) {
     await bindService(config, client);
     const base =
-      (Object.hasOwn(config.LDAP_DOMAINS_BASEDN, domain) ? config.LDAP_DOMAINS_BASEDN[domain] : '') ||
-      config.LDAP_USER_BASEDN ||
-      config.LDAP_BASEDN;
+      forDomain(config.LDAP_DOMAINS_BASEDN, domain) || config.LDAP_USER_BASEDN || config.LDAP_BASEDN;
     const filter = fillFilter(config.LDAP_USER_FILTER, { username });
     const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes });
     if (searchEntries.length > 1) throw new AppError(500, `invalid search query for domain "${domain}"`);
     if (searchEntries.length === 0) throw unauthorized(INVALID_LOGIN);
     return { dn: searchEntries[0]!.dn, entry: searchEntries[0] };
   }
-  if (!Object.hasOwn(config.LDAP_DOMAINS, domain)) throw forbidden('unauthorized domain');
+  const template = forDomain(config.LDAP_DOMAINS, domain);
+  if (template === undefined) throw forbidden('unauthorized domain');
   const value = escapeDnValue(username);
-  return { dn: config.LDAP_DOMAINS[domain]!.replaceAll('%s', value).replaceAll('{}', value) };
+  return { dn: template.replaceAll('%s', value).replaceAll('{}', value) };
 }
 
 /** The user's own entry, read as the user; the directory may not allow it, which is no error. */
@@ -149,16 +152,14 @@ async function groupsOf(
   domain: string,
   values: { username: string; email: string; userdn: string },
 ): Promise<string[]> {
-  const perDomain = Object.hasOwn(config.LDAP_DOMAINS_GROUP, domain);
-  const template = perDomain ? config.LDAP_DOMAINS_GROUP[domain]! : config.LDAP_GROUP_FILTER;
+  const perDomain = forDomain(config.LDAP_DOMAINS_GROUP, domain);
+  const template = perDomain ?? config.LDAP_GROUP_FILTER;
   if (!template) return [];
   const base =
-    (perDomain && Object.hasOwn(config.LDAP_DOMAINS_BASEDN, domain)
-      ? config.LDAP_DOMAINS_BASEDN[domain]
-      : '') ||
+    (perDomain !== undefined ? forDomain(config.LDAP_DOMAINS_BASEDN, domain) : '') ||
     config.LDAP_GROUP_BASEDN ||
     config.LDAP_BASEDN;
-  const attr = perDomain ? 'cn' : config.LDAP_GROUP_NAME_ATTR;
+  const attr = perDomain !== undefined ? 'cn' : config.LDAP_GROUP_NAME_ATTR;
   const filter = fillFilter(template, values);
   const { searchEntries } = await client.search(base, {
     scope: 'sub',
@@ -185,8 +186,10 @@ export async function checkDirectory(
   if (!password) throw unauthorized('password not allowed to be empty');
   const whitelisted =
     config.LDAP_USE_EMAIL_DOMAIN_WHITELIST &&
-    (config.ALLOWED_EMAIL_DOMAINS.includes('*') || config.ALLOWED_EMAIL_DOMAINS.includes(domain));
-  if (!Object.hasOwn(config.LDAP_DOMAINS, domain) && !whitelisted) throw forbidden('unauthorized domain');
+    config.ALLOWED_EMAIL_DOMAINS.some((d) => d === '*' || d.toLowerCase() === domain);
+  if (forDomain(config.LDAP_DOMAINS, domain) === undefined && !whitelisted) {
+    throw forbidden('unauthorized domain');
+  }
 
   const client = clientOf(config);
   try {
@@ -235,19 +238,21 @@ async function signIn(
 ): Promise<{ user: UserRow; groups: string[] }> {
   const { config } = deps;
   const limiter = loginLimiterOf(deps, deps.clock);
-  const wait = limiter.retryAfter(name, ip);
+  // Directory names ignore case: so does the count of failures.
+  const key = name.toLowerCase();
+  const wait = limiter.retryAfter(key, ip);
   if (wait > 0) throw tooManyLogins(wait);
   let found: DirectoryUser;
   try {
     found = await checkDirectory(deps, name, password);
   } catch (err) {
     if (err instanceof AppError && err.status === 401) {
-      limiter.fail(name, ip);
+      limiter.fail(key, ip);
       deps.log.info({ ip }, 'auth.login_failed');
     }
     throw err;
   }
-  limiter.succeed(name, ip);
+  limiter.succeed(key, ip);
   const user = await upsertExternalUser(deps, {
     login: found.login,
     name: found.name,

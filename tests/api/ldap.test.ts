@@ -75,13 +75,14 @@ ldap.before(async (ctx) => {
     LDAP_URL: ctx.slapd.url,
     LDAP_DOMAINS: JSON.stringify({
       'example.com': 'uid=%s,ou=people,dc=example,dc=com',
-      'example.org': 'uid={},ou=users,dc=example,dc=org',
+      // Domains in settings compare without case, like logins.
+      'Example.ORG': 'uid={},ou=users,dc=example,dc=org',
     }),
     LDAP_DOMAINS_BASEDN: JSON.stringify({
       'example.com': 'ou=groups,dc=example,dc=com',
       'example.org': 'ou=groups,dc=example,dc=org',
     }),
-    LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'example.org': '(member={userdn})' }),
+    LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'EXAMPLE.org': '(member={userdn})' }),
     ADMIN_USERS: 'admin@example.com',
     ADMIN_KEY,
   });
