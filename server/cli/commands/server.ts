@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { redactSecrets } from '../config.ts';
+import type { Command } from '../context.ts';
+import { renderTable } from '../format.ts';
+
+/** status, uptime, version, config, housekeeping. */
+
+interface Metric {
+  group: string;
+  name: string;
+  title?: string;
+  type: string;
+  value?: unknown;
+  count?: number;
+  totalTime?: number;
+}
+interface MgmtStatus {
+  version?: string;
+  time: number;
+  uptime: number;
+  metrics: Metric[];
+}
+
+/** This client's version: the package's. */
+export function clientVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version?: string;
+  };
+  return pkg.version ?? 'unknown';
+}
+
+const status: Command = {
+  name: 'status',
+  summary: 'Show server switches and metrics',
+  options: [],
+  async run(ctx) {
+    const r = await ctx.http.get<MgmtStatus>('/management/status');
+    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r);
+    ctx.print(
+      renderTable(
+        r.metrics,
+        [
+          { header: 'METRIC', value: (m) => m.title },
+          { header: 'TYPE', value: (m) => m.type },
+          { header: 'NAME', value: (m) => `${m.group}.${m.name}` },
+          { header: 'VALUE', value: (m) => m.value ?? m.count ?? 0 },
+          {
+            header: 'AVERAGE',
+            value: (m) => (m.type === 'timer' && m.count ? (m.totalTime ?? 0) / m.count : null),
+          },
+        ],
+        ctx.output,
+      ),
+    );
+  },
+};
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+const uptime: Command = {
+  name: 'uptime',
+  summary: 'Show server uptime',
+  options: [],
+  async run(ctx) {
+    const r = await ctx.http.get<MgmtStatus>('/management/status');
+    if (ctx.isJson || ctx.isJsonLines) return void ctx.json({ time: r.time, uptime: r.uptime });
+    const now = new Intl.DateTimeFormat('en-GB', {
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZone: safeZone(ctx.settings.timezone),
+    }).format(new Date(r.time));
+    const mins = Math.floor(r.uptime / 60_000);
+    ctx.print(
+      `${now} up ${Math.floor(mins / 1440)} days ${two(Math.floor((mins % 1440) / 60))}:${two(mins % 60)}`,
+    );
+  },
+};
+
+function safeZone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+    return zone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+const version: Command = {
+  name: 'version',
+  summary: 'Show server and client versions',
+  options: [],
+  async run(ctx) {
+    const r = await ctx.http.get<MgmtStatus>('/management/status');
+    const versions = { server: r.version ?? 'unknown', client: clientVersion(), node: process.versions.node };
+    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(versions);
+    ctx.print(`alerta ${versions.server}\nalerta client ${versions.client}\nnode ${versions.node}`);
+  },
+};
+
+const config: Command = {
+  name: 'config',
+  summary: 'Show the client configuration (secrets hidden)',
+  options: [],
+  async run(ctx) {
+    const s = ctx.settings;
+    const local: Record<string, unknown> = {
+      config_file: s.configFile,
+      profile: s.profile,
+      endpoint: s.endpoint,
+      key: s.key,
+      secret: s.secret,
+      username: s.username,
+      password: s.password,
+      client_id: s.clientId,
+      timezone: s.timezone,
+      timeout: s.timeout,
+      sslverify: s.sslverify,
+      sslcert: s.sslcert,
+      sslkey: s.sslkey,
+      output: ctx.output,
+      color: ctx.color,
+      debug: s.debug,
+    };
+    // The server's settings sit under ours (clients.md §2); its client_id fills a missing local one.
+    const merged = redactSecrets({
+      ...ctx.remote,
+      ...local,
+      client_id: s.clientId ?? ctx.remote.client_id ?? null,
+    }) as Record<string, unknown>;
+    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(merged);
+    const rows = Object.keys(merged)
+      .sort()
+      .map((k) => [k, merged[k]] as const);
+    ctx.print(
+      renderTable(
+        rows,
+        [
+          { header: 'OPTION', value: (r) => r[0] },
+          { header: 'VALUE', value: (r) => r[1] },
+        ],
+        ctx.output,
+      ),
+    );
+  },
+};
+
+const housekeeping: Command = {
+  name: 'housekeeping',
+  summary: 'Expire, unshelve and delete old alerts now',
+  options: [
+    {
+      name: 'expired',
+      flags: ['--expired'],
+      type: 'int',
+      metavar: 'HOURS',
+      help: 'Delete expired and closed alerts after this many hours',
+    },
+    {
+      name: 'info',
+      flags: ['--info'],
+      type: 'int',
+      metavar: 'HOURS',
+      help: 'Delete informational alerts after this many hours',
+    },
+  ],
+  async run(ctx, o) {
+    const r = await ctx.http.get<Record<string, unknown>>('/management/housekeeping', {
+      expired: o.expired as number | undefined,
+      info: o.info as number | undefined,
+    });
+    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r);
+    if (r && typeof r === 'object') {
+      const parts = Object.entries(r)
+        .filter(([, v]) => Array.isArray(v))
+        .map(([k, v]) => `${k} ${(v as unknown[]).length}`);
+      ctx.print(parts.length ? `housekeeping done: ${parts.join(', ')}` : 'housekeeping done');
+    } else ctx.print('housekeeping done');
+  },
+};
+
+export const serverCommands: Command[] = [status, uptime, version, config, housekeeping];

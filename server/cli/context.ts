@@ -1,0 +1,143 @@
+import type { ArgSpec, OptionSpec, Values } from './args.ts';
+import type { Settings } from './config.ts';
+import { JSON_LINES, toJson, toJsonLine } from './format.ts';
+import { ApiError, CliError, type Http } from './http.ts';
+import { Progress } from './progress.ts';
+
+/** What every command gets: settings, the server's /config, the HTTP client and output helpers. */
+export interface Context {
+  settings: Settings;
+  /** The server's GET /config merged under the local settings (clients.md §2); `{}` offline. */
+  remote: Record<string, unknown>;
+  http: Http;
+  /** `--output` as given (a table style, `json` or a json-lines name). */
+  output: string;
+  color: boolean;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadStream;
+  /** Writes one line (or block) to stdout. */
+  print(text: string): void;
+  /** A note on stderr that does not change the outcome. */
+  warn(message: string): void;
+  /** True when `--output json`. */
+  readonly isJson: boolean;
+  /** True when `--output json_lines` (or jsonl, ndjson). */
+  readonly isJsonLines: boolean;
+  /** Prints a value as JSON (sorted keys, indent 4) or, in json-lines mode, one line. */
+  json(value: unknown): void;
+  /** Asks on the terminal; false when there is no terminal to ask on. */
+  confirm(question: string): Promise<boolean>;
+  /** Reads a line from the terminal (hidden for passwords), or the first line of piped stdin. */
+  prompt(question: string, hidden?: boolean): Promise<string>;
+  /** Whether a person is at the keyboard (stdin and stderr are terminals). */
+  readonly interactive: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  description?: string;
+  options: OptionSpec[];
+  args?: ArgSpec[];
+  /** Runs without the server (no GET /config first): help, token, logout. */
+  offline?: boolean;
+  /** Returns the exit code (0 when nothing is returned). */
+  run(ctx: Context, opts: Values, args: string[]): Promise<number | void>;
+}
+
+export function makeOutput(output: string, write: (s: string) => void) {
+  const isJson = output === 'json';
+  const isJsonLines = JSON_LINES.has(output);
+  return {
+    isJson,
+    isJsonLines,
+    json(value: unknown) {
+      if (isJsonLines && Array.isArray(value)) for (const v of value) write(toJsonLine(v));
+      else write(isJsonLines ? toJsonLine(value) : toJson(value));
+    },
+  };
+}
+
+/** Reads the whole of stdin as text. */
+export function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stdin.setEncoding('utf8');
+    stdin.on('data', (d: string) => (text += d));
+    stdin.on('end', () => resolve(text));
+    stdin.on('error', reject);
+  });
+}
+
+/** A line typed at the terminal, echoing `*`-less when hidden; Ctrl-C aborts with exit 130. */
+export function promptTerminal(stdin: NodeJS.ReadStream, question: string, hidden: boolean): Promise<string> {
+  process.stderr.write(question);
+  return new Promise((resolve) => {
+    let value = '';
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    stdin.resume();
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\u0003') {
+          stdin.setRawMode(false);
+          process.stderr.write('\n');
+          process.exit(130);
+        }
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off('data', onData);
+          process.stderr.write('\n');
+          resolve(value);
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') {
+          if (value) {
+            value = value.slice(0, -1);
+            if (!hidden) process.stderr.write('\b \b');
+          }
+          continue;
+        }
+        value += ch;
+        if (!hidden) process.stderr.write(ch);
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/** The first line of a non-terminal stdin (scripts pipe a password in). */
+export async function firstLine(stdin: NodeJS.ReadStream): Promise<string> {
+  const text = await readStdin(stdin);
+  const line = text.split(/\r?\n/)[0] ?? '';
+  if (!line) throw new CliError('nothing to read on stdin', 2);
+  return line;
+}
+
+/**
+ * Runs `fn` on each item with a progress bar. An API error on one item is reported on stderr and
+ * counted, and the rest still run; gives the number that failed (the caller exits non-zero).
+ */
+export async function eachReported<T>(
+  ctx: Pick<Context, 'warn'>,
+  label: string,
+  items: readonly T[],
+  name: (item: T) => string,
+  fn: (item: T) => Promise<void>,
+): Promise<number> {
+  const progress = new Progress(label, items.length);
+  let failed = 0;
+  for (const item of items) {
+    try {
+      await fn(item);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      failed++;
+      ctx.warn(`ERROR: ${name(item)}: ${err.message}`);
+    }
+    progress.tick();
+  }
+  progress.finish();
+  return failed;
+}
