@@ -12,7 +12,7 @@ import type { Running } from '../../server/boot.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
-import { READER, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
+import { READER, reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-search-admin-key-0123456789abcd';
 const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
@@ -55,34 +55,36 @@ async function variant(ctx: Ctx, changes: Record<string, string>): Promise<{ r: 
 
 const search = suite<Ctx>('LDAP search-then-bind', {} as Ctx);
 
-search.before(async (ctx) => {
-  ctx.slapd = await startSlapd();
-  ctx.settings = {
-    TEST_LABEL: 'ldap_search',
-    LOG_LEVEL: 'silent',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'test-secret-key-123',
-    AUTH_PROVIDER: 'ldap',
-    LDAP_URL: ctx.slapd.url,
-    LDAP_BASEDN: 'dc=example,dc=com',
-    LDAP_BIND_USERNAME: READER.dn,
-    LDAP_BIND_PASSWORD: READER.password,
-    LDAP_USER_BASEDN: 'ou=people,dc=example,dc=com',
-    LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(uid={username}))',
-    LDAP_GROUP_BASEDN: 'ou=groups,dc=example,dc=com',
-    LDAP_GROUP_FILTER: '(&(objectClass=groupOfNames)(member={userdn}))',
-    LDAP_GROUP_NAME_ATTR: 'cn',
-    // The second domain: users searched under its own base DN, groups by its own filter.
-    LDAP_DOMAINS_BASEDN: JSON.stringify({ 'example.org': 'dc=example,dc=org' }),
-    LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.org': '(member={userdn})' }),
-    ALLOWED_EMAIL_DOMAINS: 'example.com,example.org',
-    ALLOWED_LDAP_GROUPS: 'ops,devs,support',
-    CUSTOMER_VIEWS: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-  };
-  await startApp(ctx, ctx.settings);
-});
+search.before((ctx) =>
+  reportFailure(async () => {
+    ctx.slapd = await startSlapd();
+    ctx.settings = {
+      TEST_LABEL: 'ldap_search',
+      LOG_LEVEL: 'silent',
+      AUTH_REQUIRED: 'True',
+      SECRET_KEY: 'test-secret-key-123',
+      AUTH_PROVIDER: 'ldap',
+      LDAP_URL: ctx.slapd.url,
+      LDAP_BASEDN: 'dc=example,dc=com',
+      LDAP_BIND_USERNAME: READER.dn,
+      LDAP_BIND_PASSWORD: READER.password,
+      LDAP_USER_BASEDN: 'ou=people,dc=example,dc=com',
+      LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(uid={username}))',
+      LDAP_GROUP_BASEDN: 'ou=groups,dc=example,dc=com',
+      LDAP_GROUP_FILTER: '(&(objectClass=groupOfNames)(member={userdn}))',
+      LDAP_GROUP_NAME_ATTR: 'cn',
+      // The second domain: users searched under its own base DN, groups by its own filter.
+      LDAP_DOMAINS_BASEDN: JSON.stringify({ 'example.org': 'dc=example,dc=org' }),
+      LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.org': '(member={userdn})' }),
+      ALLOWED_EMAIL_DOMAINS: 'example.com,example.org',
+      ALLOWED_LDAP_GROUPS: 'ops,devs,support',
+      CUSTOMER_VIEWS: 'True',
+      ADMIN_USERS: 'admin@example.com',
+      ADMIN_KEY,
+    };
+    await startApp(ctx, ctx.settings);
+  }),
+);
 search.after(async (ctx) => {
   await stopApp(ctx);
   await ctx.slapd?.stop();

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
+import { reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 interface Ctx extends AppContext {
   slapd: Slapd;
@@ -43,11 +43,13 @@ async function loginWith(
 
 const tls = suite<Ctx>('LDAPS', {} as Ctx);
 
-tls.before(async (ctx) => {
-  ctx.slapd = await startSlapd();
-  ctx.settings = { ...base(ctx.slapd), LDAP_CACERT: ctx.slapd.certFile };
-  await startApp(ctx, ctx.settings);
-});
+tls.before((ctx) =>
+  reportFailure(async () => {
+    ctx.slapd = await startSlapd();
+    ctx.settings = { ...base(ctx.slapd), LDAP_CACERT: ctx.slapd.certFile };
+    await startApp(ctx, ctx.settings);
+  }),
+);
 tls.after(async (ctx) => {
   await stopApp(ctx);
   await ctx.slapd?.stop();

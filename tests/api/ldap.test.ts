@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
+import { reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-test-admin-key-0123456789abcdef';
 const GROUPS_COM =
@@ -65,28 +65,30 @@ function assertError(a: Answer, status: number, message: string) {
 
 const ldap = suite<Ctx>('LDAP login with DN templates', {} as Ctx);
 
-ldap.before(async (ctx) => {
-  ctx.slapd = await startSlapd();
-  await startApp(ctx, {
-    TEST_LABEL: 'ldap',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'test-secret-key-123',
-    AUTH_PROVIDER: 'ldap',
-    LDAP_URL: ctx.slapd.url,
-    LDAP_DOMAINS: JSON.stringify({
-      'example.com': 'uid=%s,ou=people,dc=example,dc=com',
-      // Domains in settings compare without case, like logins.
-      'Example.ORG': 'uid={},ou=users,dc=example,dc=org',
-    }),
-    LDAP_DOMAINS_BASEDN: JSON.stringify({
-      'example.com': 'ou=groups,dc=example,dc=com',
-      'example.org': 'ou=groups,dc=example,dc=org',
-    }),
-    LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'EXAMPLE.org': '(member={userdn})' }),
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-  });
-});
+ldap.before((ctx) =>
+  reportFailure(async () => {
+    ctx.slapd = await startSlapd();
+    await startApp(ctx, {
+      TEST_LABEL: 'ldap',
+      AUTH_REQUIRED: 'True',
+      SECRET_KEY: 'test-secret-key-123',
+      AUTH_PROVIDER: 'ldap',
+      LDAP_URL: ctx.slapd.url,
+      LDAP_DOMAINS: JSON.stringify({
+        'example.com': 'uid=%s,ou=people,dc=example,dc=com',
+        // Domains in settings compare without case, like logins.
+        'Example.ORG': 'uid={},ou=users,dc=example,dc=org',
+      }),
+      LDAP_DOMAINS_BASEDN: JSON.stringify({
+        'example.com': 'ou=groups,dc=example,dc=com',
+        'example.org': 'ou=groups,dc=example,dc=org',
+      }),
+      LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'EXAMPLE.org': '(member={userdn})' }),
+      ADMIN_USERS: 'admin@example.com',
+      ADMIN_KEY,
+    });
+  }),
+);
 ldap.after(async (ctx) => {
   await stopApp(ctx);
   await ctx.slapd?.stop();

@@ -222,3 +222,13 @@ export async function startSlapd(): Promise<Slapd> {
     stop,
   };
 }
+
+/** uvu fails every test of a suite whose `before` hook throws but never says why: print it first. */
+export async function reportFailure<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
+}
