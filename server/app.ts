@@ -7,6 +7,7 @@ import { accessLog } from './http/middleware/access-log.ts';
 import { body } from './http/middleware/body.ts';
 import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
+import { loopGuard } from './forwarding/loop-guard.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { authRoutes } from './http/routes/auth.ts';
@@ -61,6 +62,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
         path.startsWith(`${prefix}/webhooks/`) || path === `${prefix}/management/switchboard`,
     }),
   );
+  app.use(loopGuard(deps));
 
   const api = new Router(prefix ? { prefix } : {});
   for (const routes of [

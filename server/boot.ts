@@ -7,6 +7,7 @@ import { startKeyUsage } from './auth/key-usage.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
+import { startForwarding } from './forwarding/worker.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -60,6 +61,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bus: Bus | null = null;
   let bulk: { stop(): Promise<void> } | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
+  let forwarding: { stop(): Promise<void> } | null = null;
   let keyUsage: { stop(): Promise<void> } | null = null;
   let hub: Hub | null = null;
   try {
@@ -109,6 +111,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);
+    forwarding = await startForwarding(deps);
     const app = createApp(deps, { webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
@@ -141,6 +144,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
         await stopped;
         clearTimeout(timer);
+        await forwarding?.stop();
         await housekeeping?.stop();
         await bulk?.stop();
         await keyUsage?.stop();
@@ -152,6 +156,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
   } catch (err) {
     await hub?.close().catch(() => {});
+    await forwarding?.stop().catch(() => {});
     await housekeeping?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
     await keyUsage?.stop().catch(() => {});

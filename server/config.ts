@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { FilterParser } from 'ldapts';
 import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
+import { DestinationsSettingSchema, isForwardingOn, serverName } from './forwarding/destinations.ts';
 
 /**
  * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
@@ -293,7 +294,15 @@ export const SETTINGS = {
   BLACKOUT_DURATION: int(3600),
   NOTIFICATION_BLACKOUT: bool(false),
   BLACKOUT_ACCEPT: list([]),
-  FWD_DESTINATIONS: value(z.array(z.array(z.unknown())), [], 'a list of (url, credentials, filter) tuples'),
+  FWD_DESTINATIONS: value(DestinationsSettingSchema, [], 'a list of (url, credentials, filter) tuples'),
+  // ours: delivery of forwarded events (docs/forwarding.md)
+  FWD_MAX_ATTEMPTS: int(10, 1, 1000),
+  FWD_RETRY_DELAY: value(z.number().positive().max(3600), 2, 'a number of seconds above 0, at most 3600'),
+  FWD_RETRY_MAX_DELAY: value(
+    z.number().positive().max(86_400),
+    300,
+    'a number of seconds above 0, at most 86400',
+  ),
   DEFAULT_ENVIRONMENT: str('Production'),
   GRAFANA_TAGS_AS_ATTRIBUTES: bool(true),
   GRAFANA_TAGS_AS_TAGS: bool(false),
@@ -427,7 +436,10 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     if (parsed.success) values[name] = parsed.data;
     else {
       const where = given?.source === 'env' ? 'environment' : (given?.source ?? 'default');
-      problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
+      // Settings checked in depth (FWD_DESTINATIONS) explain each problem themselves.
+      const custom = parsed.error.issues.filter((i) => i.code === 'custom').map((i) => i.message);
+      if (custom.length) problems.push(...custom.map((m) => `${name} (${where}): ${m}`));
+      else problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
     }
   }
   if (problems.length === 0) problems.push(...crossChecks(values as Values));
@@ -502,6 +514,7 @@ function crossChecks(c: Values): string[] {
     problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
   }
   if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
+  problems.push(...forwardingChecks(c));
   return problems;
 }
 
@@ -589,6 +602,27 @@ function fullyMatches(pattern: string, name: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Forwarding needs this server's name, which peers see in loop headers (spec "Events" 5). */
+function forwardingChecks(c: Values): string[] {
+  const problems: string[] = [];
+  if (c.FWD_RETRY_MAX_DELAY < c.FWD_RETRY_DELAY) {
+    problems.push('FWD_RETRY_MAX_DELAY: must not be below FWD_RETRY_DELAY');
+  }
+  if (!isForwardingOn(c)) return problems;
+  if (!c.BASE_URL) {
+    problems.push(
+      'BASE_URL: needed when the forwarder plugin has FWD_DESTINATIONS (loop protection names this ' +
+        'server by it; it must be the URL the peers use for this server)',
+    );
+    return problems;
+  }
+  const own = serverName(c.BASE_URL);
+  for (const [url] of c.FWD_DESTINATIONS) {
+    if (serverName(url) === own) problems.push(`FWD_DESTINATIONS: '${url}' is this server's own BASE_URL`);
+  }
+  return problems;
 }
 
 function describe(v: unknown): string {

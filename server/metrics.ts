@@ -203,6 +203,33 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       help: 'Bus messages dropped because they did not match the event schema',
       registers: [registry],
     }),
+    forwardEvents: new Counter({
+      name: 'forward_events_total',
+      help:
+        'Forwarded events by destination, kind (alert, action, delete) and outcome: queued, delivered, ' +
+        'failed (an attempt that will be retried), rejected (refused by the destination), expired ' +
+        '(out of attempts), lost (could not be queued)',
+      labelNames: ['destination', 'kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    forwardDuration: new Histogram({
+      name: 'forward_request_duration_seconds',
+      help: 'Time a destination took to answer a forwarded request (or to fail)',
+      labelNames: ['destination'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    forwardQueued: new Gauge({
+      name: 'forward_queue_events',
+      help: 'Events waiting for each destination (every instance), as of the last status or metrics request',
+      labelNames: ['destination'] as const,
+      registers: [registry],
+    }),
+    forwardLoops: new Counter({
+      name: 'forward_loops_total',
+      help: 'Requests not processed because their loop header named this server',
+      registers: [registry],
+    }),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

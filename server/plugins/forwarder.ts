@@ -1,9 +1,47 @@
+import { toDestinations } from '../forwarding/destinations.ts';
+import { forwardedAlert, queueForwards } from '../forwarding/enqueue.ts';
 import type { PluginFactory } from './types.ts';
 
-/** forwarder: federation to FWD_DESTINATIONS arrives with issue #10; until then it has no hooks. */
-const forwarder: PluginFactory = ({ log }) => {
-  log.debug({ plugin: 'forwarder' }, 'plugin.forwarder: not implemented yet, forwards nothing');
-  return { name: 'forwarder' };
+/**
+ * forwarder: federation to FWD_DESTINATIONS (spec "Events", docs/forwarding.md). Received alerts,
+ * actions that took effect and deletions are queued in Postgres per destination and delivered in
+ * the background; heartbeats, notes, status, tags and attributes are never forwarded. Requests whose
+ * loop header names this server never get here (server/forwarding/loop-guard.ts answers them).
+ * List it last, so that a later hook cannot veto a deletion already forwarded.
+ */
+const forwarder: PluginFactory = ({ config, log }) => {
+  const destinations = toDestinations(config.FWD_DESTINATIONS);
+  log.debug({ plugin: 'forwarder', destinations: destinations.map((d) => d.url) }, 'plugin.forwarder: ready');
+  if (destinations.length === 0) return { name: 'forwarder' };
+  return {
+    name: 'forwarder',
+    async postReceive(alert, ctx) {
+      const body = forwardedAlert(alert, ctx.deps.clock.now());
+      await queueForwards(ctx.deps, ctx.log, destinations, ctx.request, {
+        kind: 'alert',
+        alertId: alert.id,
+        body,
+      });
+    },
+    // After the action is stored, not before as the established server does: an action this server
+    // refused (409) is not sent on. The remote applies its own timeouts, so none is sent.
+    async postAction(alert, action, text, _timeout, ctx) {
+      await queueForwards(ctx.deps, ctx.log, destinations, ctx.request, {
+        kind: 'action',
+        alertId: alert.id,
+        body: { action, text, timeout: null },
+        action,
+      });
+    },
+    async delete(alert, ctx) {
+      await queueForwards(ctx.deps, ctx.log, destinations, ctx.request, {
+        kind: 'delete',
+        alertId: alert.id,
+        body: null,
+      });
+      return true;
+    },
+  };
 };
 
 export default forwarder;

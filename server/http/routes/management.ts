@@ -6,6 +6,7 @@ import { redactUrl } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
+import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
 import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
 import { badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
@@ -153,6 +154,7 @@ export function managementRoutes(deps: Deps): Router {
   router.get('/management/status', requireScope(deps, 'read:management'), async (ctx) => {
     await countAlerts();
     const switches = await listSwitches(deps);
+    const forwarding = await forwardingStatus(deps);
     const now = Date.now();
     ctx.body = {
       application: 'alerta',
@@ -161,6 +163,7 @@ export function managementRoutes(deps: Deps): Router {
       uptime: now - deps.startedAt,
       metrics: [
         ...(await deps.metrics.app.snapshot()),
+        ...forwarding.metrics,
         ...switches.map((s) => ({
           group: 'switch',
           name: s.name,
@@ -170,12 +173,14 @@ export function managementRoutes(deps: Deps): Router {
           value: s.isOn ? 'ON' : 'OFF',
         })),
       ],
+      forwarding: forwarding.forwarding,
     };
   });
 
   /** GET /management/metrics — Prometheus text. */
   router.get('/management/metrics', requireScope(deps, 'read:management'), async (ctx) => {
     await countAlerts();
+    await refreshQueueGauge(deps);
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });

@@ -1,0 +1,122 @@
+import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+
+export type ForwardKind = 'alert' | 'action' | 'delete';
+
+/** One event for one destination, as enqueued. */
+export interface ForwardEvent {
+  destination: string;
+  kind: ForwardKind;
+  /** The alert's id here, which the remote shares: the path of action and delete requests. */
+  alertId: string;
+  body: Record<string, unknown> | null;
+  /** The loop header value to send. */
+  loop: string;
+  requestId: string;
+}
+
+const QueuedRowSchema = z.object({
+  id: z.number(),
+  destination: z.string(),
+  kind: z.enum(['alert', 'action', 'delete']),
+  alertId: z.string(),
+  body: z.record(z.string(), z.unknown()).nullable(),
+  loop: z.string(),
+  requestId: z.string(),
+  attempts: z.number(),
+  createTime: z.number(),
+});
+export type QueuedRow = z.infer<typeof QueuedRowSchema>;
+
+const columns = sql.fragment`id, destination, kind, alert_id AS "alertId", body, loop,
+  request_id AS "requestId", attempts, create_time AS "createTime"`;
+
+/**
+ * Adds events in one statement, committed without waiting for the WAL flush: the alert they follow
+ * was committed (and flushed) just before, and a second flush per receipt would cost intake a few
+ * milliseconds. Only a crash of PostgreSQL itself within that moment can lose them.
+ */
+export async function enqueue(db: DatabasePool, events: readonly ForwardEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const texts = (pick: (e: ForwardEvent) => string | null) => sql.array(events.map(pick), 'text');
+  await db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`SET LOCAL synchronous_commit TO OFF`);
+    await tx.query(sql.unsafe`
+      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id)
+      SELECT * FROM unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)}, ${texts((e) => e.alertId)},
+        ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[], ${texts((e) => e.loop)},
+        ${texts((e) => e.requestId)})`);
+  });
+}
+
+/**
+ * Leases up to `limit` due rows of one destination for `owner`: only the oldest row of each alert
+ * (so a remote sees an alert's events in order), only rows nobody holds (or whose holder's lease ran
+ * out), skipping rows another instance is leasing right now.
+ */
+export function claim(
+  db: CommonQueryMethods,
+  p: { destination: string; owner: string; limit: number; leaseMs: number },
+) {
+  return db.any(sql.type(QueuedRowSchema)`
+    UPDATE forward_queue q SET owner = ${p.owner},
+      lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
+    WHERE q.id IN (
+      SELECT f.id FROM forward_queue f
+      WHERE f.destination = ${p.destination} AND f.next_attempt <= now()
+        AND (f.lease_until IS NULL OR f.lease_until < now())
+        AND NOT EXISTS (
+          SELECT 1 FROM forward_queue e
+          WHERE e.destination = f.destination AND e.alert_id = f.alert_id AND e.id < f.id)
+      ORDER BY f.id LIMIT ${p.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${columns}`);
+}
+
+/** Removes a row that was delivered or given up on (only while `owner` holds it). */
+export async function remove(db: CommonQueryMethods, id: number, owner: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM forward_queue WHERE id = ${id} AND owner = ${owner}`);
+}
+
+/** Counts a failed attempt and sets when the row may be tried again; releases the lease. */
+export async function retryLater(
+  db: CommonQueryMethods,
+  p: { id: number; owner: string; delayMs: number; error: string },
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE forward_queue SET attempts = attempts + 1, owner = NULL, lease_until = NULL,
+      next_attempt = now() + ${p.delayMs} * interval '1 millisecond', last_error = ${p.error}
+    WHERE id = ${p.id} AND owner = ${p.owner}`);
+}
+
+/** Gives rows back untouched (this instance is stopping): the next claim takes them at once. */
+export async function release(db: CommonQueryMethods, ids: readonly number[], owner: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE forward_queue SET owner = NULL, lease_until = NULL
+    WHERE id = ANY(${sql.array(ids, 'int8')}) AND owner = ${owner}`);
+}
+
+/** Deletes the rows of destinations no longer configured; returns how many went, per destination. */
+export function removeOthers(db: CommonQueryMethods, keep: readonly string[]) {
+  return db.any(sql.type(z.object({ destination: z.string(), n: z.number() }))`
+    WITH gone AS (
+      DELETE FROM forward_queue WHERE destination <> ALL(${sql.array(keep, 'text')}) RETURNING destination)
+    SELECT destination, count(*) AS n FROM gone GROUP BY destination`);
+}
+
+const DepthSchema = z.object({
+  destination: z.string(),
+  queued: z.number(),
+  oldest: z.number().nullable(),
+  lastError: z.string().nullable(),
+});
+export type QueueDepth = z.infer<typeof DepthSchema>;
+
+/** Per destination: rows waiting, the oldest one's enqueue time, and the oldest row's last error. */
+export function depths(db: CommonQueryMethods) {
+  return db.any(sql.type(DepthSchema)`
+    SELECT destination, count(*) AS queued, min(create_time) AS oldest,
+      (array_agg(last_error ORDER BY id) FILTER (WHERE last_error IS NOT NULL))[1] AS "lastError"
+    FROM forward_queue GROUP BY destination`);
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import * as queue from '../db/forward-queue.ts';
+import type { Deps } from '../deps.ts';
+import type { AlertRecord } from '../domain/alert-types.ts';
+import type { Log } from '../log.ts';
+import type { PluginRequest } from '../plugins/types.ts';
+import { wantsEvent, type Destination, type ForwardKind } from './destinations.ts';
+import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from './loop.ts';
+import { forwarderOf } from './worker.ts';
+
+/**
+ * The body of a forwarded alert (reference §3): the stored fields, id = lastReceiveId so the remote
+ * stores the same id on first receipt, createTime = the time of forwarding, no rawData, and no
+ * status or server-set fields (the remote derives its own).
+ */
+export function forwardedAlert(alert: AlertRecord, now: number): Record<string, unknown> {
+  return {
+    id: alert.lastReceiveId,
+    resource: alert.resource,
+    event: alert.event,
+    environment: alert.environment,
+    severity: alert.severity,
+    correlate: alert.correlate,
+    service: alert.service,
+    group: alert.group,
+    value: alert.value,
+    text: alert.text,
+    tags: alert.tags,
+    attributes: alert.attributes,
+    origin: alert.origin,
+    type: alert.type,
+    createTime: new Date(now).toISOString(),
+    timeout: alert.timeout,
+    rawData: null,
+    customer: alert.customer,
+  };
+}
+
+export interface ForwardTarget {
+  kind: ForwardKind;
+  /** The alert's id here (and at the remote, which stored it under the same id). */
+  alertId: string;
+  body: Record<string, unknown> | null;
+  /** For kind 'action'. */
+  action?: string;
+}
+
+/**
+ * Queues an event for every destination whose filter wants it and that the request's loop headers
+ * do not already name, then wakes delivery. Never throws: a queue that cannot be written costs the
+ * event (logged, counted as `lost`), not the request that caused it.
+ */
+export async function queueForwards(
+  deps: Deps,
+  log: Log,
+  destinations: readonly Destination[],
+  request: PluginRequest,
+  target: ForwardTarget,
+): Promise<void> {
+  const names = loopNames(request.header(LOOP_HEADER), request.header(ALERTA_LOOP_HEADER));
+  const chosen = destinations.filter(
+    (d) => wantsEvent(d, target.kind, target.action) && !isNamed(names, d.url),
+  );
+  if (chosen.length === 0) return;
+  const loop = loopValue(names, deps.config.BASE_URL);
+  const events = chosen.map((d) => ({
+    destination: d.url,
+    kind: target.kind,
+    alertId: target.alertId,
+    body: target.body,
+    loop,
+    requestId: randomUUID(),
+  }));
+  const count = (outcome: string) => {
+    for (const d of chosen)
+      deps.metrics.forwardEvents.inc({ destination: d.url, kind: target.kind, outcome });
+  };
+  try {
+    await queue.enqueue(deps.db, events);
+  } catch (err) {
+    count('lost');
+    log.error({ err, kind: target.kind, alertId: target.alertId }, 'forward.lost: could not queue the event');
+    return;
+  }
+  count('queued');
+  const forwarder = forwarderOf(deps);
+  for (const d of chosen) forwarder?.kick(d.url);
+}

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import * as queue from '../db/forward-queue.ts';
+import type { QueuedRow } from '../db/forward-queue.ts';
+import type { Deps } from '../deps.ts';
+import { isForwardingOn, toDestinations, type Destination } from './destinations.ts';
+import { agentFor, buildRequest, send, type Agent, type Attempt } from './outbound.ts';
+
+/** How often every destination looks for due rows (other instances' events, retries coming due). */
+const POLL_MS = 1000;
+/** Rows leased at once per destination, and requests in flight per destination. */
+const BATCH = 16;
+/** A lease outlives the request timeout by this much, so a row is never sent twice at once. */
+const LEASE_MARGIN_MS = 30_000;
+
+/** Delay before attempt `n + 1` after `n` failures: doubling from FWD_RETRY_DELAY up to FWD_RETRY_MAX_DELAY. */
+export function backoffMs(failures: number, config: Pick<Config, 'FWD_RETRY_DELAY' | 'FWD_RETRY_MAX_DELAY'>) {
+  const base = config.FWD_RETRY_DELAY * 1000;
+  const max = config.FWD_RETRY_MAX_DELAY * 1000;
+  return Math.round(Math.min(max, base * 2 ** Math.max(0, Math.min(failures - 1, 30))));
+}
+
+/** What /management/status tells about one destination, from this instance's point of view. */
+export interface DestinationState {
+  /** Failed attempts in a row; while above 0 only one row at a time is tried (a probe). */
+  failures: number;
+  /** Epoch ms before which this instance sends the destination nothing; 0 when not waiting. */
+  pausedUntil: number;
+  lastError: string | null;
+  lastErrorTime: number | null;
+  lastDeliveryTime: number | null;
+}
+
+/**
+ * Delivers one destination's queue: leases due rows, sends them (several at once, never two of one
+ * alert), and on failure backs off the whole destination, so a dead one costs one probe per
+ * backoff step instead of a request per event. Each destination has its own loop: a slow one never
+ * holds up another, and none ever holds up alert intake.
+ */
+class DestinationLoop {
+  readonly state: DestinationState = {
+    failures: 0,
+    pausedUntil: 0,
+    lastError: null,
+    lastErrorTime: null,
+    lastDeliveryTime: null,
+  };
+  private running: Promise<void> | null = null;
+  private again = false;
+  private wake: NodeJS.Timeout | null = null;
+  private readonly agent: Agent;
+  private readonly forwarder: Forwarder;
+  readonly destination: Destination;
+
+  constructor(forwarder: Forwarder, destination: Destination) {
+    this.forwarder = forwarder;
+    this.destination = destination;
+    this.agent = agentFor(destination, BATCH);
+  }
+
+  kick(): void {
+    if (this.forwarder.stopping.aborted) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((err: unknown) =>
+        this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.loop_failed'),
+      )
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  async stop(): Promise<void> {
+    if (this.wake) clearTimeout(this.wake);
+    await this.running;
+    this.agent.destroy();
+  }
+
+  private async drain(): Promise<void> {
+    const { deps, owner, stopping } = this.forwarder;
+    do {
+      this.again = false;
+      for (;;) {
+        if (stopping.aborted) return;
+        const waitMs = this.state.pausedUntil - Date.now();
+        if (waitMs > 0) {
+          this.wakeIn(waitMs);
+          return;
+        }
+        const rows = await queue.claim(deps.db, {
+          destination: this.destination.url,
+          owner,
+          limit: this.state.failures > 0 ? 1 : BATCH,
+          leaseMs: this.destination.timeoutMs + LEASE_MARGIN_MS,
+        });
+        if (rows.length === 0) break;
+        await Promise.all(rows.map((row) => this.deliver(row)));
+      }
+    } while (this.again);
+  }
+
+  private wakeIn(ms: number) {
+    if (this.wake) clearTimeout(this.wake);
+    this.wake = setTimeout(() => {
+      this.wake = null;
+      this.kick();
+    }, ms);
+    this.wake.unref();
+  }
+
+  private async deliver(row: QueuedRow): Promise<void> {
+    const { deps, owner, stopping } = this.forwarder;
+    const { metrics, log, db, config } = deps;
+    const destination = this.destination.url;
+    const count = (outcome: string) => metrics.forwardEvents.inc({ destination, kind: row.kind, outcome });
+    const endTimer = metrics.forwardDuration.startTimer({ destination });
+    let attempt: Attempt;
+    try {
+      attempt = await send(buildRequest(this.destination, row), {
+        agent: this.agent,
+        timeoutMs: this.destination.timeoutMs,
+        stop: stopping,
+      });
+    } catch (err) {
+      // Building the request can fail only on a credential a header cannot carry: it never will.
+      attempt = { outcome: 'rejected', status: 0, error: (err as Error).message };
+    }
+    if (attempt.outcome === 'stopped') {
+      await queue.release(db, [row.id], owner);
+      return;
+    }
+    endTimer();
+    const now = Date.now();
+    const facts = { destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId };
+    switch (attempt.outcome) {
+      case 'delivered':
+        await queue.remove(db, row.id, owner);
+        count('delivered');
+        this.state.failures = 0;
+        this.state.pausedUntil = 0;
+        this.state.lastDeliveryTime = now;
+        log.debug({ ...facts, status: attempt.status }, 'forward.delivered');
+        return;
+      case 'rejected':
+        await queue.remove(db, row.id, owner);
+        count('rejected');
+        this.noteError(`${attempt.error} (refused, not retried)`, now);
+        log.warn({ ...facts, status: attempt.status }, 'forward.rejected: the destination refused the event');
+        return;
+      case 'failed': {
+        const attempts = row.attempts + 1;
+        // Requests that were in flight together fail together: one step of backoff, not one each.
+        if (this.state.pausedUntil <= now) {
+          this.state.failures += 1;
+          this.state.pausedUntil = now + backoffMs(this.state.failures, config);
+        }
+        this.noteError(attempt.error, now);
+        if (attempts >= config.FWD_MAX_ATTEMPTS) {
+          await queue.remove(db, row.id, owner);
+          count('expired');
+          log.warn(
+            { ...facts, attempts, error: attempt.error },
+            'forward.expired: gave up after FWD_MAX_ATTEMPTS',
+          );
+          return;
+        }
+        await queue.retryLater(db, {
+          id: row.id,
+          owner,
+          delayMs: backoffMs(attempts, config),
+          error: attempt.error,
+        });
+        count('failed');
+        log.info({ ...facts, attempts, error: attempt.error }, 'forward.failed: will retry');
+        return;
+      }
+    }
+  }
+
+  private noteError(error: string, now: number) {
+    this.state.lastError = error;
+    this.state.lastErrorTime = now;
+  }
+}
+
+/** The delivery side of forwarding for one instance: a loop per destination, polled and kicked. */
+export class Forwarder {
+  readonly owner = randomUUID();
+  private readonly controller = new AbortController();
+  readonly stopping = this.controller.signal;
+  readonly loops: ReadonlyMap<string, DestinationLoop>;
+  private readonly timer: NodeJS.Timeout;
+  readonly deps: Deps;
+
+  constructor(deps: Deps, destinations: readonly Destination[]) {
+    this.deps = deps;
+    this.loops = new Map(destinations.map((d) => [d.url, new DestinationLoop(this, d)]));
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Looks for work now: for one destination, or for all. */
+  kick(destination?: string): void {
+    if (destination !== undefined) this.loops.get(destination)?.kick();
+    else for (const loop of this.loops.values()) loop.kick();
+  }
+
+  /** Aborts requests in flight (their rows go back to the queue) and waits for the loops to end. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.controller.abort();
+    await Promise.all([...this.loops.values()].map((l) => l.stop()));
+  }
+}
+
+const running = new WeakMap<Deps, Forwarder>();
+
+/** This instance's forwarder, if forwarding is on. */
+export const forwarderOf = (deps: Deps): Forwarder | undefined => running.get(deps);
+
+/**
+ * Starts delivery when forwarding is on. Rows left for destinations no longer configured are
+ * deleted (and logged), since nothing would ever send them.
+ */
+export async function startForwarding(deps: Deps): Promise<{ stop(): Promise<void> }> {
+  if (!isForwardingOn(deps.config)) return { stop: async () => {} };
+  const destinations = toDestinations(deps.config.FWD_DESTINATIONS);
+  const gone = await queue.removeOthers(
+    deps.db,
+    destinations.map((d) => d.url),
+  );
+  for (const { destination, n } of gone) {
+    deps.log.warn(
+      { destination, events: n },
+      'forward.dropped: queued events of a destination no longer configured',
+    );
+  }
+  const forwarder = new Forwarder(deps, destinations);
+  running.set(deps, forwarder);
+  forwarder.kick();
+  return {
+    stop: async () => {
+      running.delete(deps);
+      await forwarder.stop();
+    },
+  };
+}

@@ -1,0 +1,770 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Hawk from 'hawk';
+import type { Running } from '../../server/boot.ts';
+import { apiFor, bootInstance } from '../helpers/app.ts';
+import type { Api } from '../helpers/api.ts';
+import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+
+// ---- instances ------------------------------------------------------------------------------
+
+const ADMIN_KEY = 'forwarding-test-admin-key-0123456789';
+const AUTH = { Authorization: `Key ${ADMIN_KEY}` };
+const FAST_RETRIES = { FWD_RETRY_DELAY: '0.1', FWD_RETRY_MAX_DELAY: '0.5' };
+
+interface Peer {
+  name: string;
+  port: number;
+  /** Its BASE_URL: what peers call it and what loop headers name it by. */
+  base: string;
+  db: { name: string; url: string };
+  settings: Record<string, string>;
+  running: Running;
+  api: Api;
+}
+
+/** A port nothing listens on right now, so an instance's BASE_URL is known before it boots. */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((ok) => s.close(ok));
+  return port;
+}
+
+const baseOf = (port: number) => `http://127.0.0.1:${port}/api`;
+
+/** A peer's address before it runs: the others' FWD_DESTINATIONS name it. */
+async function reserve(name: string): Promise<Pick<Peer, 'name' | 'port' | 'base'>> {
+  const port = await freePort();
+  return { name, port, base: baseOf(port) };
+}
+
+/** Boots a server on its own database, AUTH_REQUIRED with an admin key, named by its BASE_URL. */
+async function boot(
+  at: Pick<Peer, 'name' | 'port' | 'base'>,
+  settings: Record<string, string>,
+  db?: Peer['db'],
+): Promise<Peer> {
+  const database = db ?? (await createTestDatabase(`fwd_${at.name}`));
+  const all = {
+    PORT: String(at.port),
+    BASE_URL: at.base,
+    PLUGINS: 'remote_ip,reject,heartbeat,blackout,forwarder',
+    AUTH_REQUIRED: 'True',
+    SECRET_KEY: 'forwarding-test-secret-key',
+    ADMIN_USERS: 'admin@example.com',
+    ADMIN_KEY,
+    ACTIONS: 'investigate',
+    ...FAST_RETRIES,
+    ...settings,
+  };
+  const running = await bootInstance(database.url, all);
+  return { ...at, db: database, settings: all, running, api: apiFor(running) };
+}
+
+async function shutdown(peers: (Peer | undefined)[]) {
+  await Promise.all(peers.map((p) => p?.running.close()));
+  await Promise.all(peers.map((p) => p && dropTestDatabase(p.db.name)));
+}
+
+const destinations = (...list: [string, Record<string, unknown>, string[]][]) => JSON.stringify(list);
+const hmacCredentials = (key: string, secret: string) =>
+  JSON.stringify([{ key, secret, algorithm: 'sha256' }]);
+
+// ---- requests and waiting --------------------------------------------------------------------
+
+interface AlertBody {
+  id: string;
+  status: string;
+  severity: string;
+  duplicateCount: number;
+  lastReceiveId: string;
+  history: { type: string; status: string | null; text: string }[];
+}
+
+async function json<T>(res: Response | Promise<Response>): Promise<T> {
+  const r = await res;
+  const text = await r.text();
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+async function createAlert(p: Peer, alert: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const res = await p.api.post(
+    '/alert',
+    { environment: 'Production', service: ['web'], severity: 'major', ...alert },
+    { headers: { ...AUTH, ...headers } },
+  );
+  const body = await json<{ id: string; alert: AlertBody }>(res);
+  assert.is(res.status, 201, JSON.stringify(body));
+  return body.alert;
+}
+
+async function alertOn(p: Peer, id: string): Promise<AlertBody | null> {
+  const res = await p.api.get(`/alert/${id}`, { headers: AUTH });
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return null;
+  }
+  return (await json<{ alert: AlertBody }>(res)).alert;
+}
+
+async function act(p: Peer, id: string, action: string, text = '') {
+  const res = await p.api.put(`/alert/${id}/action`, { action, text }, { headers: AUTH });
+  assert.is(res.status, 200, await res.text());
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `probe` gives a value (not undefined/null/false), or fails after `ms`. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 10_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > until) assert.unreachable(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+interface DestinationStatus {
+  url: string;
+  auth: string;
+  queued: number;
+  delivered: number;
+  failed: number;
+  rejected: number;
+  expired: number;
+  lastError: string | null;
+}
+
+async function statusOf(p: Peer) {
+  return json<{
+    forwarding: { enabled: boolean; baseUrl: string; destinations: DestinationStatus[] };
+    metrics: { group: string; name: string; count?: number; value?: number }[];
+  }>(p.api.get('/management/status', { headers: AUTH }));
+}
+
+const destinationStatus = async (p: Peer, url: string) =>
+  (await statusOf(p)).forwarding.destinations.find((d) => d.url === url)!;
+
+const queueRows = async (p: Peer) =>
+  Number((await queryDb<{ n: string }>(p.db.url, 'SELECT count(*) AS n FROM forward_queue'))[0]!.n);
+
+// ---- two servers, HMAC both ways --------------------------------------------------------------
+
+interface PairContext {
+  a: Peer;
+  b: Peer;
+  wrong?: Peer;
+}
+const pair = suite<PairContext>('forwarding between two servers, HMAC both ways', {} as PairContext);
+
+pair.before(async (ctx) => {
+  const [a, b] = await Promise.all([reserve('a'), reserve('b')]);
+  [ctx.a, ctx.b] = await Promise.all([
+    boot(a, {
+      HMAC_AUTH_CREDENTIALS: hmacCredentials('b-to-a', 'secret-of-b'),
+      FWD_DESTINATIONS: destinations([b.base, { key: 'a-to-b', secret: 'secret-of-a' }, ['*']]),
+    }),
+    boot(b, {
+      HMAC_AUTH_CREDENTIALS: hmacCredentials('a-to-b', 'secret-of-a'),
+      FWD_DESTINATIONS: destinations([a.base, { key: 'b-to-a', secret: 'secret-of-b' }, ['*']]),
+    }),
+  ]);
+});
+pair.after((ctx) => shutdown([ctx.a, ctx.b, ctx.wrong]));
+
+pair('an alert made on A appears on B under the same id, and B does not send it back', async ({ a, b }) => {
+  const made = await createAlert(a, { resource: 'pair-01', event: 'DiskFull', text: 'disk at 97%' });
+  const copy = await eventually('the alert on B', () => alertOn(b, made.id));
+  assert.is(copy.severity, 'major');
+  assert.is(copy.status, 'open');
+  // B skipped A (named in the loop header), so A's alert was received exactly once.
+  await eventually('B to settle', async () => (await destinationStatus(a, b.base)).queued === 0);
+  await sleep(300);
+  assert.is((await alertOn(a, made.id))!.duplicateCount, 0);
+  assert.is((await destinationStatus(b, a.base)).delivered, 0);
+  assert.is(await queueRows(b), 0);
+});
+
+pair('an ack, a custom action and a delete made on A are applied on B', async ({ a, b }) => {
+  const made = await createAlert(a, { resource: 'pair-02', event: 'NodeDown' });
+  await eventually('the alert on B', () => alertOn(b, made.id));
+
+  await act(a, made.id, 'ack', 'looking into it');
+  const acked = await eventually('the ack on B', async () => {
+    const copy = await alertOn(b, made.id);
+    return copy?.status === 'ack' && copy;
+  });
+  assert.ok(acked.history.some((h) => h.type === 'ack' && h.text === 'looking into it'));
+
+  await act(a, made.id, 'investigate', 'escalated to the db team');
+  await eventually('the custom action on B', async () =>
+    (await alertOn(b, made.id))?.history.some(
+      (h) => h.type === 'action' && h.text === 'escalated to the db team',
+    ),
+  );
+
+  const res = await a.api.delete(`/alert/${made.id}`, { headers: AUTH });
+  assert.is(res.status, 200, await res.text());
+  await eventually('the delete on B', async () => (await alertOn(b, made.id)) === null);
+});
+
+pair(
+  'an alert made on B appears on A (signed with B’s key), and a duplicate updates it',
+  async ({ a, b }) => {
+    const first = await createAlert(b, { resource: 'pair-03', event: 'HighLoad', value: '7' });
+    await eventually('the alert on A', () => alertOn(a, first.id));
+    await createAlert(b, { resource: 'pair-03', event: 'HighLoad', value: '9' });
+    const copy = await eventually('the duplicate on A', async () => {
+      const c = await alertOn(a, first.id);
+      return c?.duplicateCount === 1 && c;
+    });
+    assert.is(copy.id, first.id);
+  },
+);
+
+pair('heartbeats are never forwarded', async ({ a, b }) => {
+  const hb = await a.api.post('/heartbeat', { origin: 'pair/hb', timeout: 60 }, { headers: AUTH });
+  assert.is(hb.status, 201, await hb.text());
+  // The heartbeat plugin turns this alert into a heartbeat too (202): nothing stored, nothing sent.
+  const converted = await a.api.post(
+    '/alert',
+    {
+      resource: 'pair-hb',
+      event: 'Heartbeat',
+      environment: 'Production',
+      service: ['web'],
+      origin: 'pair/hb2',
+    },
+    { headers: AUTH },
+  );
+  assert.is(converted.status, 202, await converted.text());
+  const marker = await createAlert(a, { resource: 'pair-04', event: 'Marker' });
+  await eventually('the marker on B', () => alertOn(b, marker.id));
+  await eventually('A to settle', async () => (await destinationStatus(a, b.base)).queued === 0);
+  const beats = await json<{ heartbeats: unknown[] }>(b.api.get('/heartbeats', { headers: AUTH }));
+  assert.equal(beats.heartbeats, []);
+});
+
+pair(
+  'a request whose loop header names the receiver is not processed (202), with either header name',
+  async ({ a }) => {
+    for (const header of ['X-Service-Loop', 'X-Alerta-Loop']) {
+      const res = await a.api.post(
+        '/alert',
+        { resource: `pair-loop-${header}`, event: 'Looping', environment: 'Production', service: ['web'] },
+        {
+          headers: {
+            ...AUTH,
+            [header]: `http://peer.example/api, ${a.base}/`,
+            Origin: 'http://peer.example',
+          },
+        },
+      );
+      const body = await json<{ status: string; message: string }>(res);
+      assert.is(res.status, 202, header);
+      assert.equal(body, {
+        status: 'ok',
+        message: `Alert forwarded by http://peer.example already processed by ${a.base}`,
+      });
+    }
+    const list = await json<{ total: number }>(a.api.get('/alerts?resource=~pair-loop', { headers: AUTH }));
+    assert.is(list.total, 0);
+
+    const made = await createAlert(a, { resource: 'pair-05', event: 'Looping' });
+    const action = await a.api.put(
+      `/alert/${made.id}/action`,
+      { action: 'ack', text: '' },
+      { headers: { ...AUTH, 'X-Service-Loop': a.base } },
+    );
+    assert.is(action.status, 202);
+    assert.match(
+      (await json<{ message: string }>(action)).message,
+      /^Action ack forwarded by .* already processed by/,
+    );
+    const del = await a.api.delete(`/alert/${made.id}`, { headers: { ...AUTH, 'X-Alerta-Loop': a.base } });
+    assert.is(del.status, 202);
+    const still = (await alertOn(a, made.id))!;
+    assert.is(still.status, 'open');
+
+    // A server named by the header is still asked for credentials first.
+    const anonymous = await a.api.post(
+      '/alert',
+      { resource: 'x', event: 'y' },
+      { headers: { 'X-Service-Loop': a.base } },
+    );
+    assert.is(anonymous.status, 401);
+    // A similar but different server name is not this one.
+    const other = await a.api.post(
+      '/alert',
+      { resource: 'pair-06', event: 'NotALoop', environment: 'Production', service: ['web'] },
+      { headers: { ...AUTH, 'X-Service-Loop': `${a.base}x,http://127.0.0.1:${a.port}0/api` } },
+    );
+    assert.is(other.status, 201);
+  },
+);
+
+pair('a wrong HMAC secret is refused by the destination (401), counted, not retried', async (ctx) => {
+  const { b } = ctx;
+  ctx.wrong = await boot(await reserve('wrong'), {
+    FWD_DESTINATIONS: destinations([b.base, { key: 'a-to-b', secret: 'not-the-secret' }, ['alerts']]),
+  });
+  const made = await createAlert(ctx.wrong, { resource: 'pair-07', event: 'WrongSecret' });
+  const status = await eventually('the refusal', async () => {
+    const s = await destinationStatus(ctx.wrong!, b.base);
+    return s.rejected === 1 && s;
+  });
+  assert.equal(
+    [status.queued, status.delivered, status.failed, status.lastError],
+    [0, 0, 0, 'HTTP 401 (refused, not retried)'],
+  );
+  assert.is(await alertOn(b, made.id), null);
+});
+
+pair('/management/status and /management/metrics show deliveries per destination', async ({ a, b }) => {
+  const status = await statusOf(a);
+  assert.is(status.forwarding.enabled, true);
+  assert.is(status.forwarding.baseUrl, a.base);
+  const [dest] = status.forwarding.destinations;
+  assert.is(dest!.url, b.base);
+  assert.is(dest!.auth, 'hawk');
+  assert.ok(dest!.delivered >= 8, `delivered ${dest!.delivered}`);
+  assert.equal([dest!.queued, dest!.failed, dest!.rejected, dest!.expired], [0, 0, 0, 0]);
+  const delivered = status.metrics.find((m) => m.group === 'forwarding' && m.name === 'delivered');
+  assert.is(delivered?.count, dest!.delivered);
+  const text = await (await a.api.get('/management/metrics', { headers: AUTH })).text();
+  assert.match(text, `forward_events_total{destination="${b.base}",kind="alert",outcome="delivered"}`);
+  assert.match(text, `forward_queue_events{destination="${b.base}"} 0`);
+  assert.match(text, /forward_loops_total \d+/);
+});
+
+pair.run();
+
+// ---- a ring A → B → C → A ---------------------------------------------------------------------
+
+interface RingContext {
+  peers: Peer[];
+}
+const ring = suite<RingContext>('a ring of three servers', {} as RingContext);
+
+ring.before(async (ctx) => {
+  const at = await Promise.all(['ra', 'rb', 'rc'].map(reserve));
+  ctx.peers = await Promise.all(
+    at.map((me, i) =>
+      boot(me, {
+        HMAC_AUTH_CREDENTIALS: hmacCredentials('ring', 'ring-secret'),
+        FWD_DESTINATIONS: destinations([
+          at[(i + 1) % 3]!.base,
+          { key: 'ring', secret: 'ring-secret' },
+          ['*'],
+        ]),
+      }),
+    ),
+  );
+});
+ring.after((ctx) => shutdown(ctx.peers));
+
+ring('an alert made on A reaches B and C once each and stops before A', async ({ peers }) => {
+  const [a, b, c] = peers as [Peer, Peer, Peer];
+  const made = await createAlert(a, { resource: 'ring-01', event: 'Loop' });
+  for (const p of [b, c]) await eventually(`the alert on ${p.name}`, () => alertOn(p, made.id));
+  await sleep(500);
+  for (const p of peers) {
+    assert.is((await alertOn(p, made.id))!.duplicateCount, 0, p.name);
+    assert.is(await queueRows(p), 0, p.name);
+  }
+  assert.is((await destinationStatus(a, b.base)).delivered, 1);
+  assert.is((await destinationStatus(b, c.base)).delivered, 1);
+  assert.is((await destinationStatus(c, a.base)).delivered, 0);
+});
+
+ring('an ack made on B goes round to C and A and is applied once on each', async ({ peers }) => {
+  const [a, b, c] = peers as [Peer, Peer, Peer];
+  const made = await createAlert(a, { resource: 'ring-02', event: 'Loop' });
+  await eventually('the alert on C', () => alertOn(c, made.id));
+  await act(b, made.id, 'ack', 'ring ack');
+  for (const p of [c, a]) {
+    await eventually(`the ack on ${p.name}`, async () => (await alertOn(p, made.id))?.status === 'ack');
+  }
+  await sleep(500);
+  for (const p of peers) {
+    const acks = (await alertOn(p, made.id))!.history.filter((h) => h.type === 'ack');
+    assert.is(acks.length, 1, p.name);
+  }
+});
+
+ring.run();
+
+// ---- a dead destination -----------------------------------------------------------------------
+
+interface OutageContext {
+  a: Peer;
+  baseline: Peer;
+  dead: Pick<Peer, 'name' | 'port' | 'base'>;
+  d?: Peer;
+  hole: Server;
+  holeBase: string;
+  holeSockets: Set<Socket>;
+  /** The alerts made during the outage, oldest first. */
+  ids: string[];
+}
+const outage = suite<OutageContext>('a dead or silent destination', {} as OutageContext);
+
+outage.before(async (ctx) => {
+  // Accepts connections and never answers: a forwarder that waited on it would stall every request.
+  ctx.holeSockets = new Set();
+  ctx.hole = createServer(() => {});
+  ctx.hole.on('connection', (s) => ctx.holeSockets.add(s));
+  await new Promise<void>((ok) => ctx.hole.listen(0, '127.0.0.1', ok));
+  ctx.holeBase = baseOf((ctx.hole.address() as AddressInfo).port);
+  ctx.dead = await reserve('dead');
+  const [a, baseline] = await Promise.all([reserve('oa'), reserve('obase')]);
+  [ctx.a, ctx.baseline] = await Promise.all([
+    boot(a, {
+      FWD_MAX_ATTEMPTS: '1000',
+      FWD_DESTINATIONS: destinations(
+        [ctx.dead.base, { key: 'outage', secret: 'outage-secret' }, ['*']],
+        [ctx.holeBase, { token: 'hole-token', timeout: 1 }, ['alerts']],
+      ),
+    }),
+    boot(baseline, { PLUGINS: 'remote_ip,reject,heartbeat,blackout' }),
+  ]);
+});
+outage.after(async (ctx) => {
+  for (const s of ctx.holeSockets) s.destroy();
+  await new Promise((ok) => ctx.hole.close(ok));
+  await shutdown([ctx.a, ctx.baseline, ctx.d]);
+});
+
+interface Timing {
+  ids: string[];
+  times: number[];
+}
+
+const percentile = (times: number[], q: number) =>
+  [...times].sort((x, y) => x - y)[Math.floor(times.length * q)]!;
+const describeTiming = (t: Timing) =>
+  `p50 ${percentile(t.times, 0.5).toFixed(1)} ms, p95 ${percentile(t.times, 0.95).toFixed(1)} ms, ` +
+  `total ${t.times.reduce((a, b) => a + b, 0).toFixed(0)} ms`;
+
+outage(
+  'alert intake keeps its pace while one destination refuses connections and another never answers',
+  async (ctx) => {
+    const N = 60;
+    const base: Timing = { ids: [], times: [] };
+    const fwd: Timing = { ids: [], times: [] };
+    // Interleaved, so both see the same load from whatever else runs on the machine.
+    for (let i = 0; i < N; i++) {
+      for (const [p, t, prefix] of [
+        [ctx.baseline, base, 'base'],
+        [ctx.a, fwd, 'out'],
+      ] as const) {
+        const started = performance.now();
+        t.ids.push((await createAlert(p, { resource: `${prefix}-${i}`, event: 'Outage' })).id);
+        t.times.push(performance.now() - started);
+      }
+    }
+    console.log(
+      `  intake of ${N} alerts each: without forwarding ${describeTiming(base)}; ` +
+        `forwarding to a dead and a silent destination ${describeTiming(fwd)}`,
+    );
+    // Waiting on the silent destination would cost its 1 s timeout per alert.
+    assert.ok(percentile(fwd.times, 0.95) < 500, describeTiming(fwd));
+    assert.ok(
+      percentile(fwd.times, 0.5) < percentile(base.times, 0.5) * 3 + 10,
+      `${describeTiming(fwd)} against ${describeTiming(base)} without forwarding`,
+    );
+
+    const dead = await eventually('a failed attempt', async () => {
+      const s = await destinationStatus(ctx.a, ctx.dead.base);
+      return s.failed > 0 && s;
+    });
+    assert.is(dead.queued, N);
+    assert.is(dead.delivered, 0);
+    assert.match(dead.lastError ?? '', /ECONNREFUSED/);
+    const hole = await eventually('a timed-out attempt', async () => {
+      const s = await destinationStatus(ctx.a, ctx.holeBase);
+      return s.failed > 0 && s;
+    });
+    assert.match(hole.lastError ?? '', /no answer within 1000 ms/);
+    ctx.ids = fwd.ids;
+  },
+);
+
+outage(
+  'the queue survives a restart and is delivered, in order, when the destination comes back',
+  async (ctx) => {
+    const { ids } = ctx;
+    await act(ctx.a, ids[0]!, 'ack', 'acked during the outage');
+    assert.is((await ctx.a.api.delete(`/alert/${ids[1]}`, { headers: AUTH })).status, 200);
+
+    // Restart A on its database and address: the queue is all that remembers the events.
+    await ctx.a.running.close();
+    const again = await bootInstance(ctx.a.db.url, ctx.a.settings);
+    ctx.a = { ...ctx.a, running: again, api: apiFor(again) };
+    assert.is((await destinationStatus(ctx.a, ctx.dead.base)).queued, ids.length + 2);
+
+    ctx.d = await boot(ctx.dead, { HMAC_AUTH_CREDENTIALS: hmacCredentials('outage', 'outage-secret') });
+    await eventually(
+      'the queue to drain',
+      async () => (await destinationStatus(ctx.a, ctx.dead.base)).queued === 0,
+      15_000,
+    );
+    const list = await json<{ total: number }>(ctx.d.api.get('/alerts?resource=~out-', { headers: AUTH }));
+    assert.is(list.total, ids.length - 1);
+    assert.is((await alertOn(ctx.d, ids[0]!))!.status, 'ack');
+    assert.is(await alertOn(ctx.d, ids[1]!), null);
+    assert.ok((await destinationStatus(ctx.a, ctx.dead.base)).delivered >= ids.length + 2);
+  },
+);
+
+outage.run();
+
+// ---- destinations that are not servers like this one ------------------------------------------
+
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  /** For /hawk: what an independent Hawk implementation (the hawk package) says of the signature. */
+  hawk?: 'valid' | string;
+}
+
+interface StubContext {
+  s: Peer;
+  stub: Server;
+  stubBase: string;
+  received: Received[];
+}
+const stubs = suite<StubContext>('destinations that only implement the three routes', {} as StubContext);
+
+const STOCK_SECRET = 'secret-shared-with-a-stock-server';
+
+stubs.before(async (ctx) => {
+  ctx.received = [];
+  ctx.stub = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const [, prefix = '', rest = ''] = /^\/([^/]+)(\/.*)$/.exec(req.url ?? '') ?? [];
+      const got: Received = {
+        method: req.method ?? '',
+        path: `/${prefix}${rest}`,
+        headers: req.headers,
+        body,
+      };
+      if (prefix === 'hawk') {
+        try {
+          const credentials = { key: STOCK_SECRET, algorithm: 'sha256' as const };
+          const server = (Hawk as unknown as { server: HawkServer }).server;
+          await server.authenticate(req, async (id) => (id === 'stock-key' ? credentials : null), {
+            payload: body,
+          });
+          got.hawk = 'valid';
+        } catch (err) {
+          got.hawk = (err as Error).message;
+        }
+      }
+      ctx.received.push(got);
+      res.statusCode = prefix === 'flaky' ? 503 : prefix === 'refuse' ? 400 : 200;
+      res.end(prefix === 'basic' ? 'not json at all' : '{}');
+    });
+  });
+  await new Promise<void>((ok) => ctx.stub.listen(0, '127.0.0.1', ok));
+  const stubBase = `http://127.0.0.1:${(ctx.stub.address() as AddressInfo).port}`;
+  ctx.stubBase = stubBase;
+  ctx.s = await boot(await reserve('s'), {
+    FWD_MAX_ATTEMPTS: '3',
+    FWD_RETRY_DELAY: '0.05',
+    FWD_RETRY_MAX_DELAY: '0.2',
+    HMAC_AUTH_CREDENTIALS: hmacCredentials('stock-key', STOCK_SECRET),
+    FWD_DESTINATIONS: destinations(
+      [`${stubBase}/basic`, { username: 'fwd', password: 'p@ss:word', timeout: 2, ssl_verify: false }, ['*']],
+      [`${stubBase}/key`, { key: 'api-key-for-stub' }, ['alerts']],
+      [`${stubBase}/bearer`, { token: 'bearer-token-for-stub' }, ['ack', 'delete']],
+      [`${stubBase}/hawk`, { key: 'stock-key', secret: STOCK_SECRET }, ['*']],
+      [`${stubBase}/flaky`, {}, ['alerts']],
+      [`${stubBase}/refuse`, {}, ['alerts']],
+    ),
+  });
+});
+stubs.after(async (ctx) => {
+  await shutdown([ctx.s]);
+  ctx.stub.closeAllConnections();
+  await new Promise((ok) => ctx.stub.close(ok));
+});
+
+interface HawkServer {
+  authenticate(
+    req: IncomingMessage,
+    credentials: (id: string) => Promise<{ key: string; algorithm: 'sha256' } | null>,
+    options: { payload: string },
+  ): Promise<unknown>;
+}
+
+const at = (ctx: StubContext, prefix: string) => ctx.received.filter((r) => r.path.startsWith(`/${prefix}/`));
+const routes = (list: Received[]) => list.map((r) => `${r.method} ${r.path.replace(/^\/[^/]+/, '')}`);
+
+stubs(
+  'alerts, actions and deletes reach each destination its filter names, with its credentials',
+  async (ctx) => {
+    const made = await createAlert(ctx.s, {
+      resource: 'stub-01',
+      event: 'Stubbed',
+      rawData: 'raw',
+      tags: ['t1'],
+    });
+    const path = `/alert/${made.id}`;
+    await act(ctx.s, made.id, 'ack', 'acked');
+    await act(ctx.s, made.id, 'investigate', 'custom');
+    assert.is((await ctx.s.api.delete(path, { headers: AUTH })).status, 200);
+    const all = ['POST /alert', `PUT ${path}/action`, `PUT ${path}/action`, `DELETE ${path}`];
+    await eventually(
+      'every delivery',
+      async () => at(ctx, 'basic').length === 4 && at(ctx, 'hawk').length === 4,
+    );
+    await eventually(
+      'the other two',
+      async () => at(ctx, 'bearer').length === 2 && at(ctx, 'key').length === 1,
+    );
+
+    assert.equal(routes(at(ctx, 'basic')), all);
+    assert.equal(routes(at(ctx, 'hawk')), all);
+    assert.equal(routes(at(ctx, 'key')), ['POST /alert']);
+    assert.equal(routes(at(ctx, 'bearer')), [`PUT ${path}/action`, `DELETE ${path}`]);
+    assert.is(JSON.parse(at(ctx, 'bearer')[0]!.body).action, 'ack');
+
+    const basic = `Basic ${Buffer.from('fwd:p@ss:word').toString('base64')}`;
+    for (const r of at(ctx, 'basic')) assert.is(r.headers.authorization, basic);
+    assert.is(at(ctx, 'key')[0]!.headers.authorization, 'Key api-key-for-stub');
+    for (const r of at(ctx, 'bearer')) assert.is(r.headers.authorization, 'Bearer bearer-token-for-stub');
+    // An independent Hawk implementation accepts every signed request, the bodiless DELETE included.
+    assert.equal(
+      at(ctx, 'hawk').map((r) => r.hawk),
+      ['valid', 'valid', 'valid', 'valid'],
+    );
+    for (const r of [...at(ctx, 'basic'), ...at(ctx, 'hawk')]) {
+      assert.is(r.headers['content-type'], 'application/json');
+      assert.is(r.headers['x-service-loop'], ctx.s.base);
+      assert.is(r.headers['x-alerta-loop'], ctx.s.base);
+      assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    }
+    const ids = new Set(at(ctx, 'hawk').map((r) => r.headers['x-request-id']));
+    assert.is(ids.size, 4);
+
+    const sent = JSON.parse(at(ctx, 'basic')[0]!.body) as Record<string, unknown>;
+    assert.is(sent.id, made.lastReceiveId);
+    assert.equal(
+      [sent.resource, sent.event, sent.severity, sent.tags],
+      ['stub-01', 'Stubbed', 'major', ['t1']],
+    );
+    assert.is(sent.rawData, null);
+    assert.is(sent.status, undefined);
+    assert.is(sent.duplicateCount, undefined);
+    assert.match(String(sent.createTime), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(JSON.parse(at(ctx, 'basic')[2]!.body), {
+      action: 'investigate',
+      text: 'custom',
+      timeout: null,
+    });
+    assert.is(at(ctx, 'basic')[3]!.body, '');
+  },
+);
+
+stubs(
+  'a failing destination is retried with backoff up to FWD_MAX_ATTEMPTS; a refusal is not retried',
+  async (ctx) => {
+    const flaky = `${ctx.stubBase}/flaky`;
+    const refuse = `${ctx.stubBase}/refuse`;
+    await eventually(
+      'the flaky event to expire',
+      async () => (await destinationStatus(ctx.s, flaky)).expired === 1,
+    );
+    const f = await destinationStatus(ctx.s, flaky);
+    assert.equal([f.failed, f.expired, f.queued, f.lastError], [2, 1, 0, 'HTTP 503']);
+    assert.is(at(ctx, 'flaky').length, 3);
+    const r = await destinationStatus(ctx.s, refuse);
+    assert.equal([r.rejected, r.failed, r.queued], [1, 0, 0]);
+    assert.is(at(ctx, 'refuse').length, 1);
+  },
+);
+
+stubs(
+  'a stock server’s signed request is accepted, and sent on with its loop header extended',
+  async (ctx) => {
+    const stock = 'http://stock.example:8080/api';
+    const url = `${ctx.s.api.base}/alert`;
+    const payload = JSON.stringify({
+      resource: 'stub-02',
+      event: 'FromStock',
+      environment: 'Production',
+      service: ['web'],
+    });
+    const send = (loop: string) =>
+      fetch(url, {
+        method: 'POST',
+        body: payload,
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Alerta-Loop': loop,
+          Authorization: Hawk.client.header(url, 'POST', {
+            credentials: { id: 'stock-key', key: STOCK_SECRET, algorithm: 'sha256' },
+            payload,
+            contentType: 'application/json',
+          }).header,
+        },
+      });
+    const res = await send(stock);
+    assert.is(res.status, 201, await res.text());
+    await eventually('the onward request', async () =>
+      at(ctx, 'key').find((r) => JSON.parse(r.body).resource === 'stub-02'),
+    );
+    const onward = at(ctx, 'key').find((r) => JSON.parse(r.body).resource === 'stub-02')!;
+    assert.is(onward.headers['x-service-loop'], `${stock},${ctx.s.base}`);
+    assert.is(onward.headers['x-alerta-loop'], `${stock},${ctx.s.base}`);
+
+    const looped = await send(`${stock},${ctx.s.base}`);
+    assert.is(looped.status, 202);
+    const wrong = await fetch(url, {
+      method: 'POST',
+      body: payload,
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: Hawk.client.header(url, 'POST', {
+          credentials: { id: 'stock-key', key: 'not-the-secret', algorithm: 'sha256' },
+          payload,
+          contentType: 'application/json',
+        }).header,
+      },
+    });
+    assert.is(wrong.status, 401);
+  },
+);
+
+stubs('two instances on one database share the queue: every event is sent once', async (ctx) => {
+  const twin = await bootInstance(ctx.s.db.url, { ...ctx.s.settings, PORT: '0' });
+  try {
+    const instances = [ctx.s, { ...ctx.s, running: twin, api: apiFor(twin) }];
+    const made = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        createAlert(instances[i % 2]!, { resource: `stub-twin-${i}`, event: 'Shared' }),
+      ),
+    );
+    const twins = () => at(ctx, 'key').filter((r) => JSON.parse(r.body).event === 'Shared');
+    await eventually('all 30 at the destination', async () => twins().length >= 30);
+    await sleep(1500); // two polls of each instance: a second copy would have been sent by now
+    const sent = twins().map((r) => JSON.parse(r.body).id as string);
+    assert.is(sent.length, 30);
+    assert.equal(new Set(sent), new Set(made.map((a) => a.lastReceiveId)));
+  } finally {
+    await twin.close();
+  }
+});
+
+stubs.run();
