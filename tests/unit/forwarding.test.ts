@@ -11,7 +11,7 @@ import {
   type DestinationTuple,
 } from '../../server/forwarding/destinations.ts';
 import { isNamed, loopNames, loopValue } from '../../server/forwarding/loop.ts';
-import { attemptOf, buildRequest } from '../../server/forwarding/outbound.ts';
+import { agentFor, attemptOf, buildRequest } from '../../server/forwarding/outbound.ts';
 import { backoffMs } from '../../server/forwarding/worker.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { systemFile: null });
@@ -289,6 +289,20 @@ requests('Basic and API key credentials', () => {
     `Basic ${Buffer.from('ü:p:w').toString('base64')}`,
   );
   assert.is(buildRequest(key!, row({})).headers.Authorization, 'Key k-1');
+});
+
+requests('ssl_verify False accepts any certificate; https destinations verify by default', () => {
+  const [lax, strict, plain] = toDestinations([
+    ['https://a', { token: 't', ssl_verify: false }, ['*']],
+    ['https://b', { token: 't' }, ['*']],
+    ['http://c', {}, ['*']],
+  ]);
+  const options = (d: typeof lax) =>
+    (agentFor(d!, 4) as unknown as { options: Record<string, unknown> }).options;
+  assert.is(options(lax).rejectUnauthorized, false);
+  assert.is(options(strict).rejectUnauthorized, true);
+  assert.is(options(plain).rejectUnauthorized, undefined);
+  assert.is(options(plain).keepAlive, true);
 });
 
 requests.run();
