@@ -11,6 +11,8 @@ import { loopGuard } from './forwarding/loop-guard.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { authRoutes } from './http/routes/auth.ts';
+import { ssoRoutes } from './http/routes/sso.ts';
+import { samlIdpOrigins } from './auth/sso/index.ts';
 import { blackoutRoutes } from './http/routes/blackouts.ts';
 import { bulkRoutes } from './http/routes/bulk.ts';
 import { configRoutes } from './http/routes/config.ts';
@@ -52,14 +54,17 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
       config.CORS_ALLOW_HEADERS,
       config.CORS_SUPPORTS_CREDENTIALS || config.AUTH_REQUIRED,
       (path) => path.startsWith(`${prefix}/auth/`),
+      (path) => (path.startsWith(`${prefix}/auth/saml`) ? samlIdpOrigins(config) : []),
     ),
   );
   app.use(
     body({
       limit: config.MAX_BODY_SIZE,
-      // Webhooks take any content type; the switchboard is an HTML form.
+      // Webhooks take any content type; the switchboard and the SAML post-back are HTML forms.
       acceptsAnyType: (path) =>
-        path.startsWith(`${prefix}/webhooks/`) || path === `${prefix}/management/switchboard`,
+        path.startsWith(`${prefix}/webhooks/`) ||
+        path === `${prefix}/management/switchboard` ||
+        path === `${prefix}/auth/saml`,
     }),
   );
   app.use(loopGuard(deps));
@@ -74,6 +79,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
     blackoutRoutes(deps),
     heartbeatRoutes(deps),
     authRoutes(deps),
+    ssoRoutes(deps),
     usersRoutes(deps),
     keyRoutes(deps),
     permissionRoutes(deps),

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { createApp } from './app.ts';
 import { bootstrapAccess } from './auth/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
+import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
@@ -65,6 +66,8 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let keyUsage: { stop(): Promise<void> } | null = null;
   let hub: Hub | null = null;
   try {
+    // An identity provider that cannot be reached stops start-up, before the database is touched.
+    await loadSso(config);
     let baseUrl = config.DATABASE_URL;
     let database: string;
     if (!baseUrl) {

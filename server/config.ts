@@ -515,6 +515,7 @@ function crossChecks(c: Values): string[] {
   }
   if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
   problems.push(...forwardingChecks(c));
+  problems.push(...ssoChecks(c));
   return problems;
 }
 
@@ -648,4 +649,93 @@ export function redactUrl(url: string): string {
   } catch {
     return '(unparseable URL)';
   }
+}
+
+const OAUTH_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'];
+const PROVIDERS = ['basic', 'ldap', 'saml2', ...OAUTH_PROVIDERS];
+/** Alerta's OpenID Connect providers we serve through the generic one, with their issuer. */
+const OIDC_ALIASES: Record<string, string> = {
+  azure: 'https://login.microsoftonline.com/<tenant>/v2.0',
+  google: 'https://accounts.google.com',
+  cognito: 'https://cognito-idp.<region>.amazonaws.com/<user pool id>',
+};
+const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'none'];
+
+/** OAuth, OpenID Connect and SAML settings that would only fail at the first login (docs/auth-sso.md). */
+function ssoChecks(c: Values): string[] {
+  const problems: string[] = [];
+  const isHttp = (url: string | null) => url !== null && /^https?:\/\/[^/]/.test(url);
+  const provider = c.AUTH_PROVIDER;
+  if (OIDC_ALIASES[provider]) {
+    problems.push(
+      `AUTH_PROVIDER: '${provider}' is served by the generic provider: set AUTH_PROVIDER = 'openid' and ` +
+        `OIDC_ISSUER_URL = '${OIDC_ALIASES[provider]}'`,
+    );
+  } else if (!PROVIDERS.includes(provider)) {
+    problems.push(`AUTH_PROVIDER: expected one of ${PROVIDERS.join(', ')}, got '${provider}'`);
+  }
+  if (OAUTH_PROVIDERS.includes(provider) && !c.OAUTH2_CLIENT_ID) {
+    problems.push(`OAUTH2_CLIENT_ID: needed with AUTH_PROVIDER = '${provider}'`);
+  }
+  if (provider === 'openid' && !isHttp(c.OIDC_ISSUER_URL)) {
+    problems.push(`OIDC_ISSUER_URL: expected the issuer's http(s) URL, got ${describe(c.OIDC_ISSUER_URL)}`);
+  }
+  if (provider === 'keycloak' && (!isHttp(c.KEYCLOAK_URL) || !c.KEYCLOAK_REALM)) {
+    problems.push('KEYCLOAK_URL, KEYCLOAK_REALM: both needed with AUTH_PROVIDER = keycloak');
+  }
+  if (provider === 'gitlab' && !isHttp(c.GITLAB_URL)) problems.push('GITLAB_URL: expected an http(s) URL');
+  if (provider === 'github') {
+    if (!isHttp(c.GITHUB_URL)) problems.push('GITHUB_URL: expected an http(s) URL');
+    if (c.OAUTH2_CLIENT_ID.split(',').length !== c.OAUTH2_CLIENT_SECRET.split(',').length) {
+      problems.push('OAUTH2_CLIENT_SECRET: needs one secret per client id in OAUTH2_CLIENT_ID');
+    }
+  }
+  for (const m of c.OIDC_TOKEN_AUTH_METHODS) {
+    if (!TOKEN_AUTH_METHODS.includes(m)) {
+      problems.push(`OIDC_TOKEN_AUTH_METHODS: unknown method '${m}' (use ${TOKEN_AUTH_METHODS.join(', ')})`);
+    }
+  }
+  if (provider === 'saml2') problems.push(...samlChecks(c));
+  return problems;
+}
+
+/** Where SAML2_CONFIG.metadata and SAML2_METADATA_URL say the identity provider's metadata is. */
+export function samlMetadataSources(c: Pick<Config, 'SAML2_CONFIG' | 'SAML2_METADATA_URL'>) {
+  const m = c.SAML2_CONFIG.metadata;
+  const sources = { files: [] as string[], urls: [] as string[], inline: [] as string[] };
+  if (typeof m === 'string') (m.trim().startsWith('<') ? sources.inline : sources.files).push(m);
+  else if (m) {
+    sources.files.push(...(m.local ?? []));
+    sources.urls.push(...(m.remote ?? []).map((r) => r.url));
+    sources.inline.push(...(m.inline ?? []));
+  }
+  if (c.SAML2_METADATA_URL) sources.urls.push(c.SAML2_METADATA_URL);
+  return sources;
+}
+
+function samlChecks(c: Values): string[] {
+  const problems: string[] = [];
+  const { key_file: keyFile, cert_file: certFile } = c.SAML2_CONFIG;
+  if (!c.BASE_URL) {
+    problems.push(
+      "BASE_URL: needed with AUTH_PROVIDER = 'saml2' (the identity provider posts to <BASE_URL>/auth/saml)",
+    );
+  }
+  const { files, urls, inline } = samlMetadataSources(c);
+  if (files.length + urls.length + inline.length === 0) {
+    problems.push("SAML2_CONFIG: needs 'metadata' (the identity provider's), or set SAML2_METADATA_URL");
+  }
+  for (const url of urls) {
+    if (!/^https?:\/\/[^/]/.test(url)) problems.push(`SAML2 metadata: expected an http(s) URL, got '${url}'`);
+  }
+  if (Boolean(keyFile) !== Boolean(certFile)) {
+    problems.push(
+      'SAML2_CONFIG: key_file and cert_file go together (the key signs, the certificate is published)',
+    );
+  }
+  const named = [...files.map((f) => ['metadata', f]), ['key_file', keyFile], ['cert_file', certFile]];
+  for (const [name, file] of named) {
+    if (file && !existsSync(file)) problems.push(`SAML2_CONFIG: ${name} file '${file}' does not exist`);
+  }
+  return problems;
 }

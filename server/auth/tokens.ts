@@ -14,6 +14,9 @@ export interface TokenSubject {
   scopes: readonly string[];
   roles?: readonly string[];
   groups?: readonly string[];
+  /** GitHub organisations. */
+  orgs?: readonly string[];
+  picture?: string | null;
   /** Only with CUSTOMER_VIEWS. */
   customers?: readonly string[] | null;
 }
@@ -44,6 +47,8 @@ export async function createToken(
   }
   if (s.roles?.length) claims.roles = [...s.roles];
   if (s.groups?.length) claims.groups = [...s.groups];
+  if (s.orgs?.length) claims.orgs = [...s.orgs];
+  if (s.picture) claims.picture = s.picture;
   if (config.CUSTOMER_VIEWS) claims.customers = [...(s.customers ?? [])];
   const iat = Math.floor(now / 1000);
   return new SignJWT(claims)

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { MeUpdate, SignupInput, User, UserInput, UserList, UserUpdate } from '../../shared/users.ts';
 import { customersFor } from '../auth/authenticate.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
@@ -297,7 +297,7 @@ function principalOf(deps: Deps, user: UserRow): string {
 }
 
 /** ALLOWED_EMAIL_DOMAINS, enforced only with AUTH_REQUIRED; `*` allows all; ADMIN_USERS always pass. */
-function isDomainAllowed(deps: Deps, domain: string | null, principal: string): boolean {
+export function isDomainAllowed(deps: Deps, domain: string | null, principal: string): boolean {
   const { config } = deps;
   if (!config.AUTH_REQUIRED || config.ALLOWED_EMAIL_DOMAINS.includes('*')) return true;
   if (config.ADMIN_USERS.includes(principal)) return true;
@@ -464,6 +464,126 @@ export async function upsertExternalUser(deps: Deps, who: ExternalUser): Promise
   const again = await usersDb.findUserByLoginOrEmail(deps.db, who.login);
   if (!again) throw conflict(LOGIN_TAKEN);
   return again;
+}
+
+// --- sign-in through an external identity provider ---------------------------------------------
+
+/** Who an identity provider (OpenID Connect, GitHub, SAML) says the caller is. */
+export interface ExternalIdentity {
+  /** The AUTH_PROVIDER it came through; the token's `provider`. */
+  provider: string;
+  /** The provider's stable id for the person; the local user's id is derived from it. */
+  subject: string;
+  login: string;
+  name: string;
+  email: string | null;
+  emailVerified: boolean;
+  picture?: string | null;
+  /** Names from the provider; with the user's own roles they give scopes and customers. */
+  roles: readonly string[];
+  groups: readonly string[];
+  orgs?: readonly string[];
+  /** Sign in as an existing user with the same verified email instead of creating one. */
+  linkByEmail: boolean;
+  /** `text` of a user created at the first sign-in, e.g. "OpenID user". */
+  text: string;
+}
+
+const USER_ID_NAMESPACE = Buffer.from('6c0b3c1e8f2d4a579e41d2a7b5c93f06', 'hex');
+
+/** A name-based (version 5) UUID: one provider and subject always give the same local user id. */
+export function userIdFor(provider: string, subject: string): string {
+  const h = createHash('sha1').update(USER_ID_NAMESPACE).update(`${provider}:${subject}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The local user of an external identity: found, linked by verified email, or created; kept in step. */
+async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRow> {
+  const id = userIdFor(who.provider, who.subject);
+  const email = who.email || null;
+  const loginTaken = () => conflict(`login '${who.login}' belongs to another user`);
+  const emailTaken = () => conflict(`email '${email}' belongs to another user`);
+  return deps.db.transaction(async (tx) => {
+    const row = await usersDb.findUserById(tx, id, true);
+    if (!row && who.linkByEmail && email && who.emailVerified) {
+      const same = await usersDb.findUserByLoginOrEmail(tx, email);
+      if (same && same.email?.toLowerCase() === email.toLowerCase()) return same;
+    }
+    if (!row) {
+      if (await usersDb.isLoginTaken(tx, who.login, null)) throw loginTaken();
+      if (email && (await usersDb.isEmailTaken(tx, email, null))) throw emailTaken();
+      const created = await usersDb.insertUser(tx, {
+        id,
+        name: who.name,
+        login: who.login,
+        email,
+        password: '',
+        status: 'active',
+        roles: defaultRoles(deps, email, who.login),
+        attributes: {},
+        createTime: deps.clock.now(),
+        text: who.text,
+        emailVerified: who.emailVerified,
+      });
+      if (!created) throw loginTaken();
+      deps.log.info({ userId: id, provider: who.provider }, 'user.created');
+      return created;
+    }
+    const patch: UserPatch = {};
+    if (who.name && who.name !== row.name) patch.name = who.name;
+    if (who.login !== row.login) {
+      if (await usersDb.isLoginTaken(tx, who.login, id)) throw loginTaken();
+      patch.login = who.login;
+    }
+    if (email && email.toLowerCase() !== row.email?.toLowerCase()) {
+      if (await usersDb.isEmailTaken(tx, email, id)) throw emailTaken();
+      patch.email = email;
+    }
+    if (email && who.emailVerified !== row.emailVerified) patch.emailVerified = who.emailVerified;
+    return Object.keys(patch).length ? usersDb.updateUser(tx, id, patch, deps.clock.now()) : row;
+  });
+}
+
+/**
+ * Signs in someone an identity provider vouched for (the caller has checked its allow-lists):
+ * their local user, then a token whose scopes come from the provider's role, group and
+ * organisation names plus the user's own roles, and customers from the lookup (auth.md §4, §5, §12).
+ */
+export async function signInExternal(deps: Deps, who: ExternalIdentity, baseUrl: string): Promise<string> {
+  const { config } = deps;
+  const user = await userOfIdentity(deps, who);
+  if (user.status !== 'active') throw forbidden(`User ${user.login} is not active`);
+  const principal = principalOf(deps, user);
+  const roles = [...new Set([...who.roles, ...user.roles])];
+  const names = [...roles, ...who.groups, ...(who.orgs ?? [])];
+  const scopes = scopesForRoles(config, principal, names, await permMatches(deps.db));
+  const domain = domainOf(user);
+  const lookup = [...(domain ? [domain] : []), ...who.groups, ...who.roles, ...(who.orgs ?? [])];
+  const customers = config.CUSTOMER_VIEWS ? await customersFor(deps, principal, lookup) : null;
+  const token = await createToken(
+    config,
+    {
+      userId: user.id,
+      login: user.login,
+      name: user.name,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      provider: who.provider,
+      scopes,
+      roles,
+      groups: who.groups,
+      orgs: who.orgs ?? [],
+      picture: who.picture ?? null,
+      customers,
+    },
+    baseUrl,
+  );
+  await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
+  deps.log.info({ userId: user.id, provider: who.provider }, 'auth.login');
+  return token;
 }
 
 /**

@@ -13,18 +13,26 @@ export function corsFrom(
   credentials: boolean,
   /** Paths that always allow credentials (the login endpoints), as the established server does. */
   credentialPaths: (path: string) => boolean = () => false,
+  /** Origins allowed on some paths only: the SAML identity provider's on /auth/saml. */
+  pathOrigins: (path: string) => readonly string[] = () => [],
 ): Middleware {
-  const exact = new Set(origins.filter((o) => !o.startsWith('^')));
-  const patterns = origins.filter((o) => o.startsWith('^')).map((o) => new RegExp(o));
+  const isListed = originMatcher(origins);
   return cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');
-      if (exact.has('*')) return credentials || credentialPaths(ctx.path) ? origin : '*';
-      return exact.has(origin) || patterns.some((p) => p.test(origin)) ? origin : '';
+      if (origins.includes('*')) return credentials || credentialPaths(ctx.path) ? origin : '*';
+      return isListed(origin) || pathOrigins(ctx.path).includes(origin) ? origin : '';
     },
     allowHeaders: [...allowHeaders],
     exposeHeaders: ['X-Request-ID'],
     credentials: (ctx) => credentials || credentialPaths(ctx.path),
     maxAge: 86400,
   });
+}
+
+/** Does CORS_ORIGINS list this origin: exactly, as `*`, or by a `^` regular expression? */
+export function originMatcher(origins: readonly string[]): (origin: string) => boolean {
+  const exact = new Set(origins.filter((o) => !o.startsWith('^')));
+  const patterns = origins.filter((o) => o.startsWith('^')).map((o) => new RegExp(o));
+  return (origin) => exact.has('*') || exact.has(origin) || patterns.some((p) => p.test(origin));
 }

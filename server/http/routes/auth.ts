@@ -3,7 +3,8 @@ import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
 import { logIn, signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
-import { AppError, forbidden, unauthorized } from '../../errors.ts';
+import { oidcLogoutUrl } from '../../auth/sso/index.ts';
+import { forbidden, unauthorized } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
@@ -13,6 +14,11 @@ const LOGGED_OUT = { status: 'ok', message: 'OIDC end_session_endpoint not confi
 /** Login, signup, logout and userinfo (auth.md §6). Only /userinfo needs credentials. */
 export function authRoutes(deps: Deps): Router {
   const router = new Router();
+  /** The web UI sends people on to the OpenID provider's end-session URL when there is one. */
+  const loggedOut = () => {
+    const logoutUrl = oidcLogoutUrl(deps.config);
+    return logoutUrl ? { status: 'ok', logoutUrl } : LOGGED_OUT;
+  };
 
   /** POST /auth/login: `{username | email, password}` → `{token}`. */
   router.post('/auth/login', async (ctx) => {
@@ -26,12 +32,8 @@ export function authRoutes(deps: Deps): Router {
       ctx.body = { token: await logInWithLdap(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
       return;
     }
-    if (deps.config.AUTH_PROVIDER !== 'basic') {
-      throw new AppError(
-        501,
-        `login with AUTH_PROVIDER '${deps.config.AUTH_PROVIDER}' is not supported here`,
-      );
-    }
+    // With OAuth or SAML (routes/sso.ts) the local table still serves the accounts made here, such
+    // as ADMIN_USERS, as the established server does.
     ctx.body = { token: await logIn(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
   });
 
@@ -64,12 +66,12 @@ export function authRoutes(deps: Deps): Router {
 
   /** GET /auth/logout */
   router.get('/auth/logout', (ctx) => {
-    ctx.body = LOGGED_OUT;
+    ctx.body = loggedOut();
   });
 
   /** POST /auth/logout */
   router.post('/auth/logout', (ctx) => {
-    ctx.body = LOGGED_OUT;
+    ctx.body = loggedOut();
   });
 
   /** GET /userinfo: the claims of the caller's Bearer token. */

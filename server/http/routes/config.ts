@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { oidcAuthUrl } from '../../auth/sso/index.ts';
 import type { Deps } from '../../deps.ts';
 import { apiBase } from '../base-url.ts';
 
@@ -38,7 +39,7 @@ export function configRoutes(deps: Deps): Router {
       gitlab_url: config.GITLAB_URL,
       keycloak_url: config.KEYCLOAK_URL,
       keycloak_realm: config.KEYCLOAK_REALM,
-      oidc_auth_url: config.OIDC_AUTH_URL,
+      oidc_auth_url: oidcAuthUrl(config),
       site_logo_url: config.SITE_LOGO_URL,
       severity: model.severity,
       colors: model.colors,

@@ -1,0 +1,205 @@
+import type { Config } from '../../config.ts';
+import type { Deps } from '../../deps.ts';
+import { isDomainAllowed, signInExternal, type ExternalIdentity } from '../../domain/users.ts';
+import { AppError, badRequest, forbidden } from '../../errors.ts';
+import { githubIdentity, githubSecretFor } from './github.ts';
+import { discoverOidc, identityOfClaims, issuerOf, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';
+import { identityOfProfile, loadSaml, type HandBack, type Saml } from './saml.ts';
+
+/** What AUTH_PROVIDER needs from its identity provider before the first login. */
+export interface SsoSetup {
+  oidc: Oidc | null;
+  saml: Saml | null;
+}
+
+const loading = new WeakMap<Config, Promise<SsoSetup>>();
+const loaded = new WeakMap<Config, SsoSetup>();
+
+async function prepare(config: Config): Promise<SsoSetup> {
+  const issuer = issuerOf(config);
+  return {
+    oidc: issuer ? await discoverOidc(issuer) : null,
+    saml: config.AUTH_PROVIDER === 'saml2' ? await loadSaml(config) : null,
+  };
+}
+
+/**
+ * The discovery document (OpenID Connect) or metadata (SAML) of AUTH_PROVIDER, fetched once per
+ * configuration. Start-up awaits it, so an unreachable provider stops the server there (auth.md
+ * §12); a failed attempt is forgotten, so a later login tries again.
+ */
+export function loadSso(config: Config): Promise<SsoSetup> {
+  let p = loading.get(config);
+  if (!p) {
+    p = prepare(config).then(
+      (setup) => {
+        loaded.set(config, setup);
+        return setup;
+      },
+      (err: unknown) => {
+        loading.delete(config);
+        throw err;
+      },
+    );
+    loading.set(config, p);
+  }
+  return p;
+}
+
+/** The setup once loaded (null before): for answers that cannot wait, such as /config and CORS. */
+export const loadedSso = (config: Config): SsoSetup | null => loaded.get(config) ?? null;
+
+async function setupFor(deps: Deps): Promise<SsoSetup> {
+  try {
+    return await loadSso(deps.config);
+  } catch (err) {
+    deps.log.error({ err }, 'auth.provider_unavailable');
+    throw new AppError(503, 'the identity provider is not reachable; try again later');
+  }
+}
+
+/** Allow-lists are enforced only with AUTH_REQUIRED; `*` lets everyone in (auth.md §12). */
+const isListed = (config: Config, allowed: readonly string[], names: readonly string[]) =>
+  !config.AUTH_REQUIRED || allowed.includes('*') || names.some((n) => allowed.includes(n));
+
+/** 403 unless each of the provider's allow-lists and ALLOWED_EMAIL_DOMAINS let this person in. */
+function assertAllowed(deps: Deps, who: ExternalIdentity): void {
+  const c = deps.config;
+  const byProvider: Record<string, [readonly string[], readonly string[]][]> = {
+    openid: [[c.ALLOWED_OIDC_ROLES, who.roles]],
+    keycloak: [
+      [c.ALLOWED_KEYCLOAK_ROLES, who.roles],
+      [c.ALLOWED_OIDC_ROLES, who.roles],
+    ],
+    gitlab: [
+      [c.ALLOWED_GITLAB_GROUPS, who.groups],
+      [c.ALLOWED_OIDC_ROLES, who.roles],
+    ],
+    github: [[c.ALLOWED_GITHUB_ORGS, who.orgs ?? []]],
+    saml2: [[c.ALLOWED_SAML2_GROUPS, who.groups]],
+  };
+  const lists = byProvider[who.provider] ?? [];
+  const principal = who.email && c.ADMIN_USERS.includes(who.email) ? who.email : who.login;
+  const domain = who.email?.includes('@') ? who.email.split('@').pop()! : null;
+  if (
+    !lists.every(([allowed, names]) => isListed(c, allowed, names)) ||
+    !isDomainAllowed(deps, domain, principal)
+  ) {
+    deps.log.info({ provider: who.provider, login: who.login }, 'auth.login_not_authorized');
+    throw forbidden(`User ${who.login} is not authorized`);
+  }
+}
+
+/** The OAuth providers whose authorisation codes `POST /auth/<provider>` exchanges. */
+export const CODE_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'] as const;
+
+/**
+ * `POST /auth/<provider>`: exchanges the code the web UI or CLI got, checks the allow-lists, and
+ * answers with our own token for the local user of that person.
+ */
+export async function signInWithCode(
+  deps: Deps,
+  provider: string,
+  input: { code: string; clientId?: string | undefined; redirectUri: string },
+  baseUrl: string,
+): Promise<string> {
+  const { config } = deps;
+  if (config.AUTH_PROVIDER !== provider) {
+    throw badRequest(`login with ${provider} is not enabled (AUTH_PROVIDER is '${config.AUTH_PROVIDER}')`);
+  }
+  const clientId = input.clientId || config.OAUTH2_CLIENT_ID.split(',')[0]!;
+  const secret =
+    provider === 'github'
+      ? githubSecretFor(config, clientId)
+      : clientId === config.OAUTH2_CLIENT_ID
+        ? config.OAUTH2_CLIENT_SECRET
+        : null;
+  if (secret === null) throw badRequest(`clientId '${clientId.slice(0, 100)}' is not OAUTH2_CLIENT_ID`);
+  const grant: CodeGrant = {
+    code: input.code,
+    clientId,
+    clientSecret: secret,
+    redirectUri: input.redirectUri,
+  };
+  let who: ExternalIdentity;
+  if (provider === 'github') who = await githubIdentity(config, grant);
+  else {
+    const { oidc } = await setupFor(deps);
+    who = identityOfClaims(config, await oidcClaims(config, oidc!, grant));
+  }
+  assertAllowed(deps, who);
+  return signInExternal(deps, who, baseUrl);
+}
+
+/** The end-session URL GET /auth/logout hands to the web UI: OIDC_LOGOUT_URL or the discovered one. */
+export function oidcLogoutUrl(config: Config): string | null {
+  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.discovery.end_session_endpoint ?? null;
+}
+
+/** The authorisation URL the web UI sends people to: OIDC_AUTH_URL or the discovered one. */
+export function oidcAuthUrl(config: Config): string | null {
+  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.discovery.authorization_endpoint ?? null;
+}
+
+/** 400 unless AUTH_PROVIDER is saml2: the SAML endpoints answer nothing else. */
+export function assertSamlEnabled(config: Config): void {
+  if (config.AUTH_PROVIDER !== 'saml2') {
+    throw badRequest(`SAML is not enabled (AUTH_PROVIDER is '${config.AUTH_PROVIDER}')`);
+  }
+}
+
+async function samlOf(deps: Deps): Promise<Saml> {
+  assertSamlEnabled(deps.config);
+  return (await setupFor(deps)).saml!;
+}
+
+/** The identity provider's origin, which may post to /auth/saml (CORS); none before start-up loaded it. */
+export const samlIdpOrigins = (config: Config): string[] => {
+  const saml = loadedSso(config)?.saml;
+  return saml ? [saml.idpOrigin] : [];
+};
+
+/** GET /auth/saml/metadata.xml */
+export async function samlMetadata(deps: Deps): Promise<string> {
+  return (await samlOf(deps)).metadata;
+}
+
+/**
+ * GET /auth/saml: where to send the browser to sign in: a redirect URL, or (for an identity
+ * provider that only takes posts) a self-submitting form. `relayState` comes back with the answer.
+ */
+export async function samlSignInRequest(
+  deps: Deps,
+  relayState: string,
+): Promise<{ redirect: string } | { form: string }> {
+  const saml = await samlOf(deps);
+  if (saml.idp.binding.endsWith('HTTP-POST'))
+    return { form: await saml.sp.getAuthorizeFormAsync(relayState) };
+  return { redirect: await saml.sp.getAuthorizeUrlAsync(relayState, undefined, {}) };
+}
+
+/** POST /auth/saml: the identity provider's answer, checked; the token for the popup, or why not. */
+export async function samlSignIn(
+  deps: Deps,
+  samlResponse: string,
+  baseUrl: string,
+): Promise<{ status: number; result: HandBack }> {
+  const saml = await samlOf(deps);
+  let profile: Record<string, unknown>;
+  try {
+    const checked = await saml.sp.validatePostResponseAsync({ SAMLResponse: samlResponse });
+    if (!checked.profile) throw new Error('no assertion');
+    profile = checked.profile;
+  } catch (err) {
+    deps.log.info({ reason: (err as Error).message }, 'auth.saml_response_rejected');
+    return { status: 401, result: { status: 'error', message: 'SAML response rejected' } };
+  }
+  try {
+    const who = identityOfProfile(deps.config, profile);
+    assertAllowed(deps, who);
+    return { status: 200, result: { status: 'ok', token: await signInExternal(deps, who, baseUrl) } };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    return { status: err.status, result: { status: 'error', message: err.message } };
+  }
+}

@@ -1,0 +1,125 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  assertSamlEnabled,
+  CODE_PROVIDERS,
+  samlMetadata,
+  samlSignIn,
+  samlSignInRequest,
+  signInWithCode,
+} from '../../auth/sso/index.ts';
+import { handBackPage, type HandBack } from '../../auth/sso/saml.ts';
+import type { Deps } from '../../deps.ts';
+import { AppError, badRequest } from '../../errors.ts';
+import { apiBase } from '../base-url.ts';
+import { bodyObject } from '../body.ts';
+import { originMatcher } from '../middleware/cors.ts';
+
+/** What the web UI and the CLI send after the provider's redirect (clients.md: `login`). */
+const CodeSchema = z.object({
+  code: z.string().min(1).max(4096),
+  clientId: z.string().max(500).nullish(),
+  redirectUri: z.string().min(1).max(2000),
+});
+
+/** Providers of the established server that are OpenID Connect underneath, or not offered here. */
+const NOT_HERE: Record<string, string> = {
+  azure: "use AUTH_PROVIDER = 'openid' with the tenant's OIDC_ISSUER_URL",
+  google: "use AUTH_PROVIDER = 'openid' with OIDC_ISSUER_URL = 'https://accounts.google.com'",
+  cognito: "use AUTH_PROVIDER = 'openid' with the user pool's OIDC_ISSUER_URL",
+  pingfederate: "use AUTH_PROVIDER = 'openid' with OIDC_ISSUER_URL",
+  cas: 'CAS is not supported',
+};
+
+/**
+ * The origin the SAML popup may hand its result to: the RelayState's, when it is this server's own
+ * or one CORS_ORIGINS lists (the web UI's). Any other page could otherwise open the popup and
+ * receive the token of whoever is signed in at the identity provider.
+ */
+function handBackOrigin(deps: Deps, relayState: string, base: string): string | null {
+  let origin: string;
+  try {
+    origin = new URL(relayState).origin;
+  } catch {
+    return null;
+  }
+  if (origin === 'null') return null;
+  return origin === new URL(base).origin || originMatcher(deps.config.CORS_ORIGINS)(origin) ? origin : null;
+}
+
+function sendPage(ctx: Context, status: number, result: HandBack, origin: string | null) {
+  const page = handBackPage(result, origin);
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', page.csp);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.body = page.html;
+}
+
+/** OAuth 2.0 / OpenID Connect code exchange and SAML 2.0 (auth.md §6, §12; docs/auth-sso.md). */
+export function ssoRoutes(deps: Deps): Router {
+  const router = new Router();
+
+  for (const provider of CODE_PROVIDERS) {
+    /** POST /auth/<provider>: `{code, clientId, redirectUri}` → `{token}`. */
+    router.post(`/auth/${provider}`, async (ctx) => {
+      const input = CodeSchema.parse(bodyObject(ctx));
+      const grant = {
+        code: input.code,
+        clientId: input.clientId ?? undefined,
+        redirectUri: input.redirectUri,
+      };
+      ctx.body = { token: await signInWithCode(deps, provider, grant, apiBase(ctx, deps.config)) };
+    });
+  }
+  for (const [provider, advice] of Object.entries(NOT_HERE)) {
+    router.post(`/auth/${provider}`, () => {
+      throw new AppError(501, `login with ${provider} is not implemented here: ${advice}`);
+    });
+  }
+
+  /** GET /auth/saml/metadata.xml: this service provider's metadata, for the identity provider's admin. */
+  router.get('/auth/saml/metadata.xml', async (ctx) => {
+    const xml = await samlMetadata(deps);
+    ctx.type = 'text/xml; charset=utf-8';
+    ctx.body = xml;
+  });
+
+  /** GET /auth/saml: off to the identity provider; its answer returns to the page that opened us. */
+  router.get('/auth/saml', async (ctx) => {
+    assertSamlEnabled(deps.config);
+    const base = apiBase(ctx, deps.config);
+    const relayState = ctx.get('Referer') || base;
+    if (!handBackOrigin(deps, relayState, base)) {
+      throw badRequest('the page that asked to sign in is not on an origin CORS_ORIGINS lists');
+    }
+    const next = await samlSignInRequest(deps, relayState);
+    ctx.set('Cache-Control', 'no-store');
+    if ('redirect' in next) ctx.redirect(next.redirect);
+    else {
+      ctx.type = 'html';
+      ctx.body = next.form;
+    }
+  });
+
+  /** POST /auth/saml: the identity provider's form post (SAMLResponse, RelayState) → hand-back page. */
+  router.post('/auth/saml', async (ctx) => {
+    assertSamlEnabled(deps.config);
+    const base = apiBase(ctx, deps.config);
+    const form = new URLSearchParams(ctx.request.rawBody ?? '');
+    const origin = handBackOrigin(deps, form.get('RelayState') ?? '', base);
+    const samlResponse = form.get('SAMLResponse');
+    if (!origin) {
+      const message = 'RelayState is not on an origin CORS_ORIGINS lists';
+      return sendPage(ctx, 400, { status: 'error', message }, null);
+    }
+    if (!samlResponse)
+      return sendPage(ctx, 400, { status: 'error', message: 'missing SAMLResponse' }, origin);
+    const { status, result } = await samlSignIn(deps, samlResponse, base);
+    sendPage(ctx, status, result, origin);
+  });
+
+  return router;
+}
