@@ -116,6 +116,18 @@ function credentialProblems(c: unknown): string[] {
   }
   if ('password' in c && typeof c.password !== 'string')
     problems.push("credentials 'password' must be a string");
+  for (const k of ['key', 'token']) {
+    // Sent as they are in a header: a line break or another control character would break it.
+    if (typeof c[k] === 'string' && [...c[k]].some((ch) => ch < ' ' || ch === '\u007f')) {
+      problems.push(`credentials '${k}' must not contain control characters`);
+    }
+  }
+  if (typeof c.username === 'string' && c.username.includes(':')) {
+    problems.push("credentials 'username' must not contain ':' (HTTP Basic cannot carry it)");
+  }
+  if ('secret' in c && typeof c.key === 'string' && /["\\]|[^\x20-\x7e]/.test(c.key)) {
+    problems.push('an HMAC key id must be printable ASCII without quotes or backslashes (Hawk header rules)');
+  }
   const has = (k: string) => k in c;
   if (has('username') !== has('password')) problems.push('credentials need both username and password');
   if (has('secret') && !has('key')) problems.push('credentials with a secret need the key it belongs to');

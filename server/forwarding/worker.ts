@@ -125,7 +125,7 @@ class DestinationLoop {
         stop: stopping,
       });
     } catch (err) {
-      // Building the request can fail only on a credential a header cannot carry: it never will.
+      // Only a credential a header cannot carry fails here, and start-up refuses those: be safe anyway.
       attempt = { outcome: 'rejected', status: 0, error: (err as Error).message };
     }
     if (attempt.outcome === 'stopped') {
