@@ -45,22 +45,28 @@ const pemOf = (base64: string) =>
     .replace(/(.{64})/g, '$1\n')
     .trim()}\n-----END CERTIFICATE-----\n`;
 
+/** Elements by namespace and local name (xmldom's node lists are not iterable). */
+function elements(parent: Document | Element, ns: string, name: string): Element[] {
+  const list = parent.getElementsByTagNameNS(ns, name);
+  return Array.from({ length: list.length }, (_, i) => list.item(i)!);
+}
+
 /** The first identity provider in a metadata document: entity id, single sign-on URL, signing certificates. */
 export function parseIdpMetadata(xml: string): IdpInfo {
-  const idp = parseXml(xml).getElementsByTagNameNS(MD, 'IDPSSODescriptor')[0];
+  const idp = elements(parseXml(xml), MD, 'IDPSSODescriptor')[0];
   if (!idp) throw new Error('no IDPSSODescriptor');
   const entityId = (idp.parentNode as Element | null)?.getAttribute('entityID');
   if (!entityId) throw new Error('no entityID');
-  const services = [...(idp.getElementsByTagNameNS(MD, 'SingleSignOnService') as unknown as Element[])];
+  const services = elements(idp, MD, 'SingleSignOnService');
   const service =
     services.find((s) => s.getAttribute('Binding') === REDIRECT) ??
     services.find((s) => s.getAttribute('Binding') === POST);
   const ssoUrl = service?.getAttribute('Location');
   if (!service || !ssoUrl)
     throw new Error('no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding');
-  const certs = [...(idp.getElementsByTagNameNS(MD, 'KeyDescriptor') as unknown as Element[])]
+  const certs = elements(idp, MD, 'KeyDescriptor')
     .filter((k) => k.getAttribute('use') !== 'encryption')
-    .flatMap((k) => [...(k.getElementsByTagNameNS(DS, 'X509Certificate') as unknown as Element[])])
+    .flatMap((k) => elements(k, DS, 'X509Certificate'))
     .map((c) => pemOf(c.textContent ?? ''));
   for (const cert of certs) new X509Certificate(cert); // throws on a certificate that does not parse
   if (certs.length === 0) throw new Error('no signing certificate (KeyDescriptor)');
