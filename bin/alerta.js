@@ -7,8 +7,7 @@ if (major < 24) {
   process.exit(1);
 }
 try {
-  const { cli } = await import('../server/cli/main.ts');
-  await cli();
+  await import('../server/cli/main.ts');
 } catch (err) {
   if (err?.code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING') {
     console.error('ERROR: alerta runs from a checkout: install it with "npm install -g ." in the repository');

@@ -193,7 +193,7 @@ export function loadSettings(
     sslcert: file('sslcert'),
     sslkey: file('sslkey'),
     output: flags.output ?? nonEmpty(env.ALERTA_OUTPUT) ?? file('output') ?? DEFAULTS.output,
-    color: flags.color ?? envBool('ALERTA_COLOR') ?? envFlag(env.CLICOLOR) ?? fileBool('color'),
+    color: flags.color ?? envFlag(env.CLICOLOR) ?? fileBool('color'),
     debug: flags.debug ?? envBool('ALERTA_DEBUG') ?? envFlag(env.DEBUG) ?? fileBool('debug'),
   };
 }
