@@ -528,7 +528,12 @@ async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRo
         text: who.text,
         emailVerified: who.emailVerified,
       });
-      if (!created) throw loginTaken();
+      if (!created) {
+        // A concurrent first sign-in of the same person created the row; anything else holds the login.
+        const concurrent = await usersDb.findUserById(tx, id);
+        if (concurrent) return concurrent;
+        throw loginTaken();
+      }
       deps.log.info({ userId: id, provider: who.provider }, 'user.created');
       return created;
     }
