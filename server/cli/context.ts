@@ -69,28 +69,35 @@ export function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
   });
 }
 
-/** A line typed at the terminal, echoing `*`-less when hidden; Ctrl-C aborts with exit 130. */
+/** Keys typed (or pasted) ahead of the prompt that will read them. */
+let typedAhead = '';
+
+/** A line typed at the terminal, not echoed when hidden; Ctrl-C aborts with exit 130. */
 export function promptTerminal(stdin: NodeJS.ReadStream, question: string, hidden: boolean): Promise<string> {
   process.stderr.write(question);
   return new Promise((resolve) => {
     let value = '';
-    stdin.setRawMode(true);
-    stdin.setEncoding('utf8');
-    stdin.resume();
+    const finish = (rest: string) => {
+      typedAhead = rest;
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      resolve(value);
+    };
     const onData = (chunk: string) => {
-      for (const ch of chunk) {
+      const chars = [...chunk];
+      for (let i = 0; i < chars.length; i++) {
+        const ch = chars[i]!;
         if (ch === '\u0003') {
           stdin.setRawMode(false);
           process.stderr.write('\n');
           process.exit(130);
         }
         if (ch === '\r' || ch === '\n' || ch === '\u0004') {
-          stdin.setRawMode(false);
-          stdin.pause();
-          stdin.off('data', onData);
-          process.stderr.write('\n');
-          resolve(value);
-          return;
+          // A pasted "user⏎password⏎" arrives in one chunk: keep the rest for the next prompt.
+          const next = chars[i + 1] === '\n' && ch === '\r' ? i + 2 : i + 1;
+          return finish(chars.slice(next).join(''));
         }
         if (ch === '\u007f' || ch === '\b') {
           if (value) {
@@ -103,7 +110,11 @@ export function promptTerminal(stdin: NodeJS.ReadStream, question: string, hidde
         if (!hidden) process.stderr.write(ch);
       }
     };
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
     stdin.on('data', onData);
+    if (typedAhead) onData(typedAhead);
+    if (stdin.listenerCount('data') > 0) stdin.resume();
   });
 }
 
