@@ -1,5 +1,5 @@
 /**
- * `npm test`: typecheck, lint, unit, API, CLI and browser tests. Each test file runs in its own
+ * `npm test`: typecheck, lint, unit, API, CLI, browser and cluster tests. Each test file runs in its own
  * process; the last line is "N passed, N failed" and the exit code is non-zero on any failure.
  *   npm test -- --only unit,api      run only these stages
  *   npm test -- tests/api/x.test.ts  run only these files
@@ -23,7 +23,7 @@ const onlyArg = args.indexOf('--only');
 const only = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : null;
 const files = args.filter((a, i) => a.endsWith('.ts') && (onlyArg < 0 || i !== onlyArg + 1));
 const wants = (stage: string) =>
-  files.length ? ['unit', 'api', 'cli', 'browser'].includes(stage) : !only || only.has(stage);
+  files.length ? ['unit', 'api', 'cli', 'browser', 'cluster'].includes(stage) : !only || only.has(stage);
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
 
 function run(
@@ -141,6 +141,8 @@ async function main() {
     ['api', 2],
     ['cli', 2],
     ['browser', 1],
+    // Several server processes, nginx and a replay of the Dockerfile's steps: one file at a time.
+    ['cluster', 1],
   ];
   const needsDb =
     stages.some(([s]) => s !== 'unit' && wants(s)) &&

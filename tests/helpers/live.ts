@@ -1,4 +1,4 @@
-import { io, type Socket } from 'socket.io-client';
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import type {
   ClientToServerEvents,
@@ -51,7 +51,10 @@ export async function until<T>(
   }
 }
 
-function open(origin: string, auth: Credentials): LiveSocket {
+/** Socket options that override the defaults below (transports, reconnection, an http agent). */
+export type SocketChoices = Partial<ManagerOptions & SocketOptions>;
+
+function open(origin: string, auth: Credentials, choices: SocketChoices = {}): LiveSocket {
   return io(origin, {
     path: '/api/socket.io',
     transports: ['websocket'],
@@ -59,6 +62,7 @@ function open(origin: string, auth: Credentials): LiveSocket {
     reconnection: false,
     forceNew: true,
     timeout: 5000,
+    ...choices,
   });
 }
 
@@ -104,8 +108,13 @@ export class LiveClient {
     }
   }
 
-  static connect(origin: string, auth: Credentials, timeoutMs = 5000): Promise<LiveClient> {
-    const socket = open(origin, auth);
+  static connect(
+    origin: string,
+    auth: Credentials,
+    timeoutMs = 5000,
+    choices: SocketChoices = {},
+  ): Promise<LiveClient> {
+    const socket = open(origin, auth, choices);
     const client = new LiveClient(socket);
     return new Promise((ok, fail) => {
       const timer = setTimeout(() => {
