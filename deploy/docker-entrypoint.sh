@@ -26,7 +26,13 @@ heartbeat_alerts() {
   done
 }
 
-if [ "$*" = "node server/main.ts" ]; then
+# The server, however it is started (`node --max-old-space-size=400 server/main.ts` too).
+case "$*" in
+  *server/main.ts) is_server=true ;;
+  *) is_server=false ;;
+esac
+
+if $is_server; then
   if [ -z "${DATABASE_URL:-}${POSTGRES_URI:-}" ]; then
     echo "alertwall: cannot start: DATABASE_URL is required in the container, e.g. postgres://user:password@db:5432/alertwall" >&2
     exit 2
