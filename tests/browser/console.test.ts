@@ -752,6 +752,36 @@ for (const [width, height] of [
   });
 }
 
+con('thousands of alerts: only the rows in sight are in the DOM', async (ctx) => {
+  const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
+  try {
+    const count = 3000;
+    await queryDb(
+      ctx.db.url,
+      `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group",
+         value, text, tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat,
+         previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
+       SELECT gen_random_uuid()::text, 'many' || lpad(i::text, 5, '0'), 'e', 'Production', 'minor', '{}', 'open',
+         ARRAY['svc'], 'Misc', '', 'seeded', '{}', '{}', 'console.test', 'exceptionAlert', now(), 86400, NULL, 0,
+         false, 'indeterminate', 'noChange', now(), gen_random_uuid()::text, now(), now()
+       FROM generate_series(1, $1::int) AS i`,
+      [count],
+    );
+    await page.goto(`${ctx.origin}/alerts?q=${q('many')}&sort-by=resource&page-size=${count}`);
+    await page
+      .getByTestId('total')
+      .filter({ hasText: `${count} alerts` })
+      .waitFor();
+    await rows(page).first().waitFor();
+    assert.ok((await rows(page).count()) < 100, `${await rows(page).count()} rows in the DOM`);
+    await page.locator('[data-stale]').evaluate((e) => (e.scrollTop = e.scrollHeight));
+    await rows(page).filter({ hasText: 'many03000' }).waitFor();
+    assert.ok((await rows(page).count()) < 100);
+  } finally {
+    await page.close();
+  }
+});
+
 con.run();
 
 // ---- a logged-in user: watch, saved searches in user attributes, customer views ------------
