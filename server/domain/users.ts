@@ -513,29 +513,34 @@ async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRo
       if (same && same.email?.toLowerCase() === email.toLowerCase()) return same;
     }
     if (!row) {
-      if (await usersDb.isLoginTaken(tx, who.login, null)) throw loginTaken();
-      if (email && (await usersDb.isEmailTaken(tx, email, null))) throw emailTaken();
-      const created = await usersDb.insertUser(tx, {
-        id,
-        name: who.name,
-        login: who.login,
-        email,
-        password: '',
-        status: 'active',
-        roles: defaultRoles(deps, email, who.login),
-        attributes: {},
-        createTime: deps.clock.now(),
-        text: who.text,
-        emailVerified: who.emailVerified,
-      });
-      if (!created) {
-        // A concurrent first sign-in of the same person created the row; anything else holds the login.
-        const concurrent = await usersDb.findUserById(tx, id);
-        if (concurrent) return concurrent;
-        throw loginTaken();
+      const clash = (await usersDb.isLoginTaken(tx, who.login, null))
+        ? loginTaken()
+        : email && (await usersDb.isEmailTaken(tx, email, null))
+          ? emailTaken()
+          : null;
+      const created = clash
+        ? null
+        : await usersDb.insertUser(tx, {
+            id,
+            name: who.name,
+            login: who.login,
+            email,
+            password: '',
+            status: 'active',
+            roles: defaultRoles(deps, email, who.login),
+            attributes: {},
+            createTime: deps.clock.now(),
+            text: who.text,
+            emailVerified: who.emailVerified,
+          });
+      if (created) {
+        deps.log.info({ userId: id, provider: who.provider }, 'user.created');
+        return created;
       }
-      deps.log.info({ userId: id, provider: who.provider }, 'user.created');
-      return created;
+      // A concurrent first sign-in of the same person may have made the row in the meantime.
+      const concurrent = await usersDb.findUserById(tx, id);
+      if (concurrent) return concurrent;
+      throw clash ?? loginTaken();
     }
     const patch: UserPatch = {};
     if (who.name && who.name !== row.name) patch.name = who.name;

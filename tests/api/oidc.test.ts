@@ -134,24 +134,25 @@ openid('the CLI redirect works too; the same subject is the same user, kept in s
   assert.equal(rows, [{ login: 'alice.l', name: 'Alice L.' }]);
 });
 
-openid('two first sign-ins of one person at once make one user', async (ctx) => {
+openid('first sign-ins of one person at once make one user', async (ctx) => {
   ctx.idp.accounts.set('sub-twice', {
     preferred_username: 'twice',
     email: 'twice@example.org',
     email_verified: true,
   });
-  const codes = [await ctx.idp.authorize('sub-twice', UI), await ctx.idp.authorize('sub-twice', UI)];
+  const codes: string[] = [];
+  for (let i = 0; i < 4; i++) codes.push(await ctx.idp.authorize('sub-twice', UI));
   const answers = await Promise.all(
     codes.map((code) => ctx.api.post('/auth/openid', { code, clientId: 'alerta-ui', redirectUri: UI })),
   );
   assert.equal(
     answers.map((a) => a.status),
-    [200, 200],
+    [200, 200, 200, 200],
   );
   const subs = await Promise.all(
     answers.map(async (a) => decodeJwt(((await a.json()) as { token: string }).token).sub),
   );
-  assert.is(subs[0], subs[1]);
+  assert.is(new Set(subs).size, 1);
   assert.equal(await queryDb(ctx.db.url, `SELECT count(*)::int AS n FROM users WHERE login = 'twice'`), [
     { n: 1 },
   ]);
