@@ -14,6 +14,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SETTINGS } from '../../server/config.ts';
 import { freePort, startInstance, startProc, type Instance } from '../../scripts/cluster.ts';
+import { createAlert } from '../helpers/alerts.ts';
+import { createApi } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 import { until } from '../helpers/live.ts';
 
@@ -383,36 +385,16 @@ image(
     assert.is(await check({ ...ctx.run.env, PORT: String(port) }), 0, 'healthy while it runs');
 
     // The generic receiver: {action, alert_id}.
-    const posted = await fetch(`${base}/api/alert`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        resource: 'image-web01',
-        event: 'HttpDown',
-        severity: 'major',
-        environment: 'Production',
-        service: ['web'],
-      }),
-    });
-    assert.is(posted.status, 201);
-    const { id } = (await posted.json()) as { id: string };
-    const hook = await fetch(`${base}/api/webhooks/msteams`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ action: 'ack', alert_id: id }),
-    });
+    const api = createApi(`${base}/api`);
+    const { id } = await createAlert(api, { resource: 'image-web01', event: 'HttpDown', severity: 'major' });
+    const hook = await api.post('/webhooks/msteams', { action: 'ack', alert_id: id });
     assert.equal([hook.status, await hook.json()], [200, { status: 'ok', message: 'status changed' }]);
 
     // HEARTBEAT_SEVERITY (major in the image): the entry point's loop alerts on every heartbeat.
-    const hb = await fetch(`${base}/api/heartbeat`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ origin: 'image-probe', timeout: 600 }),
-    });
-    assert.is(hb.status, 201);
+    assert.is((await api.post('/heartbeat', { origin: 'image-probe', timeout: 600 })).status, 201);
     await until(
       async () => {
-        const res = await fetch(`${base}/api/alerts?resource=image-probe`);
+        const res = await api.get('/alerts?resource=image-probe');
         const { alerts } = (await res.json()) as { alerts: { event: string }[] };
         return alerts.some((a) => a.event === 'HeartbeatOK') ? true : undefined;
       },
