@@ -43,6 +43,9 @@ export class UsageError extends Error {
 
 export type Values = Record<string, unknown>;
 
+/** A repeatable option's values (none when it was not given). */
+export const strings = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
+
 export interface Parsed {
   opts: Values;
   args: string[];

@@ -262,17 +262,21 @@ export function severityPainter(severity: string, enabled: boolean): ((s: string
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
+/** The zone if the runtime knows it, else UTC: an unknown zone in the config should not stop every listing. */
+export function safeTimeZone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+    return zone;
+  } catch {
+    return 'UTC';
+  }
+}
+
 function formatterFor(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone);
   if (!f) {
-    let zone = timezone;
-    try {
-      new Intl.DateTimeFormat('en-GB', { timeZone: zone });
-    } catch {
-      zone = 'UTC'; // an unknown zone in the config file should not stop every listing
-    }
     f = new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone,
+      timeZone: safeTimeZone(timezone),
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',

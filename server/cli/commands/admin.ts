@@ -4,7 +4,7 @@ import type { Heartbeat } from '../../../shared/heartbeats.ts';
 import type { ApiKey } from '../../../shared/keys.ts';
 import type { Customer, Permission } from '../../../shared/perms.ts';
 import type { Group, GroupMember, User } from '../../../shared/users.ts';
-import { UsageError, type OptionSpec } from '../args.ts';
+import { strings, UsageError, type OptionSpec } from '../args.ts';
 import { eachReported, type Command, type Context } from '../context.ts';
 import { localTime, renderTable, type Column } from '../format.ts';
 import { alertBody } from './alerts.ts';
@@ -18,7 +18,6 @@ const DELETE = (what: string): OptionSpec => ({
   help: `Delete ${what} using its id`,
 });
 const enc = encodeURIComponent;
-const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
 const isMachine = (ctx: Context) => ctx.isJson || ctx.isJsonLines;
 /** `alerta/<hostname>`: where heartbeats and generated alerts say they come from. */
 const origin = () => `alerta/${hostname()}`;
@@ -35,8 +34,8 @@ function created(
   else ctx.print(String(idOf(obj) ?? answer.id ?? ''));
 }
 
-/** A deletion: nothing as text (as before), the server's answer as JSON. */
-function deleted(ctx: Context, answer: unknown) {
+/** A change with nothing to show: silent as text (as before), the server's answer as JSON. */
+function answered(ctx: Context, answer: unknown) {
   if (isMachine(ctx)) ctx.json(answer);
 }
 
@@ -117,7 +116,7 @@ const blackout: Command = {
   ],
   async run(ctx, o) {
     if (typeof o.delete === 'string')
-      return deleted(ctx, await ctx.http.delete(`/blackout/${enc(o.delete)}`));
+      return answered(ctx, await ctx.http.delete(`/blackout/${enc(o.delete)}`));
     if (!o.environment) throw new UsageError('Missing option "-E" / "--environment"', 'blackout');
     let startTime: string | null = null;
     if (typeof o.start === 'string') {
@@ -128,11 +127,11 @@ const blackout: Command = {
     }
     const r = await ctx.http.post('/blackout', {
       environment: o.environment,
-      service: list(o.service),
+      service: strings(o.service),
       resource: o.resource ?? null,
       event: o.event ?? null,
       group: o.group ?? null,
-      tags: list(o.tags),
+      tags: strings(o.tags),
       origin: o.origin ?? null,
       customer: o.customer ?? null,
       startTime,
@@ -225,17 +224,17 @@ const heartbeat: Command = {
   ],
   async run(ctx, o) {
     if (typeof o.delete === 'string')
-      return deleted(ctx, await ctx.http.delete(`/heartbeat/${enc(o.delete)}`));
+      return answered(ctx, await ctx.http.delete(`/heartbeat/${enc(o.delete)}`));
     if (typeof o.severity === 'string') checkSeverity(ctx, o.severity, 'heartbeat');
     // Stored in attributes: `heartbeats --alert` raises its alerts with them.
     const attributes: Record<string, unknown> = {};
     if (o.environment) attributes.environment = o.environment;
     if (o.severity) attributes.severity = o.severity;
-    if (list(o.service).length) attributes.service = list(o.service);
+    if (strings(o.service).length) attributes.service = strings(o.service);
     if (o.group) attributes.group = o.group;
     const r = await ctx.http.post('/heartbeat', {
       origin: o.origin ?? origin(),
-      tags: list(o.tags),
+      tags: strings(o.tags),
       attributes,
       timeout: o.timeout ?? null,
       createTime: new Date().toISOString(),
@@ -394,10 +393,10 @@ const key: Command = {
     DELETE('an API key (id or key)'),
   ],
   async run(ctx, o) {
-    if (typeof o.delete === 'string') return deleted(ctx, await ctx.http.delete(`/key/${enc(o.delete)}`));
+    if (typeof o.delete === 'string') return answered(ctx, await ctx.http.delete(`/key/${enc(o.delete)}`));
     const body: Record<string, unknown> = {
       user: o.username ?? null,
-      scopes: list(o.scopes),
+      scopes: strings(o.scopes),
       text: o.text ?? null,
       customer: o.customer ?? null,
       key: o.api_key ?? null,
@@ -415,7 +414,7 @@ const revoke: Command = {
   options: [{ name: 'api_key', flags: ['-K', '--api-key'], metavar: 'KEY', help: 'The key to revoke' }],
   async run(ctx, o) {
     if (typeof o.api_key !== 'string') throw new UsageError('Missing option "-K" / "--api-key"', 'revoke');
-    deleted(ctx, await ctx.http.delete(`/key/${enc(o.api_key)}`));
+    answered(ctx, await ctx.http.delete(`/key/${enc(o.api_key)}`));
   },
 };
 
@@ -575,8 +574,8 @@ const user: Command = {
     DELETE('a user'),
   ],
   async run(ctx, o) {
-    if (typeof o.delete === 'string') return deleted(ctx, await ctx.http.delete(`/user/${enc(o.delete)}`));
-    const roles = list(o.roles);
+    if (typeof o.delete === 'string') return answered(ctx, await ctx.http.delete(`/user/${enc(o.delete)}`));
+    const roles = strings(o.roles);
     const password = await passwordOf(ctx, o.password);
     if (typeof o.id === 'string') {
       const path = `/user/${enc(o.id)}`;
@@ -625,7 +624,7 @@ const users: Command = {
   async run(ctx, o) {
     const r = await ctx.http.get<{ users: User[] }>(
       '/users',
-      list(o.roles).map((role) => ['roles', role]),
+      strings(o.roles).map((role) => ['roles', role]),
     );
     listing(ctx, r.users, userColumns(ctx));
   },
@@ -670,7 +669,7 @@ const customer: Command = {
   ],
   async run(ctx, o) {
     if (typeof o.delete === 'string')
-      return deleted(ctx, await ctx.http.delete(`/customer/${enc(o.delete)}`));
+      return answered(ctx, await ctx.http.delete(`/customer/${enc(o.delete)}`));
     if (!o.customer) throw new UsageError('Missing option "--customer".', 'customer');
     if (!o.match)
       throw new UsageError('Missing option "--org" / "--group" / "--domain" / "--role".', 'customer');
@@ -707,10 +706,10 @@ const perm: Command = {
     DELETE('a permission'),
   ],
   async run(ctx, o) {
-    if (typeof o.delete === 'string') return deleted(ctx, await ctx.http.delete(`/perm/${enc(o.delete)}`));
+    if (typeof o.delete === 'string') return answered(ctx, await ctx.http.delete(`/perm/${enc(o.delete)}`));
     if (!o.role) throw new UsageError('Missing option "--role".', 'perm');
-    if (!list(o.scopes).length) throw new UsageError('Missing option "--scope".', 'perm');
-    created(ctx, await ctx.http.post('/perm', { match: o.role, scopes: list(o.scopes) }), 'permission');
+    if (!strings(o.scopes).length) throw new UsageError('Missing option "--scope".', 'perm');
+    created(ctx, await ctx.http.post('/perm', { match: o.role, scopes: strings(o.scopes) }), 'permission');
   },
 };
 
@@ -729,7 +728,7 @@ const perms: Command = {
   async run(ctx, o) {
     const r = await ctx.http.get<{ permissions: Permission[] }>(
       '/perms',
-      list(o.scopes).map((s) => ['scopes', s]),
+      strings(o.scopes).map((s) => ['scopes', s]),
     );
     listing(ctx, r.permissions, [
       { header: 'ID', value: (p) => p.id },
@@ -785,10 +784,10 @@ const group: Command = {
     if (id && typeof o.user === 'string') {
       // The established client sends the body `null` here (clients.md trap 10).
       const r = await ctx.http.put(`/group/${enc(id)}/user/${enc(o.user)}`, null);
-      return deleted(ctx, r);
+      return answered(ctx, r);
     }
     if (id && typeof o.delete === 'string') {
-      return deleted(ctx, await ctx.http.delete(`/group/${enc(id)}/user/${enc(o.delete)}`));
+      return answered(ctx, await ctx.http.delete(`/group/${enc(id)}/user/${enc(o.delete)}`));
     }
     if (o.users) {
       if (!id) throw new UsageError('Missing option "-i" / "--id"', 'group');
@@ -800,7 +799,7 @@ const group: Command = {
         { header: 'STATUS', value: (u) => u.status },
       ]);
     }
-    if (typeof o.delete === 'string') return deleted(ctx, await ctx.http.delete(`/group/${enc(o.delete)}`));
+    if (typeof o.delete === 'string') return answered(ctx, await ctx.http.delete(`/group/${enc(o.delete)}`));
     if (!o.name) throw new UsageError('Missing option "--name".', 'group');
     created(ctx, await ctx.http.post('/group', { name: o.name, text: o.text ?? null }), 'group');
   },

@@ -1,7 +1,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import type { Alert, Note } from '../../../shared/alerts.ts';
 import type { HistoryListEntry } from '../../../shared/queries.ts';
-import { UsageError } from '../args.ts';
+import { strings, UsageError } from '../args.ts';
 import { eachReported, readStdin, type Command, type Context } from '../context.ts';
 import { localTime, renderTable } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
@@ -19,7 +19,6 @@ export function keyValues(pairs: readonly string[] | undefined, flag: string): R
   return out;
 }
 
-const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
 // ---- send ---------------------------------------------------------------------------------
@@ -206,12 +205,12 @@ const send: Command = {
           event: o.event,
           environment: o.environment,
           severity: o.severity,
-          correlate: list(o.correlate),
-          service: list(o.service),
+          correlate: strings(o.correlate),
+          service: strings(o.service),
           group: o.group,
           value: o.value,
           text: o.text,
-          tags: list(o.tags),
+          tags: strings(o.tags),
           attributes: keyValues(o.attributes as string[], '-A'),
           origin: o.origin,
           type: o.type,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { redactSecrets } from '../config.ts';
 import type { Command } from '../context.ts';
-import { renderTable } from '../format.ts';
+import { renderTable, safeTimeZone } from '../format.ts';
 
 /** status, uptime, version, config, housekeeping. */
 
@@ -68,7 +68,7 @@ const uptime: Command = {
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
-      timeZone: safeZone(ctx.settings.timezone),
+      timeZone: safeTimeZone(ctx.settings.timezone),
     }).format(new Date(r.time));
     const mins = Math.floor(r.uptime / 60_000);
     ctx.print(
@@ -76,15 +76,6 @@ const uptime: Command = {
     );
   },
 };
-
-function safeZone(zone: string): string {
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
-    return zone;
-  } catch {
-    return 'UTC';
-  }
-}
 
 const version: Command = {
   name: 'version',
