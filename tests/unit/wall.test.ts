@@ -19,7 +19,7 @@ settings('defaults, and bad values fall back rather than break the screen', () =
     tiles: 'severity',
     columns: 1,
     scale: 1,
-    theme: 'dark',
+    theme: null,
     resort: 60,
     sound: null,
     soundRepeat: 0,
@@ -28,7 +28,7 @@ settings('defaults, and bad values fall back rather than break the screen', () =
   const odd = wallSettings('?tiles=pie&columns=9&scale=abc&resort=1&sound-repeat=-5&theme=neon');
   assert.equal(
     [odd.tiles, odd.columns, odd.scale, odd.resort, odd.soundRepeat, odd.theme],
-    ['severity', 4, 1, 5, 0, 'dark'],
+    ['severity', 4, 1, 5, 0, null],
   );
 });
 
@@ -36,6 +36,7 @@ settings('sound lists severities (comma-separated or repeated); sound=off is an 
   assert.equal(wallSettings('sound=critical,major&sound=minor').sound, ['critical', 'major', 'minor']);
   assert.equal(wallSettings('sound=off').sound, []);
   assert.is(wallSettings('tiles=indicators').sound, null);
+  assert.is(wallSettings('theme=light').theme, 'light');
 });
 
 settings("the wall's own parameters never reach the query; filters do", () => {

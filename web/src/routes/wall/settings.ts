@@ -12,7 +12,8 @@ export interface WallSettings {
   columns: number;
   /** Font scale (0.5 to 4), 1 = 20 px. */
   scale: number;
-  theme: 'dark' | 'light';
+  /** From `theme=`; null leaves it to the user's `isDark` preference (the wall defaults to dark). */
+  theme: 'dark' | 'light' | null;
   /** Seconds between re-sorts of the list (at least 5). */
   resort: number;
   /** Severities that sound, from `sound=`; null when the URL leaves it to the user's preferences. */
@@ -43,6 +44,7 @@ function numberParam(
 export function wallSettings(search: string): WallSettings {
   const params = new URLSearchParams(search);
   const tiles = params.get('tiles') as TileLayout | null;
+  const theme = params.get('theme');
   const sound = params.has('sound')
     ? params
         .getAll('sound')
@@ -54,7 +56,7 @@ export function wallSettings(search: string): WallSettings {
     tiles: tiles && LAYOUTS.includes(tiles) ? tiles : 'severity',
     columns: Math.round(numberParam(params, 'columns', 1, 1, 4)),
     scale: numberParam(params, 'scale', 1, 0.5, 4) || 1,
-    theme: params.get('theme') === 'light' ? 'light' : 'dark',
+    theme: theme === 'light' || theme === 'dark' ? theme : null,
     resort: numberParam(params, 'resort', 60, 5, 3600),
     sound,
     soundRepeat: numberParam(params, 'sound-repeat', 0, 0, 3600),
