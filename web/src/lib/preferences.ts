@@ -55,7 +55,10 @@ function loadAttributes(): Promise<Attributes> {
     ? api<{ attributes: Attributes }>('GET', '/user/me/attributes')
         .then((r) => r.attributes ?? {})
         .catch(() => ({}))
-    : Promise.resolve({ prefs: readLocal<Preferences>(LOCAL, {}), queries: readLocal<SavedQuery[]>(LOCAL_QUERIES, []) });
+    : Promise.resolve({
+        prefs: readLocal<Preferences>(LOCAL, {}),
+        queries: readLocal<SavedQuery[]>(LOCAL_QUERIES, []),
+      });
   return attributes;
 }
 
@@ -101,7 +104,11 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * browser's zone or UTC. Supports the tokens those formats use; other letters are printed as they are,
  * and `[text]` is literal, as in moment.
  */
-export function formatTime(iso: string | number | Date, format: string, timezone: 'local' | 'utc' = 'local'): string {
+export function formatTime(
+  iso: string | number | Date,
+  format: string,
+  timezone: 'local' | 'utc' = 'local',
+): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
   const utc = timezone === 'utc';
@@ -117,7 +124,8 @@ export function formatTime(iso: string | number | Date, format: string, timezone
   };
   const offset = utc ? 0 : -d.getTimezoneOffset();
   const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
-  const zone = (sep: string) => `${offset < 0 ? '-' : '+'}${pad(Math.trunc(offset / 60))}${sep}${pad(offset % 60)}`;
+  const zone = (sep: string) =>
+    `${offset < 0 ? '-' : '+'}${pad(Math.trunc(offset / 60))}${sep}${pad(offset % 60)}`;
   const tokens: Record<string, () => string> = {
     YYYY: () => String(get.Y),
     YY: () => pad(get.Y % 100),
@@ -127,7 +135,8 @@ export function formatTime(iso: string | number | Date, format: string, timezone
     M: () => String(get.M + 1),
     DD: () => pad(get.D),
     D: () => String(get.D),
-    dddd: () => new Date(Date.UTC(2000, 0, 2 + get.d)).toLocaleString('en', { weekday: 'long', timeZone: 'UTC' }),
+    dddd: () =>
+      new Date(Date.UTC(2000, 0, 2 + get.d)).toLocaleString('en', { weekday: 'long', timeZone: 'UTC' }),
     ddd: () => DAYS[get.d]!,
     HH: () => pad(get.H),
     H: () => String(get.H),
