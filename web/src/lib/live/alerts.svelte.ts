@@ -10,8 +10,9 @@ import type {
 import { API, api, loginRequired, socketAuth } from '../api.ts';
 
 /**
- * Parameters that configure the page, never the query (docs/ui.md, docs/ui-console.md): `cols`
- * (the console's columns) and `filter=none` (no default filter) are the console's.
+ * Parameters that configure the page, never the query (docs/ui.md): `cols` (the console's columns)
+ * and `filter=none` (no default filter) are the console's (docs/ui-console.md); `tiles`, `columns`,
+ * `resort` and the `sound*` ones are the wall's (docs/ui-wall.md).
  */
 export const UI_ONLY: ReadonlySet<string> = new Set([
   'kiosk',
@@ -21,6 +22,12 @@ export const UI_ONLY: ReadonlySet<string> = new Set([
   'api-key',
   'cols',
   'filter',
+  'tiles',
+  'columns',
+  'resort',
+  'sound',
+  'sound-repeat',
+  'sound-mute',
 ]);
 
 /** The view's query string from the page's URL, without the UI-only parameters. */
@@ -353,7 +360,10 @@ export class LiveAlerts {
     if (a.mode === 'snapshot') {
       this.page = a.page;
       this.pageSize = a.pageSize;
-      this.bounded = a.page > 1 || a.total > a.alerts.length;
+      // A full page means the view may go on beyond it. Not `total`: it is counted after the page was
+      // read, so an alert arriving meanwhile would make a complete view look bounded, and its push
+      // would be filed as "on another page" and lost from the screen.
+      this.bounded = a.page > 1 || a.alerts.length >= a.pageSize;
       changes = this.snapshot(a.alerts);
     }
     this.counts = { total: a.total, severityCounts: a.severityCounts, statusCounts: a.statusCounts };
@@ -401,7 +411,7 @@ export class LiveAlerts {
       const alerts = list.alerts.map(({ rawData: _r, history: _h, ...alert }) => alert as LiveAlert);
       this.page = list.page;
       this.pageSize = list.pageSize;
-      this.bounded = list.page > 1 || list.total > alerts.length;
+      this.bounded = list.page > 1 || alerts.length >= list.pageSize;
       this.snapshot(alerts);
       this.counts = {
         total: list.total,
