@@ -2,12 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, Filter, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { Config } from '../config.ts';
-import { accessOf, issueToken, upsertExternalUser } from '../domain/users.ts';
+import { accessOf, assertActive, signInUser, userOfLogin, withLoginLimit } from '../domain/users.ts';
 import type { UserRow } from '../db/users.ts';
-import { recordLogin } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
-import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
 import type { Auth } from './types.ts';
 
 /** What the directory says about the person who just bound (auth.md §10). */
@@ -237,30 +235,19 @@ async function signIn(
   ip: string,
 ): Promise<{ user: UserRow; groups: string[] }> {
   const { config } = deps;
-  const limiter = loginLimiterOf(deps, deps.clock);
   // Directory names ignore case: so does the count of failures.
-  const key = name.toLowerCase();
-  const wait = limiter.retryAfter(key, ip);
-  if (wait > 0) throw tooManyLogins(wait);
-  let found: DirectoryUser;
-  try {
-    found = await checkDirectory(deps, name, password);
-  } catch (err) {
-    if (err instanceof AppError && err.status === 401) {
-      limiter.fail(key, ip);
-      deps.log.info({ ip }, 'auth.login_failed');
-    }
-    throw err;
-  }
-  limiter.succeed(key, ip);
-  const user = await upsertExternalUser(deps, {
+  const found = await withLoginLimit(deps, name.toLowerCase(), ip, () =>
+    checkDirectory(deps, name, password),
+  );
+  const user = await userOfLogin(deps, {
+    provider: 'ldap',
     login: found.login,
     name: found.name,
     email: found.email,
     emailVerified: found.emailVerified,
     text: 'LDAP user',
   });
-  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  assertActive(user);
   const allowed = config.ALLOWED_LDAP_GROUPS;
   if (config.AUTH_REQUIRED && !allowed.includes('*') && !found.groups.some((g) => allowed.includes(g))) {
     throw forbidden(`User ${user.login} is not authorized`);
@@ -277,10 +264,7 @@ export async function logInWithLdap(
   baseUrl: string,
 ): Promise<string> {
   const { user, groups } = await signIn(deps, name, password, ip);
-  const token = await issueToken(deps, user, baseUrl, 'ldap', groups);
-  await recordLogin(deps.db, user.id, deps.clock.now());
-  deps.log.info({ userId: user.id, provider: 'ldap' }, 'auth.login');
-  return token;
+  return signInUser(deps, user, baseUrl, 'ldap', groups);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { upsertExternalUser } from '../domain/users.ts';
+import { assertActive, userOfLogin } from '../domain/users.ts';
 import { forbidden } from '../errors.ts';
 import { customersFor } from './authenticate.ts';
 import { scopesForRoles } from './scopes.ts';
@@ -25,7 +25,7 @@ export async function proxyAuth(ctx: Context, deps: Deps): Promise<Auth | null> 
     .map((r) => r.trim())
     .filter(Boolean);
   const user = await upsertProxyUser(deps, login, sent);
-  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  assertActive(user);
   const roles = rolesHeader ? sent : user.roles;
   const groups = await groupNamesOf(deps.db, user.id);
   return {
@@ -44,7 +44,8 @@ async function upsertProxyUser(deps: Deps, login: string, roles: string[]) {
   const known = await findUserByLoginOrEmail(deps.db, login);
   if (known) return known;
   if (!deps.config.AUTH_PROXY_AUTO_SIGNUP) throw forbidden('user auto-signup is disabled');
-  return upsertExternalUser(deps, {
+  return userOfLogin(deps, {
+    provider: 'proxy',
     login,
     name: login,
     email: login.includes('@') ? login : null,

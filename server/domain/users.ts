@@ -1,16 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { CommonQueryMethods } from 'slonik';
 import type { MeUpdate, SignupInput, User, UserInput, UserList, UserUpdate } from '../../shared/users.ts';
 import { customersFor } from '../auth/authenticate.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
-import { loginLimiterOf, tooManyLogins, type LoginLimiter } from '../auth/rate-limit.ts';
+import { loginLimiterOf, tooManyLogins } from '../auth/rate-limit.ts';
 import { isGranted, scopesForRoles } from '../auth/scopes.ts';
-import { createToken } from '../auth/tokens.ts';
+import { createToken, type TokenSubject } from '../auth/tokens.ts';
 import type { Auth } from '../auth/types.ts';
 import { permMatches } from '../db/perms.ts';
 import * as usersDb from '../db/users.ts';
 import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import { assertPageInRange, booleanParam, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -287,8 +288,6 @@ export async function deleteUser(deps: Deps, id: string): Promise<void> {
 
 // --- login, signup, tokens ---------------------------------------------------------------------
 
-const limiterOf = (deps: Deps): LoginLimiter => loginLimiterOf(deps, deps.clock);
-
 /** The name ADMIN_USERS and the customer lookup know this user by: the listed one of login/email. */
 function principalOf(deps: Deps, user: UserRow): string {
   const admins = deps.config.ADMIN_USERS;
@@ -317,47 +316,83 @@ export async function accessOf(deps: Deps, user: UserRow, providerGroups: readon
   return { principal, groups, scopes, customers };
 }
 
-/** A token for a user, with accessOf's scopes and customers (auth.md §8). */
-export async function issueToken(
+/** What a token grants besides the user row's own fields (auth.md §8). */
+type Grant = Omit<TokenSubject, 'userId' | 'login' | 'name' | 'email' | 'emailVerified'>;
+
+/** The token of a sign-in that passed every check; the login is recorded (lastLogin) and logged. */
+async function completeSignIn(deps: Deps, user: UserRow, baseUrl: string, grant: Grant): Promise<string> {
+  const subject: TokenSubject = {
+    userId: user.id,
+    login: user.login,
+    name: user.name,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    ...grant,
+  };
+  const token = await createToken(deps.config, subject, baseUrl);
+  await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
+  deps.log.info({ userId: user.id, provider: grant.provider }, 'auth.login');
+  return token;
+}
+
+/** Signs a user in with accessOf's scopes and customers: local users, LDAP (with its groups). */
+export async function signInUser(
   deps: Deps,
   user: UserRow,
   baseUrl: string,
   provider = 'basic',
   providerGroups: readonly string[] = [],
 ): Promise<string> {
-  const { config } = deps;
   const { groups, scopes, customers } = await accessOf(deps, user, providerGroups);
-  return createToken(
-    config,
-    {
-      userId: user.id,
-      login: user.login,
-      name: user.name,
-      email: user.email,
-      emailVerified: user.emailVerified,
-      provider,
-      scopes,
-      roles: user.roles,
-      groups,
-      customers,
-    },
-    baseUrl,
-  );
+  return completeSignIn(deps, user, baseUrl, { provider, scopes, roles: user.roles, groups, customers });
+}
+
+/**
+ * Runs a password check (local or LDAP) under the login rate limit (rate-limit.ts): over the limit
+ * the answer is 429 with Retry-After before anything is checked; a 401 counts as a failure, and a
+ * check that passes clears the count.
+ */
+export async function withLoginLimit<T>(
+  deps: Deps,
+  key: string,
+  ip: string,
+  check: () => Promise<T>,
+): Promise<T> {
+  const limiter = loginLimiterOf(deps, deps.clock);
+  const wait = limiter.retryAfter(key, ip);
+  if (wait > 0) {
+    deps.log.warn({ ip }, 'auth.login_rate_limited');
+    throw tooManyLogins(wait);
+  }
+  let passed: T;
+  try {
+    passed = await check();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) {
+      limiter.fail(key, ip);
+      deps.log.info({ ip }, 'auth.login_failed');
+    }
+    throw err;
+  }
+  limiter.succeed(key, ip);
+  return passed;
+}
+
+/** 403 for a user whose status is not `active` (auth.md §6). */
+export function assertActive(user: UserRow): void {
+  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
 }
 
 /** The checks every login and signup passes after the password (auth.md §6). */
 function assertMayLogIn(deps: Deps, user: UserRow): void {
   if (deps.config.EMAIL_VERIFICATION && !user.emailVerified) throw forbidden('email not verified');
   if (!isDomainAllowed(deps, domainOf(user), principalOf(deps, user))) throw forbidden('unauthorized domain');
-  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  assertActive(user);
 }
 
 const INVALID_LOGIN = 'Invalid username or password';
 
-/**
- * POST /auth/login with the local user table. Failures are counted per login and address (see
- * rate-limit.ts); over the limit the answer is 429 with Retry-After, before the password is checked.
- */
+/** POST /auth/login with the local user table; failures are counted per login and address. */
 export async function logIn(
   deps: Deps,
   name: string,
@@ -365,25 +400,15 @@ export async function logIn(
   ip: string,
   baseUrl: string,
 ): Promise<string> {
-  const limiter = limiterOf(deps);
-  const wait = limiter.retryAfter(name, ip);
-  if (wait > 0) {
-    deps.log.warn({ ip }, 'auth.login_rate_limited');
-    throw tooManyLogins(wait);
-  }
-  const user = name ? await usersDb.findUserByLoginOrEmail(deps.db, name) : null;
-  const ok = await verifyPassword(password, user?.password);
-  if (!user || !ok) {
-    limiter.fail(name, ip);
-    deps.log.info({ ip }, 'auth.login_failed');
-    throw unauthorized(INVALID_LOGIN);
-  }
-  assertMayLogIn(deps, user);
-  limiter.succeed(name, ip);
-  const token = await issueToken(deps, user, baseUrl);
-  await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
-  deps.log.info({ userId: user.id }, 'auth.login');
-  return token;
+  const user = await withLoginLimit(deps, name, ip, async () => {
+    const found = name ? await usersDb.findUserByLoginOrEmail(deps.db, name) : null;
+    // Hashing even for an unknown name keeps the answer's timing from telling which names exist.
+    const ok = await verifyPassword(password, found?.password);
+    if (!found || !ok) throw unauthorized(INVALID_LOGIN);
+    assertMayLogIn(deps, found);
+    return found;
+  });
+  return signInUser(deps, user, baseUrl);
 }
 
 /** POST /auth/signup: a local user whose login is the email (auth.md §6). */
@@ -409,29 +434,70 @@ export async function signUp(deps: Deps, input: SignupInput, baseUrl: string): P
   if (!user) throw conflict(EMAIL_TAKEN);
   deps.log.info({ userId: user.id }, 'user.signed_up');
   assertMayLogIn(deps, user);
-  const token = await issueToken(deps, user, baseUrl);
-  await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
-  return token;
+  return signInUser(deps, user, baseUrl);
 }
 
-/** What another system (LDAP, an auth proxy) vouches for about a user. */
+// --- users an external provider vouches for ----------------------------------------------------
+
+/** What an external provider (LDAP, an auth proxy, OpenID Connect, GitHub, SAML) vouches for. */
 export interface ExternalUser {
+  /** The provider it came through: AUTH_PROVIDER, or `proxy`. */
+  provider: string;
   login: string;
   name: string;
   email: string | null;
   emailVerified: boolean;
-  /** The new user's `text`. */
+  /** `text` of a user created at the first sign-in, e.g. "LDAP user". */
   text: string;
+}
+
+/**
+ * Creates the local row of someone a provider vouched for: no password (so it never passes a local
+ * password check), active, no attributes. An insert that hits an existing row may have met a
+ * concurrent first sign-in of the same person: `reread` finds that row, else `clash()` is thrown.
+ */
+async function createExternalUser(
+  db: CommonQueryMethods,
+  deps: Deps,
+  who: ExternalUser,
+  row: { id: string; email: string | null; emailVerified: boolean; roles: string[] },
+  reread: () => Promise<UserRow | null>,
+  clash: () => AppError,
+): Promise<UserRow> {
+  const created = await usersDb.insertUser(db, {
+    id: row.id,
+    name: who.name,
+    login: who.login,
+    email: row.email,
+    password: '',
+    status: 'active',
+    roles: row.roles,
+    attributes: {},
+    createTime: deps.clock.now(),
+    text: who.text,
+    emailVerified: row.emailVerified,
+  });
+  if (created) {
+    deps.log.info({ userId: created.id, login: created.login, provider: who.provider }, 'user.created');
+    return created;
+  }
+  const again = await reread();
+  if (again) return again;
+  throw clash();
+}
+
+/** A user LDAP or an auth proxy vouches for, known by login. */
+export interface LoginUser extends ExternalUser {
   /** A new user's roles; default USER_ROLES (ADMIN_ROLES for ADMIN_USERS). */
   roles?: readonly string[];
 }
 
 /**
- * The local row of a user another system authenticated (auth.md §10, §1): found by login or email,
- * created on first sight with no password (so it never passes a local password check), and given
- * the address the other system knows when that address is free.
+ * The local row of a user LDAP or an auth proxy authenticated (auth.md §10, §1): keyed by login (or
+ * an email equal to it), created on first sight, and given the address the provider knows when
+ * that address is free; a taken address is left out, never a 409, since the login identifies them.
  */
-export async function upsertExternalUser(deps: Deps, who: ExternalUser): Promise<UserRow> {
+export async function userOfLogin(deps: Deps, who: LoginUser): Promise<UserRow> {
   const found = await usersDb.findUserByLoginOrEmail(deps.db, who.login);
   const emailFree = async (exceptId: string | null) =>
     who.email !== null && !(await usersDb.isEmailTaken(deps.db, who.email, exceptId));
@@ -443,41 +509,26 @@ export async function upsertExternalUser(deps: Deps, who: ExternalUser): Promise
     return usersDb.updateUser(deps.db, found.id, patch, deps.clock.now());
   }
   const email = (await emailFree(null)) ? who.email : null;
-  const row = await usersDb.insertUser(deps.db, {
+  const row = {
     id: randomUUID(),
-    name: who.name,
-    login: who.login,
     email,
-    password: '',
-    status: 'active',
-    roles: who.roles ? [...who.roles] : defaultRoles(deps, email, who.login),
-    attributes: {},
-    createTime: deps.clock.now(),
-    text: who.text,
     emailVerified: email !== null && who.emailVerified,
-  });
-  if (row) {
-    deps.log.info({ userId: row.id, login: row.login }, 'user.created');
-    return row;
-  }
-  // A concurrent first request created the same user.
-  const again = await usersDb.findUserByLoginOrEmail(deps.db, who.login);
-  if (!again) throw conflict(LOGIN_TAKEN);
-  return again;
+    roles: who.roles ? [...who.roles] : defaultRoles(deps, email, who.login),
+  };
+  return createExternalUser(
+    deps.db,
+    deps,
+    who,
+    row,
+    () => usersDb.findUserByLoginOrEmail(deps.db, who.login),
+    () => conflict(LOGIN_TAKEN),
+  );
 }
 
-// --- sign-in through an external identity provider ---------------------------------------------
-
 /** Who an identity provider (OpenID Connect, GitHub, SAML) says the caller is. */
-export interface ExternalIdentity {
-  /** The AUTH_PROVIDER it came through; the token's `provider`. */
-  provider: string;
+export interface ExternalIdentity extends ExternalUser {
   /** The provider's stable id for the person; the local user's id is derived from it. */
   subject: string;
-  login: string;
-  name: string;
-  email: string | null;
-  emailVerified: boolean;
   picture?: string | null;
   /** Names from the provider; with the user's own roles they give scopes and customers. */
   roles: readonly string[];
@@ -485,8 +536,6 @@ export interface ExternalIdentity {
   orgs?: readonly string[];
   /** Sign in as an existing user with the same verified email instead of creating one. */
   linkByEmail: boolean;
-  /** `text` of a user created at the first sign-in, e.g. "OpenID user". */
-  text: string;
 }
 
 const USER_ID_NAMESPACE = Buffer.from('6c0b3c1e8f2d4a579e41d2a7b5c93f06', 'hex');
@@ -500,7 +549,10 @@ export function userIdFor(provider: string, subject: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The local user of an external identity: found, linked by verified email, or created; kept in step. */
+/**
+ * The local user of an identity: keyed by provider and subject, else linked by verified email, else
+ * created; kept in step with the provider's name, login and address, which must stay unique (409).
+ */
 async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRow> {
   const id = userIdFor(who.provider, who.subject);
   const email = who.email || null;
@@ -514,33 +566,23 @@ async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRo
     }
     if (!row) {
       const clash = (await usersDb.isLoginTaken(tx, who.login, null))
-        ? loginTaken()
+        ? loginTaken
         : email && (await usersDb.isEmailTaken(tx, email, null))
-          ? emailTaken()
+          ? emailTaken
           : null;
-      const created = clash
-        ? null
-        : await usersDb.insertUser(tx, {
-            id,
-            name: who.name,
-            login: who.login,
-            email,
-            password: '',
-            status: 'active',
-            roles: defaultRoles(deps, email, who.login),
-            attributes: {},
-            createTime: deps.clock.now(),
-            text: who.text,
-            emailVerified: who.emailVerified,
-          });
-      if (created) {
-        deps.log.info({ userId: id, provider: who.provider }, 'user.created');
-        return created;
-      }
-      // A concurrent first sign-in of the same person may have made the row in the meantime.
+      const fields = {
+        id,
+        email,
+        emailVerified: who.emailVerified,
+        roles: defaultRoles(deps, email, who.login),
+      };
+      // With a known clash nothing is inserted, but the row may still be this person's own, made
+      // by a concurrent first sign-in.
+      if (!clash)
+        return createExternalUser(tx, deps, who, fields, () => usersDb.findUserById(tx, id), loginTaken);
       const concurrent = await usersDb.findUserById(tx, id);
       if (concurrent) return concurrent;
-      throw clash ?? loginTaken();
+      throw clash();
     }
     const patch: UserPatch = {};
     if (who.name && who.name !== row.name) patch.name = who.name;
@@ -573,27 +615,15 @@ export async function signInExternal(deps: Deps, who: ExternalIdentity, baseUrl:
   const domain = domainOf(user);
   const lookup = [...(domain ? [domain] : []), ...who.groups, ...who.roles, ...(who.orgs ?? [])];
   const customers = config.CUSTOMER_VIEWS ? await customersFor(deps, principal, lookup) : null;
-  const token = await createToken(
-    config,
-    {
-      userId: user.id,
-      login: user.login,
-      name: user.name,
-      email: user.email,
-      emailVerified: user.emailVerified,
-      provider: who.provider,
-      scopes,
-      roles,
-      groups: who.groups,
-      orgs: who.orgs ?? [],
-      picture: who.picture ?? null,
-      customers,
-    },
-    baseUrl,
-  );
-  await usersDb.recordLogin(deps.db, user.id, deps.clock.now());
-  deps.log.info({ userId: user.id, provider: who.provider }, 'auth.login');
-  return token;
+  return completeSignIn(deps, user, baseUrl, {
+    provider: who.provider,
+    scopes,
+    roles,
+    groups: who.groups,
+    orgs: who.orgs ?? [],
+    picture: who.picture ?? null,
+    customers,
+  });
 }
 
 /**
