@@ -46,6 +46,23 @@ export type Values = Record<string, unknown>;
 /** A repeatable option's values (none when it was not given). */
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : []);
 
+/** `KEY=VALUE` split at the first `=` (the value may hold more); null without a key. */
+export function splitPair(text: string): [string, string] | null {
+  const eq = text.indexOf('=');
+  return eq > 0 ? [text.slice(0, eq), text.slice(eq + 1)] : null;
+}
+
+/** `-A key=value` values as an object. */
+export function keyValues(pairs: readonly string[] | undefined, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs ?? []) {
+    const pair = splitPair(p);
+    if (!pair) throw new UsageError(`Invalid value for "${flag}": "${p}" is not KEY=VALUE`);
+    out[pair[0]] = pair[1];
+  }
+  return out;
+}
+
 export interface Parsed {
   opts: Values;
   args: string[];

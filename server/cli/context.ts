@@ -1,6 +1,6 @@
 import type { ArgSpec, OptionSpec, Values } from './args.ts';
 import type { Settings } from './config.ts';
-import { JSON_LINES, toJson, toJsonLine } from './format.ts';
+import { JSON_LINES, renderTable, toJson, toJsonLine, type Column } from './format.ts';
 import { ApiError, CliError, type Http } from './http.ts';
 import { Progress } from './progress.ts';
 
@@ -23,6 +23,8 @@ export interface Context {
   readonly isJson: boolean;
   /** True when `--output json_lines` (or jsonl, ndjson). */
   readonly isJsonLines: boolean;
+  /** Either JSON output: commands print data for a program, not text for a person. */
+  readonly isMachine: boolean;
   /** Prints a value as JSON (sorted keys, indent 4) or, in json-lines mode, one line. */
   json(value: unknown): void;
   /** Asks on the terminal; false when there is no terminal to ask on. */
@@ -51,11 +53,24 @@ export function makeOutput(output: string, write: (s: string) => void) {
   return {
     isJson,
     isJsonLines,
+    isMachine: isJson || isJsonLines,
     json(value: unknown) {
       if (isJsonLines && Array.isArray(value)) for (const v of value) write(toJsonLine(v));
       else write(isJsonLines ? toJsonLine(value) : toJson(value));
     },
   };
+}
+
+/** A list as JSON for a program, else as a table in the `--output` style. */
+export function listing<T>(ctx: Context, items: readonly T[], columns: readonly Column<T>[]): void {
+  if (ctx.isMachine) ctx.json(items);
+  else ctx.print(renderTable(items, columns, ctx.output));
+}
+
+/** A change: the server's answer as JSON; as text, `text` or (as before) nothing. */
+export function answered(ctx: Context, answer: unknown, text?: string): void {
+  if (ctx.isMachine) ctx.json(answer);
+  else if (text !== undefined) ctx.print(text);
 }
 
 /** Reads the whole of stdin as text. */

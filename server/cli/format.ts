@@ -39,6 +39,15 @@ const line = (begin: string, fill: string, sep: string, end: string): Line => ({
 const shape = (begin: string, sep: string, end: string): RowShape => ({ begin, sep, end });
 const pipes = shape('|', '|', '|');
 
+const github: Style = {
+  above: line('|', '-', '|', '|'),
+  belowHeader: line('|', '-', '|', '|'),
+  header: pipes,
+  row: pipes,
+  pad: 1,
+  hideWithHeader: ['above'],
+};
+
 const STYLES: Record<string, Style> = {
   plain: { header: shape('', '  ', ''), row: shape('', '  ', ''), pad: 0 },
   simple: {
@@ -50,23 +59,9 @@ const STYLES: Record<string, Style> = {
     pad: 0,
     hideWithHeader: ['above', 'below'],
   },
-  github: {
-    above: line('|', '-', '|', '|'),
-    belowHeader: line('|', '-', '|', '|'),
-    header: pipes,
-    row: pipes,
-    pad: 1,
-    hideWithHeader: ['above'],
-  },
-  pipe: {
-    above: line('|', '-', '|', '|'),
-    belowHeader: line('|', '-', '|', '|'),
-    header: pipes,
-    row: pipes,
-    pad: 1,
-    hideWithHeader: ['above'],
-    colons: true,
-  },
+  github,
+  // tabulate's pipe is github's table with alignment colons in the rule under the header.
+  pipe: { ...github, colons: true },
   grid: {
     above: line('+', '-', '+', '+'),
     belowHeader: line('+', '=', '+', '+'),

@@ -1,5 +1,5 @@
 import type { Alert } from '../../shared/alerts.ts';
-import { UsageError, type OptionSpec, type Values } from './args.ts';
+import { splitPair, UsageError, type OptionSpec, type Values } from './args.ts';
 import type { Http } from './http.ts';
 
 /** `-i`, `-q`, `-f`: how alert commands pick alerts (clients.md §3.3). */
@@ -41,30 +41,38 @@ export function selectionOf(o: Values, idsName = 'ids'): Selection {
   if (ids.length) return { params: ids.map((id) => ['id', id]), given: true, byIds: true };
   if (typeof o.query === 'string' && o.query) return { params: [['q', o.query]], given: true, byIds: false };
   const filters = (o.filters as string[] | undefined) ?? [];
-  const params = filters.map((f): [string, string] => {
-    const eq = f.indexOf('=');
-    if (eq <= 0) throw new UsageError(`Invalid filter "${f}": expected KEY=VALUE`);
-    return [f.slice(0, eq), f.slice(eq + 1)];
+  const params = filters.map((f) => {
+    const pair = splitPair(f);
+    if (!pair) throw new UsageError(`Invalid filter "${f}": expected KEY=VALUE`);
+    return pair;
   });
   return { params, given: params.length > 0, byIds: false };
 }
 
+const pageOf = (page: number): [string, string][] => [
+  ['page', String(page)],
+  ['page-size', '1000'],
+];
+
+/** The first page, as large as the server gives: for commands that show a selection once. */
+export const FIRST_PAGE = pageOf(1);
+
 /** Every alert of a selection, page by page (no silent cut at the first page). */
-export async function allAlerts(
-  http: Http,
-  params: [string, string][],
-  extra: [string, string][] = [],
-): Promise<Alert[]> {
+async function allAlerts(http: Http, params: [string, string][]): Promise<Alert[]> {
   const alerts: Alert[] = [];
   for (let page = 1; ; page++) {
     const r = await http.get<{ alerts: Alert[]; more?: boolean; pages?: number }>('/alerts', [
       ...params,
-      ...extra,
-      ['page', String(page)],
-      ['page-size', '1000'],
+      ...pageOf(page),
     ]);
     alerts.push(...r.alerts);
     const more = r.more ?? (r.pages !== undefined && page < r.pages);
     if (!more || r.alerts.length === 0) return alerts;
   }
+}
+
+/** The ids a selection names: as given with -i, else those of every alert it matches. */
+export async function idsOf(http: Http, sel: Selection): Promise<string[]> {
+  if (sel.byIds) return sel.params.map(([, id]) => id);
+  return (await allAlerts(http, sel.params)).map((a) => a.id);
 }

@@ -5,8 +5,8 @@ import type { ApiKey } from '../../../shared/keys.ts';
 import type { Customer, Permission } from '../../../shared/perms.ts';
 import type { Group, GroupMember, User } from '../../../shared/users.ts';
 import { strings, UsageError, type OptionSpec } from '../args.ts';
-import { eachReported, type Command, type Context } from '../context.ts';
-import { localTime, renderTable, type Column } from '../format.ts';
+import { answered, eachReported, listing, type Command, type Context } from '../context.ts';
+import { localTime, type Column } from '../format.ts';
 import { alertBody } from './alerts.ts';
 
 /** Blackouts, heartbeats, API keys, users, groups, permissions, customers and scopes. */
@@ -18,7 +18,6 @@ const DELETE = (what: string): OptionSpec => ({
   help: `Delete ${what} using its id`,
 });
 const enc = encodeURIComponent;
-const isMachine = (ctx: Context) => ctx.isJson || ctx.isJsonLines;
 /** `alerta/<hostname>`: where heartbeats and generated alerts say they come from. */
 const origin = () => `alerta/${hostname()}`;
 
@@ -30,18 +29,8 @@ function created(
   idOf = (o: Record<string, unknown>) => o.id,
 ) {
   const obj = (answer[key] ?? answer) as Record<string, unknown>;
-  if (isMachine(ctx)) ctx.json(obj);
+  if (ctx.isMachine) ctx.json(obj);
   else ctx.print(String(idOf(obj) ?? answer.id ?? ''));
-}
-
-/** A change with nothing to show: silent as text (as before), the server's answer as JSON. */
-function answered(ctx: Context, answer: unknown) {
-  if (isMachine(ctx)) ctx.json(answer);
-}
-
-function listing<T>(ctx: Context, items: T[], columns: Column<T>[]) {
-  if (isMachine(ctx)) ctx.json(items);
-  else ctx.print(renderTable(items, columns, ctx.output));
 }
 
 const when = (ctx: Context) => (iso: unknown) => localTime(iso, ctx.settings.timezone);
@@ -595,10 +584,7 @@ const user: Command = {
         const r = await ctx.http.get<{ user: User }>(path);
         return listing(ctx, [r.user], userColumns(ctx));
       }
-      const r = await ctx.http.put(path, changes);
-      if (isMachine(ctx)) ctx.json(r);
-      else ctx.print('Updated.');
-      return;
+      return answered(ctx, await ctx.http.put(path, changes), 'Updated.');
     }
     if (!o.email) throw new UsageError('Need "--email" to create a user.', 'user');
     const r = await ctx.http.post('/user', {
@@ -646,9 +632,7 @@ const me: Command = {
     for (const k of ['name', 'email', 'status', 'text'] as const) if (o[k] !== undefined) changes[k] = o[k];
     if (password !== undefined) changes.password = password;
     if (!Object.keys(changes).length) throw new UsageError('Nothing to update.', 'me');
-    const r = await ctx.http.put('/user/me', changes);
-    if (isMachine(ctx)) ctx.json(r);
-    else ctx.print('Updated.');
+    answered(ctx, await ctx.http.put('/user/me', changes), 'Updated.');
   },
 };
 

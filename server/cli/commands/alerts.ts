@@ -1,23 +1,12 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import type { Alert, Note } from '../../../shared/alerts.ts';
 import type { HistoryListEntry } from '../../../shared/queries.ts';
-import { strings, UsageError } from '../args.ts';
-import { eachReported, readStdin, type Command, type Context } from '../context.ts';
-import { localTime, renderTable } from '../format.ts';
+import { keyValues, strings, UsageError } from '../args.ts';
+import { answered, eachReported, listing, readStdin, type Command } from '../context.ts';
+import { localTime } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
-import { allAlerts, selectionOf, selectOptions } from '../selection.ts';
+import { FIRST_PAGE, idsOf, selectionOf, selectOptions } from '../selection.ts';
 import { alertLines, alertTable } from '../views.ts';
-
-/** `-A key=value` pairs as an object (the value is everything after the first `=`). */
-export function keyValues(pairs: readonly string[] | undefined, flag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of pairs ?? []) {
-    const eq = p.indexOf('=');
-    if (eq <= 0) throw new UsageError(`Invalid value for "${flag}": "${p}" is not KEY=VALUE`);
-    out[p.slice(0, eq)] = p.slice(eq + 1);
-  }
-  return out;
-}
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
@@ -156,7 +145,7 @@ const send: Command = {
       try {
         const r = await ctx.http.post<SendAnswer>('/alert', body);
         results.push(r);
-        if (!ctx.isJson && !ctx.isJsonLines) ctx.print(sendLine(r));
+        if (!ctx.isMachine) ctx.print(sendLine(r));
         else if (ctx.isJsonLines) ctx.json(r);
       } catch (err) {
         if (!batch || !(err instanceof ApiError)) throw err;
@@ -252,12 +241,8 @@ const query: Command = {
   ],
   async run(ctx, o) {
     const sel = selectionOf(o);
-    const r = await ctx.http.get<{ alerts: Alert[] }>('/alerts', [
-      ...sel.params,
-      ['page', '1'],
-      ['page-size', '1000'],
-    ]);
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r.alerts);
+    const r = await ctx.http.get<{ alerts: Alert[] }>('/alerts', [...sel.params, ...FIRST_PAGE]);
+    if (ctx.isMachine) return void ctx.json(r.alerts);
     const { timezone } = ctx.settings;
     if (o.display === 'oneline') return void ctx.print(alertTable(r.alerts, ctx.output, timezone, ctx.color));
     // Oldest first, so the newest ends up next to the prompt.
@@ -276,21 +261,13 @@ const raw: Command = {
     const r = await ctx.http.get<{ alerts: Alert[] }>('/alerts', [
       ...sel.params,
       ['show-raw-data', 'true'],
-      ['page', '1'],
-      ['page-size', '1000'],
+      ...FIRST_PAGE,
     ]);
     const rows = r.alerts.map((a) => ({ id: a.id, rawData: a.rawData }));
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(rows);
-    ctx.print(
-      renderTable(
-        rows,
-        [
-          { header: 'ID', value: (x) => x.id.slice(0, 8) },
-          { header: 'RAW DATA', value: (x) => x.rawData },
-        ],
-        ctx.output,
-      ),
-    );
+    listing(ctx, rows, [
+      { header: 'ID', value: (x) => x.id.slice(0, 8) },
+      { header: 'RAW DATA', value: (x) => x.rawData },
+    ]);
   },
 };
 
@@ -302,33 +279,25 @@ const history: Command = {
     const sel = selectionOf(o);
     const r = await ctx.http.get<{ history: HistoryListEntry[] }>('/alerts/history', [
       ...sel.params,
-      ['page', '1'],
-      ['page-size', '1000'],
+      ...FIRST_PAGE,
     ]);
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r.history);
     const tz = ctx.settings.timezone;
-    ctx.print(
-      renderTable(
-        r.history,
-        [
-          { header: 'ID', value: (h) => h.id.slice(0, 8) },
-          { header: 'LAST UPDATED', value: (h) => localTime(h.updateTime, tz) },
-          { header: 'SEVERITY', value: (h) => h.severity },
-          { header: 'STATUS', value: (h) => h.status },
-          { header: 'TYPE', value: (h) => h.type },
-          { header: 'CUSTOMER', value: (h) => h.customer },
-          { header: 'ENVIRONMENT', value: (h) => h.environment },
-          { header: 'SERVICE', value: (h) => h.service },
-          { header: 'RESOURCE', value: (h) => h.resource },
-          { header: 'GROUP', value: (h) => h.group },
-          { header: 'EVENT', value: (h) => h.event },
-          { header: 'VALUE', value: (h) => h.value },
-          { header: 'USER', value: (h) => h.user },
-          { header: 'TEXT', value: (h) => h.text },
-        ],
-        ctx.output,
-      ),
-    );
+    listing(ctx, r.history, [
+      { header: 'ID', value: (h) => h.id.slice(0, 8) },
+      { header: 'LAST UPDATED', value: (h) => localTime(h.updateTime, tz) },
+      { header: 'SEVERITY', value: (h) => h.severity },
+      { header: 'STATUS', value: (h) => h.status },
+      { header: 'TYPE', value: (h) => h.type },
+      { header: 'CUSTOMER', value: (h) => h.customer },
+      { header: 'ENVIRONMENT', value: (h) => h.environment },
+      { header: 'SERVICE', value: (h) => h.service },
+      { header: 'RESOURCE', value: (h) => h.resource },
+      { header: 'GROUP', value: (h) => h.group },
+      { header: 'EVENT', value: (h) => h.event },
+      { header: 'VALUE', value: (h) => h.value },
+      { header: 'USER', value: (h) => h.user },
+      { header: 'TEXT', value: (h) => h.text },
+    ]);
   },
 };
 
@@ -358,45 +327,23 @@ const alertsCmd: Command = {
     const [, path, key, field] = pick;
     const r = await ctx.http.get<Record<string, Counted[]>>(path);
     const items = r[key] ?? [];
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(items);
     const counts = (v: unknown) =>
       v && typeof v === 'object'
         ? Object.entries(v)
             .map(([k, n]) => `${k}=${String(n)}`)
             .join(', ')
         : '';
-    ctx.print(
-      renderTable(
-        items,
-        [
-          { header: 'ENVIRONMENT', value: (i) => i.environment },
-          ...(field ? [{ header: field.toUpperCase(), value: (i: Counted) => i[field] }] : []),
-          { header: 'COUNT', value: (i) => i.count },
-          { header: 'SEVERITY COUNTS', value: (i) => counts(i.severityCounts) },
-          { header: 'STATUS COUNTS', value: (i) => counts(i.statusCounts) },
-        ],
-        ctx.output,
-      ),
-    );
+    listing(ctx, items, [
+      { header: 'ENVIRONMENT', value: (i) => i.environment },
+      ...(field ? [{ header: field.toUpperCase(), value: (i: Counted) => i[field] }] : []),
+      { header: 'COUNT', value: (i) => i.count },
+      { header: 'SEVERITY COUNTS', value: (i) => counts(i.severityCounts) },
+      { header: 'STATUS COUNTS', value: (i) => counts(i.statusCounts) },
+    ]);
   },
 };
 
 // ---- notes ----------------------------------------------------------------------------------
-
-const noteTable = (ctx: Context, notes: Note[]) =>
-  renderTable(
-    notes,
-    [
-      { header: 'NOTE ID', value: (n) => n.id.slice(0, 8) },
-      { header: 'ALERT ID', value: (n) => n.related?.alert?.slice(0, 8) },
-      { header: 'NOTE', value: (n) => n.text },
-      { header: 'USER', value: (n) => n.user },
-      { header: 'TYPE', value: (n) => n.type },
-      { header: 'CREATED', value: (n) => localTime(n.createTime, ctx.settings.timezone) },
-      { header: 'UPDATED', value: (n) => localTime(n.updateTime, ctx.settings.timezone) },
-    ],
-    ctx.output,
-  );
 
 const note: Command = {
   name: 'note',
@@ -419,17 +366,11 @@ const note: Command = {
   async run(ctx, o) {
     if (Array.isArray(o.delete)) {
       const [alertId, noteId] = o.delete as string[];
-      const r = await ctx.http.delete(
-        `/alert/${encodeURIComponent(alertId!)}/note/${encodeURIComponent(noteId!)}`,
-      );
-      if (ctx.isJson || ctx.isJsonLines) ctx.json(r);
-      return;
+      const path = `/alert/${encodeURIComponent(alertId!)}/note/${encodeURIComponent(noteId!)}`;
+      return answered(ctx, await ctx.http.delete(path));
     }
     if (typeof o.text !== 'string' || !o.text) throw new UsageError('Missing option "--text"', 'note');
-    const sel = selectionOf(o, 'alert_ids');
-    const ids = sel.byIds
-      ? (o.alert_ids as string[])
-      : (await allAlerts(ctx.http, sel.params)).map((a) => a.id);
+    const ids = await idsOf(ctx.http, selectionOf(o, 'alert_ids'));
     const notes: Note[] = [];
     const failed = await eachReported(
       ctx,
@@ -443,7 +384,7 @@ const note: Command = {
         notes.push(r.note);
       },
     );
-    if (ctx.isJson || ctx.isJsonLines) ctx.json(notes);
+    if (ctx.isMachine) ctx.json(notes);
     else for (const n of notes) ctx.print(n.id);
     return failed ? 1 : 0;
   },
@@ -458,8 +399,16 @@ const notes: Command = {
   async run(ctx, o) {
     if (typeof o.alert_id !== 'string') throw new UsageError('Missing option "-i" / "--alert-id"', 'notes');
     const r = await ctx.http.get<{ notes: Note[] }>(`/alert/${encodeURIComponent(o.alert_id)}/notes`);
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r.notes);
-    ctx.print(noteTable(ctx, r.notes));
+    const tz = ctx.settings.timezone;
+    listing(ctx, r.notes, [
+      { header: 'NOTE ID', value: (n) => n.id.slice(0, 8) },
+      { header: 'ALERT ID', value: (n) => n.related?.alert?.slice(0, 8) },
+      { header: 'NOTE', value: (n) => n.text },
+      { header: 'USER', value: (n) => n.user },
+      { header: 'TYPE', value: (n) => n.type },
+      { header: 'CREATED', value: (n) => localTime(n.createTime, tz) },
+      { header: 'UPDATED', value: (n) => localTime(n.updateTime, tz) },
+    ]);
   },
 };
 

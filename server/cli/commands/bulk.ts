@@ -1,10 +1,9 @@
 import type { BulkTask } from '../../../shared/queries.ts';
-import { UsageError, type OptionSpec, type Values } from '../args.ts';
+import { keyValues, UsageError, type OptionSpec, type Values } from '../args.ts';
 import type { Command, Context } from '../context.ts';
 import { ApiError, CliError, type Http } from '../http.ts';
 import { Progress } from '../progress.ts';
-import { allAlerts, selectionOf, selectOptions, type Selection } from '../selection.ts';
-import { keyValues } from './alerts.ts';
+import { idsOf, selectionOf, selectOptions, type Selection } from '../selection.ts';
 
 /**
  * Commands that change every alert a selection matches. Unlike the established client (one
@@ -38,6 +37,13 @@ const TEXT: OptionSpec = {
   flags: ['--text'],
   metavar: 'TEXT',
   help: 'Message for the status change',
+};
+const TAGS: OptionSpec = {
+  name: 'tags',
+  flags: ['-T', '--tag'],
+  multiple: true,
+  metavar: 'TAG',
+  help: 'Tag; repeat for more',
 };
 const YES: OptionSpec = {
   name: 'yes',
@@ -100,9 +106,7 @@ const OPERATIONS: Operation[] = [
     doing: 'Tagging',
     done: 'tagged',
     type: 'tag',
-    options: [
-      { name: 'tags', flags: ['-T', '--tag'], multiple: true, metavar: 'TAG', help: 'Tag; repeat for more' },
-    ],
+    options: [TAGS],
     body: (o) => ({ tags: requireTags(o, 'tag') }),
   },
   {
@@ -111,9 +115,7 @@ const OPERATIONS: Operation[] = [
     doing: 'Untagging',
     done: 'untagged',
     type: 'untag',
-    options: [
-      { name: 'tags', flags: ['-T', '--tag'], multiple: true, metavar: 'TAG', help: 'Tag; repeat for more' },
-    ],
+    options: [TAGS],
     body: (o) => ({ tags: requireTags(o, 'untag') }),
   },
   {
@@ -188,9 +190,7 @@ async function perAlert(
   body: Record<string, unknown>,
   sel: Selection,
 ): Promise<BulkOutcome> {
-  const ids = sel.byIds
-    ? sel.params.map(([, v]) => v)
-    : (await allAlerts(ctx.http, sel.params)).map((a) => a.id);
+  const ids = await idsOf(ctx.http, sel);
   const progress = new Progress(`${op.doing} ${ids.length} alerts`, ids.length);
   const outcome: BulkOutcome = { count: 0, ids: [], errors: [] };
   const path = (id: string) => `/alert/${encodeURIComponent(id)}`;
@@ -274,13 +274,13 @@ function bulkCommand(op: Operation): Command {
       const outcome = await applyBulk(ctx, op, body, sel);
       if (!outcome) {
         if (sel.byIds) throw new CliError(`no alert matches ${sel.params.map(([, v]) => v).join(', ')}`);
-        if (ctx.isJson || ctx.isJsonLines)
+        if (ctx.isMachine)
           ctx.json({ count: 0, [op.type === 'delete' ? 'deleted' : 'updated']: [], errors: [] });
         else ctx.warn('No alerts matched.');
         return 0;
       }
       for (const e of outcome.errors) ctx.warn(`ERROR: ${e}`);
-      if (ctx.isJson || ctx.isJsonLines) {
+      if (ctx.isMachine) {
         ctx.json({
           count: outcome.count,
           [op.type === 'delete' ? 'deleted' : 'updated']: outcome.ids,

@@ -111,7 +111,7 @@ const watch: Command = {
   async run(ctx, o) {
     const sel = selectionOf(o);
     const stop = stopSignal();
-    const lines = ctx.isJson || ctx.isJsonLines;
+    const lines = ctx.isMachine;
     const seen = new Map<string, string>();
     const show = (a: AnyAlert, snapshot: boolean) => {
       const sig = signature(a);
@@ -253,9 +253,9 @@ const top: Command = {
   async run(ctx, o) {
     const sel = selectionOf(o);
     const tty = process.stdout.isTTY && ctx.stdin.isTTY;
-    if (ctx.isJson || ctx.isJsonLines || !tty) {
+    if (ctx.isMachine || !tty) {
       const f = await frameOf(ctx, sel.params);
-      if (ctx.isJson || ctx.isJsonLines) return void ctx.json(f);
+      if (ctx.isMachine) return void ctx.json(f);
       return void ctx.print(renderFrame(ctx, f, 60));
     }
     const stop = stopSignal();

@@ -35,7 +35,7 @@ const status: Command = {
   options: [],
   async run(ctx) {
     const r = await ctx.http.get<MgmtStatus>('/management/status');
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r);
+    if (ctx.isMachine) return void ctx.json(r);
     ctx.print(
       renderTable(
         r.metrics,
@@ -63,7 +63,7 @@ const uptime: Command = {
   options: [],
   async run(ctx) {
     const r = await ctx.http.get<MgmtStatus>('/management/status');
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json({ time: r.time, uptime: r.uptime });
+    if (ctx.isMachine) return void ctx.json({ time: r.time, uptime: r.uptime });
     const now = new Intl.DateTimeFormat('en-GB', {
       hour: '2-digit',
       minute: '2-digit',
@@ -84,7 +84,7 @@ const version: Command = {
   async run(ctx) {
     const r = await ctx.http.get<MgmtStatus>('/management/status');
     const versions = { server: r.version ?? 'unknown', client: clientVersion(), node: process.versions.node };
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(versions);
+    if (ctx.isMachine) return void ctx.json(versions);
     ctx.print(`alerta ${versions.server}\nalerta client ${versions.client}\nnode ${versions.node}`);
   },
 };
@@ -119,7 +119,7 @@ const config: Command = {
       ...local,
       client_id: s.clientId ?? ctx.remote.client_id ?? null,
     }) as Record<string, unknown>;
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(merged);
+    if (ctx.isMachine) return void ctx.json(merged);
     const rows = Object.keys(merged)
       .sort()
       .map((k) => [k, merged[k]] as const);
@@ -160,7 +160,7 @@ const housekeeping: Command = {
       expired: o.expired as number | undefined,
       info: o.info as number | undefined,
     });
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(r);
+    if (ctx.isMachine) return void ctx.json(r);
     if (r && typeof r === 'object') {
       const parts = Object.entries(r)
         .filter(([, v]) => Array.isArray(v))

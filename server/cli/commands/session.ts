@@ -62,7 +62,7 @@ const login: Command = {
     const name = claims.preferred_username;
     if (typeof name !== 'string' || !name) throw new CliError('Failed to login: the token names no user');
     saveToken(ctx.http.endpoint, name, token, ctx.warn);
-    if (ctx.isJson || ctx.isJsonLines) {
+    if (ctx.isMachine) {
       ctx.json({
         status: 'ok',
         username: name,
@@ -82,7 +82,7 @@ const logout: Command = {
     if (!clearToken(ctx.settings.endpoint, ctx.warn)) {
       throw new CliError(`No credentials stored for ${machineFor(ctx.settings.endpoint)}`);
     }
-    if (ctx.isJson || ctx.isJsonLines) ctx.json({ status: 'ok', machine: machineFor(ctx.settings.endpoint) });
+    if (ctx.isMachine) ctx.json({ status: 'ok', machine: machineFor(ctx.settings.endpoint) });
     else ctx.print('Logged out.');
   },
 };
@@ -95,7 +95,7 @@ const whoami: Command = {
   ],
   async run(ctx, o) {
     const info = await ctx.http.get('/userinfo');
-    if (ctx.isJson || ctx.isJsonLines) return void ctx.json(info);
+    if (ctx.isMachine) return void ctx.json(info);
     if (!o.show_userinfo) return void ctx.print(String(info.preferred_username ?? ''));
     for (const [k, v] of Object.entries(info)) {
       ctx.print(
@@ -119,7 +119,7 @@ const token: Command = {
     }
     if (o.decode) return void ctx.json(decodeToken(jwt));
     // Printing the token is this command's purpose; nowhere else shows one.
-    if (ctx.isJson || ctx.isJsonLines) ctx.json({ token: jwt });
+    if (ctx.isMachine) ctx.json({ token: jwt });
     else ctx.print(jwt);
   },
 };
@@ -151,7 +151,7 @@ const signup: Command = {
     const r = answer.body;
     if (typeof r.token !== 'string' && r.status !== 'ok')
       throw new CliError('sign-up answered without a token');
-    if (ctx.isJson || ctx.isJsonLines) {
+    if (ctx.isMachine) {
       ctx.json({ ...r, ...(typeof r.token === 'string' ? { token: redact(r.token) } : {}) });
     } else ctx.print('Signed Up.');
   },
