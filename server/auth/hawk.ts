@@ -1,13 +1,24 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Config } from '../config.ts';
 import { claimHawkNonce, deleteExpiredHawkNonces } from '../db/hawk-nonces.ts';
 import type { Deps } from '../deps.ts';
 import { unauthorized } from '../errors.ts';
+import {
+  HAWK_ALGORITHMS,
+  HAWK_VALUE_CHARS,
+  hawkMac,
+  hawkPayloadHash,
+  type HawkAlgorithm,
+} from '../../shared/hawk.ts';
+
+// The signing side, where the server's callers and its tests have always found it.
+export { hawkHeader, hawkPayloadHash, mediaType } from '../../shared/hawk.ts';
 
 /**
  * Hawk 1.0 request authentication (auth.md §11, docs/hawk.md): the server side that checks an
- * `Authorization: Hawk …` header, and the client side that builds one for outbound requests.
+ * `Authorization: Hawk …` header against the credentials and the nonce store. Signing (payload
+ * hash, MAC, the client's header) is in shared/hawk.ts, which the forwarder and the CLI use too.
  */
 
 /** Seconds a request's timestamp may differ from the server's clock. */
@@ -20,9 +31,6 @@ const MAX_HEADER_LENGTH = 4096;
 const MAX_ID_LENGTH = 256;
 const MAX_NONCE_LENGTH = 256;
 
-export type HawkAlgorithm = 'sha1' | 'sha256';
-const ALGORITHMS: readonly string[] = ['sha1', 'sha256'];
-
 export interface HawkAttributes {
   id: string;
   /** Seconds since the epoch, as sent. */
@@ -33,20 +41,6 @@ export interface HawkAttributes {
   ext: string;
 }
 
-export interface HawkArtifacts {
-  method: string;
-  /** Path and query exactly as on the request line. */
-  resource: string;
-  host: string;
-  port: number;
-  ts: string | number;
-  nonce: string;
-  hash: string;
-  ext?: string;
-}
-
-// Attribute values: printable ASCII without `"` and `\` (the characters Hawk allows unescaped).
-const VALUE_CHARS = /^[ \w!#$%&'()*+,\-./:;<=>?@[\]^`{|}~]*$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const ATTRIBUTE = /([A-Za-z]+)="([^"\\]*)"\s*(?:,\s*|$)/y;
 const KNOWN = new Set(['id', 'ts', 'nonce', 'hash', 'mac', 'ext']);
@@ -73,7 +67,7 @@ export function parseHawkHeader(header: string): HawkAttributes {
     const [, name = '', value = ''] = a;
     if (!KNOWN.has(name)) throw fail(`Invalid Hawk header: unknown attribute ${name}`);
     if (found.has(name)) throw fail(`Invalid Hawk header: duplicate attribute ${name}`);
-    if (!VALUE_CHARS.test(value)) throw fail(`Invalid Hawk header: bad value for ${name}`);
+    if (!HAWK_VALUE_CHARS.test(value)) throw fail(`Invalid Hawk header: bad value for ${name}`);
     found.set(name, value);
     pos = ATTRIBUTE.lastIndex;
   }
@@ -95,41 +89,6 @@ export function parseHawkHeader(header: string): HawkAttributes {
   if (!BASE64.test(attrs.hash)) throw fail('Invalid Hawk header: hash must be base64');
   if (!BASE64.test(attrs.mac)) throw fail('Invalid Hawk header: mac must be base64');
   return attrs;
-}
-
-/** The media type of a Content-Type value: lower-case, parameters dropped ('' for none). */
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** base64(<alg>("hawk.1.payload\n" + media type + "\n" + body + "\n")). */
-export function hawkPayloadHash(algorithm: HawkAlgorithm, contentType: string | undefined, payload: string) {
-  return createHash(algorithm)
-    .update(`hawk.1.payload\n${mediaType(contentType)}\n`)
-    .update(payload, 'utf8')
-    .update('\n')
-    .digest('base64');
-}
-
-/** The normalized string of a request, one line each, every line ending in "\n". */
-export function hawkNormalizedString(a: HawkArtifacts): string {
-  const ext = (a.ext ?? '').replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-  return [
-    'hawk.1.header',
-    String(a.ts),
-    a.nonce,
-    a.method.toUpperCase(),
-    a.resource,
-    a.host.toLowerCase(),
-    String(a.port),
-    a.hash,
-    ext,
-    '',
-  ].join('\n');
-}
-
-export function hawkMac(algorithm: HawkAlgorithm, key: string, a: HawkArtifacts): string {
-  return createHmac(algorithm, key).update(hawkNormalizedString(a)).digest('base64');
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -194,7 +153,7 @@ export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<strin
   const credentials = deps.config.HMAC_AUTH_CREDENTIALS.find((c) => c.key === attrs.id);
   if (!credentials) throw fail('Unknown Hawk credentials');
   const algorithm = credentials.algorithm.toLowerCase();
-  if (!ALGORITHMS.includes(algorithm)) throw fail('Unsupported Hawk algorithm');
+  if (!HAWK_ALGORITHMS.includes(algorithm)) throw fail('Unsupported Hawk algorithm');
   const alg = algorithm as HawkAlgorithm;
 
   const { host, port } = requestHostPort(ctx, deps.config);
@@ -231,65 +190,4 @@ export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<strin
   });
   if (!fresh) throw fail('Replayed nonce');
   return attrs.id;
-}
-
-export interface HawkCredentials {
-  id: string;
-  key: string;
-  algorithm?: HawkAlgorithm;
-}
-
-export interface HawkRequest {
-  method: string;
-  /** Absolute http(s) URL the request goes to. */
-  url: string;
-  contentType?: string;
-  /** The body exactly as sent ('' or absent for none). */
-  payload?: string;
-  /** Seconds since the epoch; now by default. */
-  ts?: number;
-  nonce?: string;
-  ext?: string;
-}
-
-/**
- * Client side: the `Authorization` header value for a request signed with Hawk 1.0, always with a
- * payload hash. What it produces is what verifyHawkRequest (and any Hawk server) accepts.
- */
-export function hawkHeader(credentials: HawkCredentials, request: HawkRequest): string {
-  const algorithm = credentials.algorithm ?? 'sha256';
-  if (!ALGORITHMS.includes(algorithm)) throw new Error(`unsupported Hawk algorithm '${algorithm}'`);
-  if (!credentials.id || !credentials.key) throw new Error('Hawk credentials need an id and a key');
-  const u = new URL(request.url);
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('Hawk signs http(s) URLs only');
-  const ts = request.ts ?? Math.floor(Date.now() / 1000);
-  const nonce = request.nonce ?? randomBytes(9).toString('base64url');
-  const ext = request.ext ?? '';
-  for (const [name, value] of [
-    ['id', credentials.id],
-    ['nonce', nonce],
-    ['ext', ext],
-  ] as const) {
-    if (!VALUE_CHARS.test(value)) throw new Error(`Hawk ${name} has characters a header cannot carry`);
-  }
-  if (!Number.isSafeInteger(ts) || ts < 0) throw new Error('Hawk ts must be whole seconds');
-  // WHATWG URLs drop a bare trailing '?' from search; the request line keeps it.
-  const withoutFragment = u.href.replace(/#.*$/s, '');
-  const resource = u.pathname + (u.search || (withoutFragment.endsWith('?') ? '?' : ''));
-  const hash = hawkPayloadHash(algorithm, request.contentType, request.payload ?? '');
-  const mac = hawkMac(algorithm, credentials.key, {
-    method: request.method,
-    resource,
-    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: Number(u.port || (u.protocol === 'http:' ? 80 : 443)),
-    ts,
-    nonce,
-    hash,
-    ext,
-  });
-  return (
-    `Hawk id="${credentials.id}", ts="${ts}", nonce="${nonce}", hash="${hash}"` +
-    (ext ? `, ext="${ext}"` : '') +
-    `, mac="${mac}"`
-  );
 }

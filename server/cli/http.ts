@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
+import { hawkHeader, type HawkCredentials } from '../../shared/hawk.ts';
 import type { Settings } from './config.ts';
 import { redact } from './config.ts';
 
@@ -55,6 +56,9 @@ export interface Answer<T = unknown> {
 
 const CLIENT = 'alertwall-cli';
 
+/** How requests carry credentials: one fixed header, or a Hawk signature made for each request. */
+export type Authorization = string | { hawk: HawkCredentials };
+
 function toParams(q: Query | undefined): URLSearchParams {
   if (!q) return new URLSearchParams();
   if (q instanceof URLSearchParams) return q;
@@ -87,11 +91,15 @@ function describeNetworkError(err: NodeJS.ErrnoException, url: URL): string {
 export class Http {
   readonly endpoint: string;
   private readonly settings: Settings;
-  private readonly authorization: string | null;
+  private readonly authorization: Authorization | null;
   private readonly agent: http.Agent;
   private readonly trace: ((line: string) => void) | null;
 
-  constructor(settings: Settings, authorization: string | null, trace: ((line: string) => void) | null) {
+  constructor(
+    settings: Settings,
+    authorization: Authorization | null,
+    trace: ((line: string) => void) | null,
+  ) {
     this.settings = settings;
     this.endpoint = settings.endpoint;
     this.authorization = authorization;
@@ -110,8 +118,8 @@ export class Http {
       : new http.Agent({ keepAlive: true, maxSockets: 16 });
   }
 
-  /** The credentials header, for the live socket's handshake. */
-  get credentials(): string | null {
+  /** The credentials, for the live socket's handshake. */
+  get credentials(): Authorization | null {
     return this.authorization;
   }
 
@@ -157,7 +165,13 @@ export class Http {
       'X-Request-ID': randomUUID(),
     };
     if (payload !== undefined) headers['Content-Length'] = String(Buffer.byteLength(payload));
-    if (this.authorization && !opts.anonymous) headers.Authorization = this.authorization;
+    const auth = opts.anonymous ? null : this.authorization;
+    if (typeof auth === 'string') headers.Authorization = auth;
+    else if (auth) {
+      // Signed over what is sent: the method, the URL, the media type and the exact body.
+      const request = { method, url: url.href, contentType: headers['Content-Type'], payload: payload ?? '' };
+      headers.Authorization = hawkHeader(auth.hawk, request);
+    }
     if (this.trace) {
       this.trace(`> ${method} ${url.href}`);
       for (const [k, v] of Object.entries(headers)) {
@@ -235,17 +249,15 @@ export function redactAuthorization(value: string): string {
 }
 
 /** The Authorization header for the configured credentials, in the established client's order. */
-export function authorizationFor(
-  settings: Settings,
-  token: string | null,
-  warn: (message: string) => void,
-): string | null {
+export function authorizationFor(settings: Settings, token: string | null): Authorization | null {
   if (settings.username) {
     const pair = `${settings.username}:${settings.password ?? ''}`;
     return `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
   }
   if (settings.secret) {
-    warn('HMAC (Hawk) signing with "secret" is not supported by this client; ignoring "secret"');
+    // As the established client: Hawk with `key` as the id and `secret` as the key, SHA-256.
+    if (!settings.key) throw new CliError('bad configuration: "secret" (Hawk) needs "key" as its id', 2);
+    return { hawk: { id: settings.key, key: settings.secret, algorithm: 'sha256' } };
   }
   if (settings.key) return `Key ${settings.key}`;
   if (token) return `Bearer ${token}`;

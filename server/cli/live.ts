@@ -36,6 +36,8 @@ type Credentials = { key: string } | { token: string } | Record<string, never>;
 async function socketCredentials(ctx: Context): Promise<Credentials> {
   const header = ctx.http.credentials;
   if (!header) return {};
+  // A Hawk signature covers one HTTP request; the socket has nothing to check it against.
+  if (typeof header !== 'string') throw new CliError('the live socket takes no Hawk credentials');
   const [scheme, value = ''] = header.split(' ', 2);
   if (scheme === 'Key') return { key: value };
   if (scheme === 'Bearer') return { token: value };

@@ -213,7 +213,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     const token = readToken(settings.endpoint, warn);
     const trace = settings.debug ? (line: string) => io.stderr(line) : null;
-    http = new Http(settings, authorizationFor(settings, token, warn), trace);
+    http = new Http(settings, authorizationFor(settings, token), trace);
     const remote = command.offline ? {} : await remoteConfig(http);
     const interactive = Boolean(io.stdin.isTTY && process.stderr.isTTY);
     const ctx: Context = {

@@ -1,7 +1,7 @@
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { hawkHeader } from '../auth/hawk.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
+import { hawkHeader } from '../../shared/hawk.ts';
 import { build } from '../version.ts';
 import type { Destination, DestinationAuth } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER } from './loop.ts';
