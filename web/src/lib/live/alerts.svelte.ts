@@ -1,13 +1,7 @@
-import { io, type Socket } from 'socket.io-client';
 import type { LiveAlert } from '../../../../shared/alerts.ts';
-import type {
-  ClientToServerEvents,
-  Position,
-  ServerToClientEvents,
-  SubscribeAnswer,
-  ViewCounts,
-} from '../../../../shared/events.ts';
-import { API, api, loginRequired, socketAuth } from '../api.ts';
+import type { Position, SubscribeAnswer, ViewCounts } from '../../../../shared/events.ts';
+import { api } from '../api.ts';
+import { isRefused, openLiveSocket, type LiveSocket } from './socket.ts';
 
 /**
  * Parameters that configure the page, never the query (docs/ui.md): `cols` (the console's columns)
@@ -101,7 +95,7 @@ export class LiveAlerts {
 
   private readonly listeners = new Set<(alert: LiveAlert, previous: LiveAlert | undefined) => void>();
   private readonly removalListeners = new Set<(id: string) => void>();
-  private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
+  private socket: LiveSocket | null = null;
   private view = '';
   private position: Position | null = null;
   private readonly query: string;
@@ -257,10 +251,8 @@ export class LiveAlerts {
   }
 
   start(): void {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
-      path: `${API}/socket.io`,
-      auth: socketAuth(),
-    });
+    // No retry once the session ended: the server would only refuse again.
+    const socket = openLiveSocket(() => !this.expired);
     this.socket = socket;
     socket.on('connect', () => {
       this.connected = true;
@@ -269,11 +261,9 @@ export class LiveAlerts {
       this.heardAt = Date.now();
       socket.emit('subscribe', { query: this.query, since: this.position }, (a) => this.answer(a));
     });
-    socket.on('disconnect', (reason) => {
+    socket.on('disconnect', () => {
       this.connected = false;
       this.lostConnection = true;
-      // A server-side disconnect is not retried by Socket.IO itself; try again unless the session ended.
-      if (reason === 'io server disconnect' && !this.expired) setTimeout(() => socket.connect(), 2000);
     });
     socket.on('session.expired', (m) => {
       this.expired = true;
@@ -281,13 +271,8 @@ export class LiveAlerts {
     });
     socket.on('connect_error', (err) => {
       this.connected = false;
-      const code = (err as Error & { data?: { code?: number } }).data?.code;
-      if (code === 401) {
-        this.error = err.message;
-        loginRequired();
-        return;
-      }
-      if (this.options.restFallback && !this.everConnected) this.startPolling();
+      // A refusal goes to the login page (openLiveSocket); polling would be refused as well.
+      if (!isRefused(err) && this.options.restFallback && !this.everConnected) this.startPolling();
       else this.error = err.message;
     });
     socket.on('tick', (t) => {

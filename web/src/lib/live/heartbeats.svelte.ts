@@ -1,8 +1,7 @@
-import { io, type Socket } from 'socket.io-client';
 import { SvelteMap } from 'svelte/reactivity';
 import { heartbeatStatus, type Heartbeat, type HeartbeatStatus } from '../../../../shared/heartbeats.ts';
-import type { ClientToServerEvents, ServerToClientEvents } from '../../../../shared/events.ts';
-import { API, api, loginRequired, socketAuth } from '../api.ts';
+import { api } from '../api.ts';
+import { openLiveSocket, type LiveSocket } from './socket.ts';
 
 type Change = { type: 'updated'; heartbeat: Heartbeat } | { type: 'deleted'; id: string };
 
@@ -20,30 +19,22 @@ export class LiveHeartbeats {
   error = $state<string | null>(null);
   /** The server's clock minus this browser's (from ticks), so ages are measured as the server does. */
   private skew = 0;
-  private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
+  private socket: LiveSocket | null = null;
   /** Changes pushed while a snapshot is on its way, applied on top of it. */
   private held: Change[] | null = null;
 
   start(): void {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
-      path: `${API}/socket.io`,
-      auth: socketAuth(),
-    });
+    const socket = openLiveSocket();
     this.socket = socket;
     socket.on('connect', () => {
       this.connected = true;
       this.heardAt = Date.now();
       void this.snapshot();
     });
-    socket.on('disconnect', (reason) => {
-      this.connected = false;
-      // A server-side disconnect is not retried by Socket.IO itself.
-      if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 2000);
-    });
+    socket.on('disconnect', () => (this.connected = false));
     socket.on('connect_error', (err) => {
       this.connected = false;
       this.error = err.message;
-      if ((err as Error & { data?: { code?: number } }).data?.code === 401) loginRequired();
     });
     socket.on('session.expired', (m) => (this.error = m.message));
     socket.on('tick', (t) => {
