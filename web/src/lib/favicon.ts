@@ -4,6 +4,24 @@
  * tests and tools.
  */
 export function setFaviconBadge(count: number, colour = '#d32f2f'): void {
+  wanted = { count, colour };
+  // Drawing and encoding the icon costs a few ms: at 100 updates a second, at most once a second.
+  if (timer) return;
+  drawBadge();
+  timer = setTimeout(() => {
+    timer = null;
+    if (wanted && (wanted.count !== drawn?.count || wanted.colour !== drawn.colour)) drawBadge();
+  }, 1000);
+}
+
+let wanted: { count: number; colour: string } | null = null;
+let drawn: { count: number; colour: string } | null = null;
+let timer: ReturnType<typeof setTimeout> | null = null;
+
+function drawBadge(): void {
+  if (!wanted || (wanted.count === drawn?.count && wanted.colour === drawn.colour)) return;
+  const { count, colour } = wanted;
+  drawn = wanted;
   const size = 64;
   const canvas = document.createElement('canvas');
   canvas.width = size;
