@@ -48,7 +48,8 @@ try {
     await page.waitForTimeout(6000); // past the highlight of new rows
     await page.screenshot({ path: `${out}alerts-${scheme}.png` });
     await page.goto(`${origin}/wall?theme=${scheme}`);
-    await page.getByTestId('wall-alert').nth(20).waitFor();
+    // The wall shows what fits the screen, then "+N more".
+    await page.getByTestId('more').waitFor();
     await page.waitForTimeout(6000);
     await page.screenshot({ path: `${out}wall-${scheme}.png` });
     await context.close();
