@@ -167,7 +167,8 @@ async function main() {
         if (r.code) continue;
       }
       await runPool(list, concurrency, async (file) => {
-        const r = await run(process.execPath, [file], env);
+        // uvu-hooks: an error in a suite's set-up is printed, not swallowed (see the file).
+        const r = await run(process.execPath, ['--import', './tests/helpers/uvu-hooks.ts', file], env);
         record(file, { ...countUvu(r.code, r.output), output: r.output, seconds: r.seconds });
       });
     }
