@@ -17,6 +17,8 @@ export interface OidcProviderOptions {
   redirectUris: string[];
   /** The client authentication the provider demands at its token endpoint. */
   tokenAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt';
+  /** Show the provider's own development login form (any login, any password) to a real browser. */
+  loginForm?: boolean;
 }
 
 export interface TestOidcProvider {
@@ -76,7 +78,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       res.writeHead(404).end();
       return;
     }
-    const interaction = /^\/interaction\/([\w-]+)/.exec(url.slice(prefix.length));
+    const interaction = !options.loginForm && /^\/interaction\/([\w-]+)/.exec(url.slice(prefix.length));
     if (interaction) {
       void finishInteraction(req, res);
       return;
@@ -131,7 +133,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       email: ['email', 'email_verified'],
       profile: ['name', 'preferred_username', 'nickname', 'picture'],
     },
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: options.loginForm === true } },
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `${prefix}/interaction/${i.uid}` },
     // No consent page: every scope the client asks for is granted.
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
