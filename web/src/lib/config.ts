@@ -11,6 +11,14 @@ export interface ClientConfig {
   customer_views: boolean;
   signup_enabled: boolean;
   email_verification: boolean;
+  /** OAUTH2_CLIENT_ID; may list several, comma-separated (GitHub: the web UI's comes first). */
+  client_id: string;
+  /** The OpenID Connect authorisation endpoint (OIDC_AUTH_URL or discovered); null without one. */
+  oidc_auth_url: string | null;
+  keycloak_url: string | null;
+  keycloak_realm: string | null;
+  gitlab_url: string;
+  github_url: string;
   columns: string[];
   sort_by: string[] | string;
   /** Initial filter: keys environment, text, status, customer, service, group, dateRange. */
