@@ -241,7 +241,13 @@ export const SETTINGS = {
   AUDIT_LOG_JSON: bool(false),
   AUDIT_URL: optStr(),
   // CORS
-  CORS_ORIGINS: list(['http://localhost', 'http://localhost:8000']),
+  // Alerta's third default is `https?://\w*\.?local\.alerta\.io:?\d*/?.*`, whose trailing `.*` also
+  // admits `local.alerta.io.evil.example`; an Origin has no path, so ours ends at the port.
+  CORS_ORIGINS: list([
+    'http://localhost',
+    'http://localhost:8000',
+    '^https?://(\\w+\\.)?local\\.alerta\\.io(:\\d+)?$',
+  ]),
   CORS_ALLOW_HEADERS: list(['Content-Type', 'Authorization', 'Access-Control-Allow-Origin', 'X-Request-ID']),
   CORS_SUPPORTS_CREDENTIALS: bool(false),
   // web console (returned by /config)

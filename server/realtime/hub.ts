@@ -18,6 +18,7 @@ import { viewMembers } from '../db/alert-query.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/alerts.ts';
 import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
+import { originMatcher } from '../config/origins.ts';
 import { AppError } from '../errors.ts';
 import { compileMatcher, type Matcher } from './matcher.ts';
 
@@ -149,12 +150,17 @@ export interface Hub {
 export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   const { config, log, metrics } = deps;
   const path = config.SOCKET_PATH || `${config.API_PREFIX}/socket.io`;
+  const isListedOrigin = originMatcher(config.CORS_ORIGINS);
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
     server,
     {
       path,
       serveClient: false,
-      cors: { origin: [...config.CORS_ORIGINS], credentials: true },
+      // The same origin rule as HTTP (regex entries included), so a listed console may connect.
+      cors: {
+        origin: (origin, allow) => allow(null, origin === undefined || isListedOrigin(origin)),
+        credentials: true,
+      },
     },
   );
 

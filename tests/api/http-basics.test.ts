@@ -188,6 +188,22 @@ basics('CORS: listed and pattern origins are allowed, others are not', async ({ 
   assert.is(simple.headers.get('access-control-expose-headers'), 'X-Request-ID');
 });
 
+basics('the live socket admits browsers by the same CORS rule, patterns included', async ({ origin }) => {
+  // Socket.IO's long-polling handshake is a plain GET: the answer's CORS header is what a browser checks.
+  const handshake = (from: string) =>
+    fetch(`${origin}/api/socket.io/?EIO=4&transport=polling`, { headers: { Origin: from } });
+  const pattern = await handshake('https://screen1.noc.example');
+  assert.is(pattern.headers.get('access-control-allow-origin'), 'https://screen1.noc.example');
+  assert.is(pattern.headers.get('access-control-allow-credentials'), 'true');
+  await pattern.arrayBuffer();
+  const exact = await handshake('http://wall.example');
+  assert.is(exact.headers.get('access-control-allow-origin'), 'http://wall.example');
+  await exact.arrayBuffer();
+  const other = await handshake('http://evil.example');
+  assert.is(other.headers.get('access-control-allow-origin'), null);
+  await other.arrayBuffer();
+});
+
 basics('GET /management/gtg is OK while the database answers', async ({ api }) => {
   const res = await api.get('/management/gtg');
   assert.is(res.status, 200);

@@ -1,9 +1,10 @@
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
+import { originMatcher } from '../../config/origins.ts';
 
 /**
- * CORS from CORS_ORIGINS: each entry is an exact origin, `*` for any, or (starting with `^`) a
- * regular expression, as the established server allows for its `*.local.alerta.io` default.
+ * CORS from CORS_ORIGINS: each entry is an exact origin, `*` for any, or a regular expression
+ * (originMatcher), as the established server allows for its `*.local.alerta.io` default.
  * Credentials (cookies, Authorization) are allowed with CORS_SUPPORTS_CREDENTIALS, whenever
  * AUTH_REQUIRED is on (the caller passes them in `credentials`), and always on `/auth/*`.
  */
@@ -28,11 +29,4 @@ export function corsFrom(
     credentials: (ctx) => credentials || credentialPaths(ctx.path),
     maxAge: 86400,
   });
-}
-
-/** Does CORS_ORIGINS list this origin: exactly, as `*`, or by a `^` regular expression? */
-export function originMatcher(origins: readonly string[]): (origin: string) => boolean {
-  const exact = new Set(origins.filter((o) => !o.startsWith('^')));
-  const patterns = origins.filter((o) => o.startsWith('^')).map((o) => new RegExp(o));
-  return (origin) => exact.has('*') || exact.has(origin) || patterns.some((p) => p.test(origin));
 }

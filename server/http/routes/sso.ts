@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { bodyObject } from '../body.ts';
-import { originMatcher } from '../middleware/cors.ts';
+import { originMatcher } from '../../config/origins.ts';
 
 /** What the web UI and the CLI send after the provider's redirect (clients.md: `login`). */
 const CodeSchema = z.object({
