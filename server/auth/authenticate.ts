@@ -53,7 +53,7 @@ async function identify(ctx: Context, deps: Deps): Promise<Auth> {
     return { ...blank('hawk'), login: id, scopes: HAWK_SCOPES };
   }
   if (scheme === 'bearer') return bearerAuth(deps, credential, apiBase(ctx, config));
-  const proxied = await proxyAuth(ctx, deps);
+  const proxied = await proxyAuth((name) => ctx.get(name), deps);
   if (proxied) return proxied;
   if (scheme === 'basic') return basicAuth(ctx, deps, credential);
   return anonymous(deps);
@@ -85,18 +85,20 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
 
 /**
  * A live socket's caller, from the handshake's `auth: { token }` or `auth: { key }` — the same
- * checks as the HTTP credentials (docs/live.md).
+ * checks as the HTTP credentials (docs/live.md) — else, with AUTH_PROXY, the user the proxy names
+ * in the handshake request's headers.
  */
-export function authenticateSocket(
+export async function authenticateSocket(
   deps: Deps,
   credentials: { token?: unknown; key?: unknown },
   baseUrl: string,
+  header: (name: string) => string = () => '',
 ): Promise<Auth> {
   if (typeof credentials.key === 'string' && credentials.key) return keyAuth(deps, credentials.key);
   if (typeof credentials.token === 'string' && credentials.token) {
     return bearerAuth(deps, credentials.token, baseUrl);
   }
-  return Promise.resolve(anonymous(deps));
+  return (await proxyAuth(header, deps)) ?? anonymous(deps);
 }
 
 const blank = (method: Auth['method']): Auth => ({

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
@@ -12,14 +11,15 @@ import type { Auth } from './types.ts';
  * The user a trusted front proxy names (auth.md §1 #6), when AUTH_PROXY is on and the request
  * carries AUTH_PROXY_USER_HEADER; null otherwise. Roles come from AUTH_PROXY_ROLES_HEADER (the
  * stored roles when the proxy sends none), customers from the user's groups. Unknown users are
- * created with AUTH_PROXY_AUTO_SIGNUP, refused (403) without.
+ * created with AUTH_PROXY_AUTO_SIGNUP, refused (403) without. `header` reads a request header by
+ * name ('' when absent): HTTP requests and the live socket's handshake both come through the proxy.
  */
-export async function proxyAuth(ctx: Context, deps: Deps): Promise<Auth | null> {
+export async function proxyAuth(header: (name: string) => string, deps: Deps): Promise<Auth | null> {
   const { config } = deps;
   if (!config.AUTH_PROXY) return null;
-  const login = ctx.get(config.AUTH_PROXY_USER_HEADER).trim();
+  const login = header(config.AUTH_PROXY_USER_HEADER).trim();
   if (!login) return null;
-  const rolesHeader = ctx.get(config.AUTH_PROXY_ROLES_HEADER);
+  const rolesHeader = header(config.AUTH_PROXY_ROLES_HEADER);
   const sent = rolesHeader
     .split(config.AUTH_PROXY_ROLES_SEPARATOR)
     .map((r) => r.trim())

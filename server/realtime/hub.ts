@@ -179,7 +179,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
 
   io.use(async (socket, next) => {
     try {
-      const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrlOf(socket));
+      const header = (name: string) => String(socket.handshake.headers[name.toLowerCase()] ?? '');
+      const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrlOf(socket), header);
       if (!auth.unrestricted && !isGranted(auth.scopes, 'read:alerts', config.DELETE_SCOPES)) {
         throw new AppError(403, 'Missing required scope: read:alerts');
       }
@@ -187,7 +188,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       socket.data.auth = auth;
       socket.data.caller = {
         ip: socket.handshake.address,
-        header: (name) => String(socket.handshake.headers[name.toLowerCase()] ?? ''),
+        header,
         user: auth.login,
         baseUrl: baseUrlOf(socket),
         customers,

@@ -11,6 +11,7 @@ import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
+import { LiveClient, refused } from '../helpers/live.ts';
 
 const ADMIN_KEY = 'proxy-test-admin-key-0123456789abcdef';
 const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
@@ -213,6 +214,27 @@ proxy(
     assert.is(signup.status, 200, JSON.stringify(signup.body));
   },
 );
+
+proxy('the live socket takes the user the proxy names in the handshake headers', async (ctx) => {
+  const posted = await call(ctx.api, 'POST', '/alert', { ...ALERT, resource: 'proxy-live' }, asAdmin);
+  assert.is(posted.status, 201, JSON.stringify(posted.body));
+  // Without the header (and without a key or token) the socket is refused, as over HTTP.
+  const anonymous = await refused(ctx.origin, {});
+  assert.match(anonymous.message, /Missing authorization/);
+  const client = await LiveClient.connect(ctx.origin, {}, 5000, {
+    extraHeaders: as('live.viewer@example.com', 'user'),
+  });
+  try {
+    const view = await client.view('resource=proxy-live');
+    assert.is(view.answer.total, 1);
+    assert.equal(
+      [...view.alerts.values()].map((a) => a.resource),
+      ['proxy-live'],
+    );
+  } finally {
+    client.close();
+  }
+});
 
 proxy('with AUTH_PROXY off the header is ignored', async (ctx) => {
   const r = await bootInstance(ctx.db.url, { ...SETTINGS, AUTH_PROXY: 'False' });
