@@ -11,7 +11,7 @@ import { noteKeyUse } from './key-usage.ts';
 import { ldapBasicAuth } from './ldap.ts';
 import { verifyPassword } from './passwords.ts';
 import { proxyAuth } from './proxy.ts';
-import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
+import { withLoginLimit } from '../domain/users.ts';
 import { matchesName, scopesForRoles } from './scopes.ts';
 import { verifyToken } from './tokens.ts';
 import { ANONYMOUS_OPEN, type Auth } from './types.ts';
@@ -143,16 +143,13 @@ async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<
   const password = decoded.slice(colon + 1);
   if (config.AUTH_PROVIDER === 'ldap') return ldapBasicAuth(deps, name, password, ctx.ip, challenge);
   // Basic credentials are a login on every request: the same limits as POST /auth/login.
-  const limiter = loginLimiterOf(deps, deps.clock);
-  const wait = limiter.retryAfter(name, ctx.ip);
-  if (wait > 0) throw tooManyLogins(wait);
-  const user = name ? await findUserByLoginOrEmail(deps.db, name) : null;
-  const ok = await verifyPassword(password, user?.password);
-  if (!user || !ok) {
-    limiter.fail(name, ctx.ip);
-    throw new AppError(401, 'Authorization required', undefined, challenge);
-  }
-  limiter.succeed(name, ctx.ip);
+  const user = await withLoginLimit(deps, name, ctx.ip, async () => {
+    const found = name ? await findUserByLoginOrEmail(deps.db, name) : null;
+    // The hash is checked even for an unknown name, so timing does not tell which names exist.
+    const ok = await verifyPassword(password, found?.password);
+    if (!found || !ok) throw new AppError(401, 'Authorization required', undefined, challenge);
+    return found;
+  });
   if (config.EMAIL_VERIFICATION && !user.emailVerified) {
     throw new AppError(401, 'email not verified', undefined, challenge);
   }
