@@ -81,6 +81,20 @@ for (const [path, values, first] of PAGES) {
       .getByRole('button', { name: `Delete ${first}` })
       .first()
       .click();
+    // Deleting asks once more; Keep leaves the row, the confirmation deletes it.
+    await page
+      .getByRole('button', { name: `Keep ${first}` })
+      .first()
+      .click();
+    assert.ok(await row.first().isVisible());
+    await page
+      .getByRole('button', { name: `Delete ${first}` })
+      .first()
+      .click();
+    await page
+      .getByRole('button', { name: `Confirm delete ${first}` })
+      .first()
+      .click();
     await row.first().waitFor({ state: 'detached', timeout: 5000 });
   });
 }
