@@ -2,6 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { until } from '../helpers/live.ts';
+
+/** Waits (5 s at most) until `probe` holds. */
+const eventually = (probe: () => Promise<boolean>, what: string) =>
+  until(async () => ((await probe()) ? true : undefined), 5000, what);
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -159,6 +164,52 @@ admin(
     assert.is(await page.getByTestId('admin-row').count(), 2);
   },
 );
+
+admin('/blackouts: with the UTC preference, form times are UTC whatever the browser zone', async (ctx) => {
+  const { api, auth, origin, browser } = ctx;
+  const created = await api.post(
+    '/blackout',
+    {
+      environment: 'Development',
+      resource: 'utc-host',
+      startTime: '2031-06-01T10:00:00.000Z',
+      duration: 3600,
+    },
+    auth,
+  );
+  assert.is(created.status, 201);
+  const { id } = (await created.json()) as { id: string };
+  const prefs = (timezone: string | null) =>
+    api.request('PUT', '/user/me/attributes', { attributes: { prefs: { timezone } } }, auth);
+  assert.is((await prefs('utc')).status, 200);
+  // A browser five and a half hours east of UTC: local and UTC inputs differ.
+  const context = await browser.newContext({ timezoneId: 'Asia/Kolkata' });
+  const token = (auth.headers.Authorization ?? '').replace('Bearer ', '');
+  await context.addInitScript((t) => localStorage.setItem('alertwall.token', t), token);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${origin}/blackouts`);
+    const row = page.getByTestId('admin-row').filter({ hasText: 'resource=utc-host' });
+    await row.getByRole('button', { name: /^Edit/ }).click();
+    const edit = page.getByRole('form', { name: 'Edit' });
+    await eventually(
+      async () => (await edit.getByLabel('Start').inputValue()) === '2031-06-01T10:00',
+      'UTC start',
+    );
+    await edit.getByLabel('Start').fill('2031-06-01T10:30');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await eventually(async () => {
+      const b = (await (await api.get(`/blackout/${id}`, auth)).json()) as {
+        blackout: { startTime: string };
+      };
+      return b.blackout.startTime === '2031-06-01T10:30:00.000Z';
+    }, 'start saved as 10:30 UTC');
+  } finally {
+    await context.close();
+    await prefs(null);
+    await api.request('DELETE', `/blackout/${id}`, undefined, auth);
+  }
+});
 
 admin('/users: edit roles, status and email verified; emptying the roles asks first', async (ctx) => {
   const { page, origin, api, auth } = ctx;

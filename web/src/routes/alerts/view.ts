@@ -93,14 +93,3 @@ export function rewriteLegacyLink(url: URL, now: number): string | null {
   const search = next.toString();
   return `${url.pathname}${search ? `?${search}` : ''}`;
 }
-
-/** An ISO time as a `datetime-local` input's value, in the user's zone or UTC. */
-export const toDateInput = (iso: string | null, timezone: 'local' | 'utc'): string =>
-  iso ? formatTime(iso, 'YYYY-MM-DD[T]HH:mm', timezone) : '';
-
-/** A `datetime-local` input's value (in the user's zone or UTC) as an ISO time, or null. */
-export function fromDateInput(value: string, timezone: 'local' | 'utc'): string | null {
-  if (!value) return null;
-  const d = new Date(timezone === 'utc' ? `${value}Z` : value);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
