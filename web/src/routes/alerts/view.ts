@@ -1,5 +1,4 @@
 import { UI_ONLY } from '../../lib/live/alerts.svelte.ts';
-import { formatTime } from '../../lib/preferences.ts';
 
 /**
  * The console's view lives in its URL (wall-display.md §5, docs/ui-console.md): filters as the
