@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import type { Api } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { LiveClient, refused } from '../helpers/live.ts';
 
@@ -25,15 +25,8 @@ const SETTINGS = {
   ADMIN_KEY,
 };
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(api: Api, method: string, path: string, body?: unknown, headers = {}): Promise<Answer> {
-  const res = await api.request(method, path, body, { headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const call = (api: Api, method: string, path: string, body?: unknown, headers = {}): Promise<Answer> =>
+  api.call(method, path, body, { headers });
 
 const as = (user: string, roles?: string) => ({
   'X-Proxy-User': user,

@@ -15,7 +15,7 @@ import type { Caller } from '../../server/domain/alerts.ts';
 import * as domain from '../../server/domain/blackouts.ts';
 import { AppError } from '../../server/errors.ts';
 import { postAlert } from '../helpers/alerts.ts';
-import type { Api } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 
@@ -25,16 +25,8 @@ const freshEnv = (label: string) => `${label}-${++n}-${Date.now()}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
-}
-
-async function call(api: Api, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await api.request(method, path, body);
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
-}
+const call = (api: Api, method: string, path: string, body?: unknown): Promise<Answer> =>
+  api.call(method, path, body);
 
 /** POSTs a blackout and asserts 201 with the documented shape. */
 async function createBlackout(api: Api, fields: Record<string, unknown>): Promise<Blackout> {

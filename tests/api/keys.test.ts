@@ -12,7 +12,7 @@ import { ErrorBodySchema } from '../../shared/errors.ts';
 import { boot } from '../../server/boot.ts';
 import { loadConfig } from '../../server/config.ts';
 import { postAlert } from '../helpers/alerts.ts';
-import type { Api } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 
@@ -25,21 +25,16 @@ const SETTINGS = {
 const DAY_MS = 86_400_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(
+/** A request as the API key `opts.key` (when given). */
+const call = (
   api: Api,
   method: string,
   path: string,
   opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const headers = { ...(opts.key ? { Authorization: `Key ${opts.key}` } : {}), ...opts.headers };
-  const res = await api.request(method, path, opts.body, { headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+): Promise<Answer> =>
+  api.call(method, path, opts.body, {
+    headers: { ...(opts.key ? { Authorization: `Key ${opts.key}` } : {}), ...opts.headers },
+  });
 
 /** Stores a key straight in the database; returns its id. */
 async function insertKey(

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import type { Running } from '../../server/boot.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import type { Api } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { READER, reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-search-admin-key-0123456789abcd';
@@ -22,15 +22,8 @@ interface Ctx extends AppContext {
   settings: Record<string, string>;
 }
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(api: Api, method: string, path: string, body?: unknown, headers = {}): Promise<Answer> {
-  const res = await api.request(method, path, body, { headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const call = (api: Api, method: string, path: string, body?: unknown, headers = {}): Promise<Answer> =>
+  api.call(method, path, body, { headers });
 
 const login = (api: Api, username: string, password: string) =>
   call(api, 'POST', '/auth/login', { username, password });

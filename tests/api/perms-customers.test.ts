@@ -16,7 +16,7 @@ import {
 } from '../../shared/perms.ts';
 import { BUILTIN_SCOPES } from '../../server/auth/scopes.ts';
 import { hashPassword } from '../../server/auth/passwords.ts';
-import type { Api } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 
@@ -27,21 +27,16 @@ const SETTINGS = {
   ADMIN_USERS: 'admin@example.com',
 };
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(
+/** A request as the API key `opts.key` (when given). */
+const call = (
   api: Api,
   method: string,
   path: string,
   opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const headers = { ...(opts.key ? { Authorization: `Key ${opts.key}` } : {}), ...opts.headers };
-  const res = await api.request(method, path, opts.body, { headers });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+): Promise<Answer> =>
+  api.call(method, path, opts.body, {
+    headers: { ...(opts.key ? { Authorization: `Key ${opts.key}` } : {}), ...opts.headers },
+  });
 
 async function insertKey(ctx: AppContext, key: string, user: string, scopes: string[], customer?: string) {
   await queryDb(
