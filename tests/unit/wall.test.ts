@@ -3,11 +3,11 @@ import * as assert from 'uvu/assert';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import { AlertSounds } from '../../web/src/lib/sound/alert-sounds.ts';
 import { deservesSound, soundPlan } from '../../web/src/lib/sound/rules.ts';
+import { viewQuery } from '../../web/src/lib/ui-params.ts';
 import {
   indicatorParams,
   openOnly,
   wallSettings,
-  withoutWallParams,
   withSort,
   worstSeverity,
 } from '../../web/src/routes/wall/settings.ts';
@@ -39,9 +39,9 @@ settings('sound lists severities (comma-separated or repeated); sound=off is an 
   assert.is(wallSettings('theme=light').theme, 'light');
 });
 
-settings("the wall's own parameters never reach the query; filters do", () => {
-  const q = withoutWallParams(
-    'tiles=environment&columns=2&resort=30&sound=critical&sound-repeat=60&sound-mute=5&group=db',
+settings("the wall's own (and every UI-only) parameter never reaches the query; filters do", () => {
+  const q = viewQuery(
+    'tiles=environment&kiosk=1&theme=dark&scale=2&columns=2&resort=30&sound=critical&sound-repeat=60&sound-mute=5&group=db',
   );
   assert.is(q, 'group=db');
   assert.is(

@@ -3,33 +3,7 @@ import type { Position, SubscribeAnswer, ViewCounts } from '../../../../shared/e
 import { api } from '../api.ts';
 import { isRefused, openLiveSocket, type LiveSocket } from './socket.ts';
 
-/**
- * Parameters that configure the page, never the query (docs/ui.md): `cols` (the console's columns)
- * and `filter=none` (no default filter) are the console's (docs/ui-console.md); `tiles`, `columns`,
- * `resort` and the `sound*` ones are the wall's (docs/ui-wall.md).
- */
-export const UI_ONLY: ReadonlySet<string> = new Set([
-  'kiosk',
-  'theme',
-  'scale',
-  'density',
-  'api-key',
-  'cols',
-  'filter',
-  'tiles',
-  'columns',
-  'resort',
-  'sound',
-  'sound-repeat',
-  'sound-mute',
-]);
-
-/** The view's query string from the page's URL, without the UI-only parameters. */
-export function viewQuery(search: string): string {
-  const params = new URLSearchParams(search);
-  for (const k of [...params.keys()]) if (UI_ONLY.has(k)) params.delete(k);
-  return params.toString();
-}
+export { UI_ONLY, viewQuery } from '../ui-params.ts';
 
 /** How often the REST fallback reloads the view when the socket never connects. */
 export const POLL_INTERVAL_MS = 30_000;

@@ -1,8 +1,8 @@
 /**
- * The wall's own URL parameters (docs/ui-wall.md). They configure the screen and never reach the API
- * or the socket: `withoutWallParams` strips them before the query is built.
+ * The wall's own URL parameters (docs/ui-wall.md): `tiles`, `columns`, `resort`, `sound`,
+ * `sound-repeat`, `sound-mute`. They configure the screen and never reach the API or the socket:
+ * they are in UI_ONLY (lib/ui-params.ts), which viewQuery strips.
  */
-export const WALL_ONLY = ['tiles', 'columns', 'resort', 'sound', 'sound-repeat', 'sound-mute'] as const;
 
 export type TileLayout = 'severity' | 'environment' | 'indicators';
 
@@ -62,13 +62,6 @@ export function wallSettings(search: string): WallSettings {
     soundRepeat: numberParam(params, 'sound-repeat', 0, 0, 3600),
     soundMute: numberParam(params, 'sound-mute', 15, 1, 24 * 60),
   };
-}
-
-/** A query string without the wall's own parameters. */
-export function withoutWallParams(query: string): string {
-  const params = new URLSearchParams(query);
-  for (const name of WALL_ONLY) params.delete(name);
-  return params.toString();
 }
 
 /** The wall's default order: most severe first, then newest first. */
