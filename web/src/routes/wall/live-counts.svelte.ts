@@ -1,13 +1,5 @@
-import { io, type Socket } from 'socket.io-client';
-import type {
-  ClientToServerEvents,
-  ServerToClientEvents,
-  SubscribeAnswer,
-  ViewCounts,
-} from '../../../../shared/events.ts';
-import { API, socketAuth } from '../../lib/api.ts';
-
-type LiveSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+import type { SubscribeAnswer, ViewCounts } from '../../../../shared/events.ts';
+import { openLiveSocket, type LiveSocket } from '../../lib/live/socket.ts';
 
 /**
  * The live counts of several queries over one socket (docs/ui-wall.md): the wall's tiles. Each query
@@ -33,18 +25,15 @@ export class LiveCounts {
   }
 
   start(): void {
-    const socket: LiveSocket = io({ path: `${API}/socket.io`, auth: socketAuth() });
+    // The same socket set-up as the wall's list (credentials, login on refusal, server-side retry).
+    const socket = openLiveSocket();
     this.socket = socket;
     socket.on('connect', () => {
       this.connected = true;
       this.views.clear();
       for (const query of this.queries) this.subscribe(socket, query);
     });
-    socket.on('disconnect', (reason) => {
-      this.connected = false;
-      // As LiveAlerts: a server-side disconnect is not retried by Socket.IO itself.
-      if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 2000);
-    });
+    socket.on('disconnect', () => (this.connected = false));
     socket.on('counts', (m) => this.apply(m.view, m.seq, m));
     socket.on('alert.updated', (m) => m.counts && this.apply(m.view, m.seq, m.counts));
     socket.on('alert.removed-from-view', (m) => m.counts && this.apply(m.view, m.seq, m.counts));
