@@ -3,7 +3,9 @@
  * PostgreSQL, at 32 connections for 10 s per scenario.
  *   (a) the same alert posted repeatedly (the de-duplication path)
  *   (b) 10,000 distinct resources (new alerts, then duplicates of them)
- * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32]
+ * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward]
+ *   --forward: the forwarder plugin with one destination where nothing listens (issue #10: a dead
+ *   destination must not slow intake; every receipt is queued for it).
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
  */
@@ -52,6 +54,12 @@ const server = await startServerProcess({
   DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
   LOG_LEVEL: 'error',
   DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
+  ...(process.argv.includes('--forward')
+    ? {
+        BASE_URL: 'http://127.0.0.1:1/api',
+        FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', { key: 'bench-key' }, ['*']]]),
+      }
+    : {}),
 });
 const url = `${server.url.replace(/\/$/, '')}/api/alert`;
 try {

@@ -39,14 +39,14 @@ const columns = sql.fragment`id, destination, kind, alert_id AS "alertId", body,
 export async function enqueue(db: DatabasePool, events: readonly ForwardEvent[]): Promise<void> {
   if (events.length === 0) return;
   const texts = (pick: (e: ForwardEvent) => string | null) => sql.array(events.map(pick), 'text');
-  await db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SET LOCAL synchronous_commit TO OFF`);
-    await tx.query(sql.unsafe`
-      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id)
-      SELECT * FROM unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)}, ${texts((e) => e.alertId)},
-        ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[], ${texts((e) => e.loop)},
-        ${texts((e) => e.requestId)})`);
-  });
+  // One statement, one round trip: set_config(…, true) lasts for the statement's own implicit
+  // transaction, whose commit then skips the flush (a BEGIN/SET/INSERT/COMMIT took four trips).
+  await db.query(sql.unsafe`
+    WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+    INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id)
+    SELECT d, k, a, b, l, r FROM async_commit, unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)},
+      ${texts((e) => e.alertId)}, ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[],
+      ${texts((e) => e.loop)}, ${texts((e) => e.requestId)}) AS u(d, k, a, b, l, r)`);
 }
 
 /**
