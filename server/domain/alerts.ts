@@ -391,7 +391,16 @@ async function applyToExisting(
   let text = draft.text;
   let changes: AlertChanges | undefined;
   if (status !== current) {
-    const hooked = await deps.plugins.statusChange({ ...candidate, ...draft, status }, status, text, caller);
+    // Hooks see the alert as it will be stored: incoming fields over the stored ones, tags and
+    // attributes merged (Alerta passes the stored alert), so acked_by can find a stored `acked-by`.
+    const seen: AlertRecord = {
+      ...candidate,
+      ...draft,
+      status,
+      tags: [...new Set([...candidate.tags, ...draft.tags])],
+      attributes: { ...candidate.attributes, ...draft.attributes },
+    };
+    const hooked = await deps.plugins.statusChange(seen, status, text, caller);
     status = hooked.status;
     text = hooked.text;
     changes = hooked.changes;

@@ -423,3 +423,48 @@ concurrency('concurrent correlates and duplicates lose no counts', async ({ api,
 });
 
 concurrency.run();
+
+const ackedBy = suite<AppContext>('acked_by plugin with a known login', {} as AppContext);
+ackedBy.before((ctx) =>
+  startApp(ctx, {
+    TEST_LABEL: 'acked_by',
+    PLUGINS: 'remote_ip,reject,acked_by',
+    AUTH_REQUIRED: 'True',
+    SECRET_KEY: 'acked-by-secret-123',
+    ADMIN_USERS: 'ops@example.com',
+    ADMIN_PASSWORD: 'ops-pass',
+  }),
+);
+ackedBy.after(stopApp);
+
+const asOps = { Authorization: `Basic ${Buffer.from('ops@example.com:ops-pass').toString('base64')}` };
+
+ackedBy('an ack records acked-by; a closed alert re-opened by a new receipt loses it', async ({ api }) => {
+  const alert = { environment: 'Production', service: ['web'], resource: fresh('reopen'), event: 'e' };
+  const receive = async (severity: string) => {
+    const r = await api.call('POST', '/alert', { ...alert, severity }, { headers: asOps });
+    assert.is(r.status, 201, JSON.stringify(r.body));
+    return (r.body as { alert: { id: string; status: string; attributes: Record<string, unknown> } }).alert;
+  };
+  const { id } = await receive('major');
+  const ack = await api.call('PUT', `/alert/${id}/action`, { action: 'ack' }, { headers: asOps });
+  assert.is(ack.status, 200, JSON.stringify(ack.body));
+  const acked = await api.call('GET', `/alert/${id}`, undefined, { headers: asOps });
+  const stored = (acked.body as { alert: { attributes: Record<string, unknown>; tags: string[] } }).alert;
+  assert.is(stored.attributes['acked-by'], 'ops@example.com');
+  assert.ok(stored.tags.includes('watch:ops@example.com'));
+
+  // A clear closes it (acked-by stays, as in the established server), then a new fault re-opens it.
+  const closed = await receive('normal');
+  assert.equal([closed.status, closed.attributes['acked-by']], ['closed', 'ops@example.com']);
+  const reopened = await receive('major');
+  assert.is(reopened.status, 'open');
+  assert.is(reopened.attributes['acked-by'], undefined, 'the stored acked-by is removed on re-open');
+  const after = await api.call('GET', `/alert/${id}`, undefined, { headers: asOps });
+  assert.is(
+    (after.body as { alert: { attributes: Record<string, unknown> } }).alert.attributes['acked-by'],
+    undefined,
+  );
+});
+
+ackedBy.run();
