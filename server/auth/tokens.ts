@@ -23,13 +23,29 @@ export interface TokenSubject {
 
 const keyOf = (config: Pick<Config, 'SECRET_KEY'>) => new TextEncoder().encode(config.SECRET_KEY);
 
-/** The audience tokens are issued for and checked against: OAUTH2_CLIENT_ID, else the API's base URL. */
-export const audienceOf = (config: Pick<Config, 'OAUTH2_CLIENT_ID'>, baseUrl: string) =>
-  config.OAUTH2_CLIENT_ID || baseUrl;
+type AudienceConfig = Pick<Config, 'OAUTH2_CLIENT_ID' | 'SAML2_ENTITY_ID' | 'BASE_URL'>;
+
+/**
+ * The audience tokens are issued for (auth.md §8): OAUTH2_CLIENT_ID, else SAML2_ENTITY_ID, else
+ * the base URL as the established server writes it — BASE_URL as configured, else the request's
+ * root URL with its trailing slash (`http://localhost/api/`). `baseUrl` is the API base without it.
+ */
+export const audienceOf = (config: AudienceConfig, baseUrl: string) =>
+  config.OAUTH2_CLIENT_ID || config.SAML2_ENTITY_ID || config.BASE_URL || `${baseUrl}/`;
+
+/**
+ * The audiences a token may carry: an explicit client or entity id exactly; the base URL with or
+ * without its trailing slash, so tokens of either server in a mixed deployment are accepted.
+ */
+export function acceptedAudiences(config: AudienceConfig, baseUrl: string): string[] {
+  const audience = audienceOf(config, baseUrl);
+  if (config.OAUTH2_CLIENT_ID || config.SAML2_ENTITY_ID) return [audience];
+  return [...new Set([audience, baseUrl, `${baseUrl}/`])];
+}
 
 /** A signed HS256 token valid TOKEN_EXPIRE_DAYS, with the established server's claims. */
 export async function createToken(
-  config: Pick<Config, 'SECRET_KEY' | 'TOKEN_EXPIRE_DAYS' | 'OAUTH2_CLIENT_ID' | 'CUSTOMER_VIEWS'>,
+  config: Pick<Config, 'SECRET_KEY' | 'TOKEN_EXPIRE_DAYS' | 'CUSTOMER_VIEWS'> & AudienceConfig,
   s: TokenSubject,
   baseUrl: string,
   now = Date.now(),
@@ -53,7 +69,7 @@ export async function createToken(
   const iat = Math.floor(now / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(baseUrl)
+    .setIssuer(`${baseUrl}/`)
     .setSubject(s.userId)
     .setAudience(audienceOf(config, baseUrl))
     .setIssuedAt(iat)
@@ -65,7 +81,7 @@ export async function createToken(
 
 /** The verified claims of a Bearer token; 401 JSON with Alerta's wording otherwise. */
 export async function verifyToken(
-  config: Pick<Config, 'SECRET_KEY' | 'OAUTH2_CLIENT_ID'>,
+  config: Pick<Config, 'SECRET_KEY'> & AudienceConfig,
   token: string,
   baseUrl: string,
   now = Date.now(),
@@ -73,7 +89,7 @@ export async function verifyToken(
   try {
     const { payload } = await jwtVerify(token, keyOf(config), {
       algorithms: ['HS256'],
-      audience: audienceOf(config, baseUrl),
+      audience: acceptedAudiences(config, baseUrl),
       currentDate: new Date(now),
     });
     return payload as Record<string, unknown>;

@@ -3,6 +3,7 @@
  * logins with one message for unknown users, inactive users, expired and tampered tokens, the
  * admin bootstrap (and that a restart adds nobody), and the login rate limit.
  */
+import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { boot } from '../../server/boot.ts';
@@ -158,7 +159,9 @@ test('tokens: claims via /userinfo; expired → 401 Token has expired; tampered 
   assert.is(info.body.typ, 'Bearer');
   assert.is(info.body.scope, 'admin read write');
   assert.equal(info.body.roles, ['admin']);
-  assert.is(info.body.aud, ctx.api.base);
+  // As the established server signs them: the request's root URL, with its trailing slash.
+  assert.is(info.body.aud, `${ctx.api.base}/`);
+  assert.is(info.body.iss, `${ctx.api.base}/`);
   assert.type(info.body.sub, 'string');
   assert.not.ok('customers' in info.body, 'no customers claim without CUSTOMER_VIEWS');
 
@@ -186,6 +189,39 @@ test('tokens: claims via /userinfo; expired → 401 Token has expired; tampered 
   assertError(await call(ctx, 'GET', '/user/me', undefined, bearer(tampered)), 401, 'Token is invalid');
   assertError(await call(ctx, 'GET', '/user/me', undefined, bearer('garbage')), 401, 'Token is invalid');
   assertError(await call(ctx, 'GET', '/userinfo'), 401, 'Missing authorization API Key or Bearer Token');
+});
+
+test('tokens signed by the established server (aud with or without the trailing slash) are accepted', async (ctx) => {
+  const info = await call(ctx, 'GET', '/userinfo', undefined, bearer(await adminToken(ctx)));
+  const sign = (aud: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({
+      typ: 'Bearer',
+      preferred_username: 'admin@example.com',
+      provider: 'basic',
+      scope: 'admin read write',
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(`${ctx.api.base}/`)
+      .setSubject(info.body.sub as string)
+      .setAudience(aud)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + 3600)
+      .sign(new TextEncoder().encode(SETTINGS.SECRET_KEY));
+  };
+  for (const aud of [`${ctx.api.base}/`, ctx.api.base]) {
+    const me = await call(ctx, 'GET', '/user/me', undefined, bearer(await sign(aud)));
+    assert.is(me.status, 200, `aud ${aud}: ${me.text}`);
+    assert.is((me.body.user as { login: string }).login, 'admin@example.com');
+  }
+  for (const aud of ['http://elsewhere.example/api/', `${ctx.api.base}//`, `${ctx.api.base}/x`]) {
+    assertError(
+      await call(ctx, 'GET', '/user/me', undefined, bearer(await sign(aud))),
+      401,
+      'Invalid audience',
+    );
+  }
 });
 
 test('logout answers ok by GET and POST', async (ctx) => {
