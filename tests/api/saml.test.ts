@@ -16,6 +16,7 @@ import { decodeJwt } from 'jose';
 import { DOMParser } from '@xmldom/xmldom';
 import { boot } from '../../server/boot.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
+import { loadSaml } from '../../server/auth/sso/saml.ts';
 import { createLog } from '../../server/log.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
@@ -407,5 +408,34 @@ startup('metadata that is not an identity provider’s stops start-up', async ()
     idp.cleanup();
   }
 });
+
+startup(
+  'the entity id is BASE_URL as configured (trailing slash kept), as the established server',
+  async () => {
+    const idp = createSamlIdp();
+    try {
+      const entityOf = async (env: Record<string, string>) => {
+        const config = loadConfig(
+          {
+            DATABASE_URL: 'postgres://127.0.0.1:1/none',
+            AUTH_PROVIDER: 'saml2',
+            SAML2_CONFIG: JSON.stringify({ metadata: idp.metadataFile }),
+            ...env,
+          },
+          { systemFile: null },
+        );
+        const { metadata } = await loadSaml(config);
+        const doc = strictXml(metadata);
+        const acs = doc.getElementsByTagNameNS(MD, 'AssertionConsumerService')[0]!;
+        return [doc.documentElement!.getAttribute('entityID'), acs.getAttribute('Location')];
+      };
+      assert.equal(await entityOf({ BASE_URL: `${BASE_URL}/` }), [`${BASE_URL}/`, ACS]);
+      assert.equal(await entityOf({ BASE_URL }), [BASE_URL, ACS]);
+      assert.equal(await entityOf({ BASE_URL, SAML2_ENTITY_ID: 'urn:alerta:sp' }), ['urn:alerta:sp', ACS]);
+    } finally {
+      idp.cleanup();
+    }
+  },
+);
 
 startup.run();

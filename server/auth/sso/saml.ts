@@ -100,7 +100,9 @@ export async function loadSaml(config: Config): Promise<Saml> {
   const key = keyFile ? await readFile(keyFile, 'utf8') : undefined;
   const cert = certFile ? await readFile(certFile, 'utf8') : undefined;
   const base = config.BASE_URL.replace(/\/+$/, '');
-  const entityId = config.SAML2_ENTITY_ID || base;
+  // As the established server: BASE_URL exactly as configured, so identity providers set up for it
+  // (audience, entity id) keep working.
+  const entityId = config.SAML2_ENTITY_ID || config.BASE_URL;
   const sp = new SAML({
     entryPoint: idp.ssoUrl,
     authnRequestBinding: idp.binding === POST ? 'HTTP-POST' : 'HTTP-Redirect',
