@@ -213,8 +213,17 @@ test('GET/PUT /user/me and its restrictions', async (ctx) => {
   const user = UserSchema.parse(put.body.user);
   assert.equal([user.name, user.text, user.status], ['Carol C', 'hi', 'active']);
 
-  assertError(await call(ctx, 'PUT', '/user/me', { roles: ['admin'] }, me), 403, /roles/);
-  assertError(await call(ctx, 'PUT', '/user/me', { email_verified: true }, me), 403, /email_verified/);
+  // Fields a user may not change are refused with 400, as the established server (api.md §9).
+  assertError(
+    await call(ctx, 'PUT', '/user/me', { roles: ['admin'] }, me),
+    400,
+    'not allowed to update: roles',
+  );
+  assertError(
+    await call(ctx, 'PUT', '/user/me', { email_verified: true }, me),
+    400,
+    'not allowed to update: email_verified',
+  );
   assertError(
     await call(ctx, 'PUT', '/user/me', { email: 'alice@corp.example' }, me),
     409,
@@ -236,6 +245,38 @@ test('GET/PUT /user/me and its restrictions', async (ctx) => {
   assert.is(UserSchema.parse(moved.body.user).email, 'carol2@corp.example');
   assert.is(UserSchema.parse(moved.body.user).email_verified, false);
   await login(ctx, 'carol2@corp.example', 'new-alice-pw');
+});
+
+test('PUT /user/me refuses login and any other field it does not allow, naming them; nothing changes', async (ctx) => {
+  await createUser(ctx, { name: 'Erin', email: 'erin@corp.example', password: 'alice-secret-1' });
+  const me = bearer(await login(ctx, 'erin@corp.example', 'alice-secret-1'));
+  assertError(await call(ctx, 'PUT', '/user/me', { login: 'root' }, me), 400, 'not allowed to update: login');
+  assertError(
+    await call(
+      ctx,
+      'PUT',
+      '/user/me',
+      { name: 'Erin E', roles: ['admin'], login: 'root', email_verified: true, role: 'admin' },
+      me,
+    ),
+    400,
+    'not allowed to update: roles, login, email_verified, role',
+  );
+  assertError(
+    await call(ctx, 'PUT', '/user/me', { name: 'Erin E', id: 'x', lastLogin: null }, me),
+    400,
+    'not allowed to update: id',
+  );
+  const user = UserSchema.parse((await call(ctx, 'GET', '/user/me', undefined, me)).body.user);
+  assert.equal(
+    [user.name, user.login, user.roles, user.email_verified],
+    ['Erin', 'erin@corp.example', ['user'], false],
+    'a refused change changes nothing',
+  );
+  // A null is "not given" (clients.md trap 1), for these keys too.
+  const ok = await call(ctx, 'PUT', '/user/me', { name: 'Erin E', roles: null, login: null }, me);
+  assert.is(ok.status, 200, ok.text);
+  assert.is(UserSchema.parse(ok.body.user).name, 'Erin E');
 });
 
 test('attributes deep-merge: nested objects merge, arrays replace, top-level null deletes', async (ctx) => {

@@ -13,7 +13,7 @@ import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import * as groups from '../../domain/groups.ts';
 import * as users from '../../domain/users.ts';
-import { badRequest, forbidden } from '../../errors.ts';
+import { badRequest } from '../../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
@@ -54,11 +54,16 @@ export function usersRoutes(deps: Deps): Router {
     ctx.body = { status: 'ok', total: 1, attributes: await users.getMyAttributes(deps, authOf(ctx)) };
   });
 
-  /** PUT /user/me: roles and email_verified are not the caller's to change (api.md §9, clients.md trap 15). */
+  /**
+   * PUT /user/me: only the fields of MeUpdateSchema; any other (roles, email_verified, login …) is
+   * refused with 400 naming it, never dropped (api.md §9, clients.md traps 1 and 15: null = not given).
+   */
   router.put('/user/me', requireScope(deps, null), async (ctx) => {
     const body = changeBody(ctx);
-    const refused = ['roles', 'role', 'email_verified'].filter((k) => body[k] != null);
-    if (refused.length) throw forbidden(`not allowed to update: ${refused.join(', ')}`);
+    const refused = Object.keys(body).filter(
+      (k) => !Object.hasOwn(MeUpdateSchema.shape, k) && body[k] != null,
+    );
+    if (refused.length) throw badRequest(`not allowed to update: ${refused.join(', ')}`);
     const change = MeUpdateSchema.parse(body);
     ctx.body = { status: 'ok', user: await users.updateMe(deps, authOf(ctx), change, base(ctx)) };
   });
