@@ -12,14 +12,21 @@ export const isWatchAction = (action: string) => action === 'watch' || action ==
 
 export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** The alert a chat button names, or the receiver's own "not found" answer. */
-export async function chatAlert(ctx: WebhookContext, id: string, notFoundMessage: string): Promise<Alert> {
+/** The alert a chat button names (the caller may see), or null. */
+export async function findChatAlert(ctx: WebhookContext, id: string): Promise<Alert | null> {
   try {
     return await getAlert(ctx.deps, id, ctx.caller);
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw new AppError(404, notFoundMessage);
+    if (err instanceof AppError && err.status === 404) return null;
     throw err;
   }
+}
+
+/** The alert a chat button names, or the receiver's own 404 "not found" answer. */
+export async function chatAlert(ctx: WebhookContext, id: string, notFoundMessage: string): Promise<Alert> {
+  const alert = await findChatAlert(ctx, id);
+  if (!alert) throw new AppError(404, notFoundMessage);
+  return alert;
 }
 
 /**

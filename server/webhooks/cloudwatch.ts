@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
-import { htmlLink, isoDate, parsePayload } from './payload.ts';
+import { firstOf, htmlLink, isoDate, parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
 
 /** An Amazon SNS HTTP(S) message; SNS posts it as text/plain JSON. */
@@ -22,7 +22,8 @@ const AlarmSchema = z.object({
   Trigger: z
     .object({
       Namespace: z.string().nullish(),
-      Dimensions: z.array(z.object({ name: z.string(), value: z.string() })).nullish(),
+      // Only the first dimension is read (the resource); the others are not checked.
+      Dimensions: firstOf(z.object({ name: z.string(), value: z.string() })).nullish(),
     })
     .loose(),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
 import type { AlarmModel } from '../domain/alarm-model.ts';
-import { parsePayload } from './payload.ts';
+import { firstOf, parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
 
 const TargetSchema = z.object({
@@ -21,7 +21,8 @@ const IncidentSchema = z.object({
   details: z.string().nullish(),
   incident_url: z.string().nullish(),
   runbook_url: z.string().nullish(),
-  targets: z.array(TargetSchema).nullish(),
+  // Only targets[0] is read; other targets are not checked.
+  targets: firstOf(TargetSchema).nullish(),
 });
 
 /** New Relic names severities in capitals and says INFO; anything the model lacks is `unknown`. */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { badRequest } from '../errors.ts';
 
 type Issue = z.core.$ZodIssue;
@@ -19,6 +19,7 @@ const EXPECTED: Record<string, string> = {
   object: 'an object',
   record: 'an object',
   array: 'a list',
+  tuple: 'a list',
 };
 
 function kindOf(value: unknown): string {
@@ -47,6 +48,13 @@ export function parsePayload<S extends z.ZodType>(schema: S, value: unknown, sou
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
   throw badRequest(`invalid ${source} payload: ${problems[0]}${more}`, problems);
 }
+
+/**
+ * A list of which the receiver reads only the first element (`targets[0]`, `Dimensions[0]`): that
+ * one is checked with `schema`, later ones are not validated at all, as the established receiver
+ * never looks at them. An empty list is fine.
+ */
+export const firstOf = <S extends z.ZodType>(schema: S) => z.tuple([schema.optional()], z.unknown());
 
 /** The established server puts links into attributes and texts as HTML anchors. */
 export const htmlLink = (url: string, label: string) => `<a href="${url}" target="_blank">${label}</a>`;

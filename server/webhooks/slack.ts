@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { AlertIdSchema } from '../../shared/alerts.ts';
 import { badRequest } from '../errors.ts';
 import { checkJsonValue } from '../http/middleware/body.ts';
 import { applyChatAction, capitalize, chatAlert, isChatAction, isWatchAction } from './chat-actions.ts';
-import { parsePayload, shortId } from './payload.ts';
+import { firstOf, parsePayload, shortId } from './payload.ts';
 import type { Webhook } from './types.ts';
 
 const AttachmentSchema = z.object({ actions: z.array(z.record(z.string(), z.unknown())).nullish() }).loose();
@@ -11,8 +10,13 @@ const AttachmentSchema = z.object({ actions: z.array(z.record(z.string(), z.unkn
 /** What Slack posts when a message button is pressed (form field `payload`, JSON). */
 const InteractionSchema = z.object({
   user: z.object({ name: z.string().min(1, 'must not be empty') }),
-  callback_id: AlertIdSchema,
-  actions: z.array(z.object({ value: z.string().min(1, 'must not be empty') })).min(1, 'must not be empty'),
+  // Any non-empty id: one that names no alert is 404 `alert not found for #slack message`.
+  callback_id: z.string().min(1, 'must not be empty'),
+  // The pressed button is actions[0]; any others are not read.
+  actions: firstOf(z.object({ value: z.string().min(1, 'must not be empty') })).refine(
+    (list) => list[0] !== undefined,
+    'must not be empty',
+  ),
   original_message: z
     .object({ attachments: z.array(AttachmentSchema).nullish() })
     .loose()

@@ -3,27 +3,42 @@ import type { Alert } from '../../shared/alerts.ts';
 import { BlackoutInputSchema } from '../../shared/blackouts.ts';
 import { createBlackout } from '../domain/blackouts.ts';
 import { badRequest } from '../errors.ts';
-import { applyChatAction, capitalize, chatAlert, isChatAction, isWatchAction } from './chat-actions.ts';
+import { applyChatAction, capitalize, findChatAlert, isChatAction, isWatchAction } from './chat-actions.ts';
 import { parsePayload, shortId } from './payload.ts';
 import type { Webhook, WebhookContext } from './types.ts';
 
-/** A Telegram bot update; only callback queries (inline keyboard presses) mean anything here. */
+/**
+ * A Telegram bot update; only callback queries (inline keyboard presses) mean anything here. The
+ * established receiver reads `data` and the presser's names; the message is used only to edit the
+ * bot's reply (best effort), so its shape is never a reason to refuse the press.
+ */
 const UpdateSchema = z.object({
   callback_query: z
     .object({
       data: z.string().regex(/^\/?\w+ \S+$/, "must be '/<command> <alert id>'"),
-      from: z
-        .object({
-          first_name: z.string().nullish(),
-          last_name: z.string().nullish(),
-          username: z.string().nullish(),
-        })
-        .nullish(),
-      message: z.object({ message_id: z.number().int(), text: z.string().nullish() }).nullish(),
+      from: z.unknown().optional(),
+      message: z.unknown().optional(),
     })
     .nullish(),
 });
 type CallbackQuery = NonNullable<z.infer<typeof UpdateSchema>['callback_query']>;
+
+const NOT_FOUND = 'alert not found for Telegram message';
+
+/** A string field of an object Telegram sent, or null when absent or of another type. */
+function textOf(value: unknown, key: string): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  const field = (value as Record<string, unknown>)[key];
+  return typeof field === 'string' && field !== '' ? field : null;
+}
+
+/** The bot message a button sat under, when it can be edited (it has a numeric id). */
+function messageOf(query: CallbackQuery): { id: number; text: string } | null {
+  const message = query.message;
+  if (message === null || typeof message !== 'object') return null;
+  const id = (message as { message_id?: unknown }).message_id;
+  return typeof id === 'number' ? { id, text: textOf(message, 'text') ?? '' } : null;
+}
 
 const REPLY_TIMEOUT_MS = 5000;
 
@@ -39,7 +54,8 @@ async function editMessage(
   user: string,
 ) {
   const { TELEGRAM_TOKEN: token, TELEGRAM_CHAT_ID: chatId, DASHBOARD_URL: dashboard } = ctx.config;
-  if (!token || !chatId || !dashboard || !query.message) return;
+  const message = messageOf(query);
+  if (!token || !chatId || !dashboard || !message) return;
   const short = shortId(alert.id);
   let reply = `The status of alert ${short} is *${action}* now!`;
   let keyboard: { text: string; callback_data: string }[][] = [];
@@ -54,7 +70,7 @@ async function editMessage(
       ],
     ];
   }
-  const log = (query.message.text ?? '').split('\n').slice(1).join('\n');
+  const log = message.text.split('\n').slice(1).join('\n');
   const link = `[${short}](${dashboard.replace(/\/+$/, '')}/alert/${alert.id})`;
   const text = `${link} *${capitalize(alert.severity)} - ${alert.event} on ${alert.resource}*\n${log}\n${reply}`;
   const url = `${ctx.config.TELEGRAM_API_URL.replace(/\/+$/, '')}/bot${token}/editMessageText`;
@@ -64,7 +80,7 @@ async function editMessage(
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
         chat_id: chatId,
-        message_id: query.message.message_id,
+        message_id: message.id,
         text,
         parse_mode: 'Markdown',
         reply_markup: { inline_keyboard: keyboard },
@@ -90,10 +106,12 @@ export const telegram: Webhook = {
     const action = command.replace(/^\//, '');
     if (action !== 'blackout' && !isChatAction(action))
       throw badRequest(`Unsupported Telegram command '${command}'`);
-    const alert = await chatAlert(ctx, alertId, 'alert not found for Telegram message');
+    const alert = await findChatAlert(ctx, alertId);
+    // As the established receiver: an unknown alert is answered 200 with an error status.
+    if (!alert) return { reply: { status: 200, body: { status: 'error', message: NOT_FOUND } } };
     const user =
-      [query.from?.first_name, query.from?.last_name].filter(Boolean).join(' ') ||
-      query.from?.username ||
+      [textOf(query.from, 'first_name'), textOf(query.from, 'last_name')].filter(Boolean).join(' ') ||
+      textOf(query.from, 'username') ||
       'unknown';
     let current = alert;
     if (action === 'blackout') {

@@ -1050,11 +1050,10 @@ hooks('telegram: commands act on the alert and the bot message is edited', async
     status: 'ok',
     message: 'no callback_query in Telegram message',
   });
-  assertError(
-    await hook(api, 'telegram', callback(`/ack ${crypto.randomUUID()}`)),
-    404,
-    'alert not found for Telegram message',
-  );
+  // As the established receiver: an unknown alert is a 200 answer with an error status.
+  const unknown = await hook(api, 'telegram', callback(`/ack ${crypto.randomUUID()}`));
+  assert.is(unknown.status, 200, JSON.stringify(unknown.body));
+  assert.equal(unknown.body, { status: 'error', message: 'alert not found for Telegram message' });
   assertError(
     await hook(api, 'telegram', callback('ack')),
     400,
@@ -1066,6 +1065,288 @@ hooks('telegram: commands act on the alert and the bot message is edited', async
     "Unsupported Telegram command '/dance'",
   );
 });
+
+// ---- fields the established receivers do not read ---------------------------------------------------
+
+hooks(
+  'pagerduty: "null" users are accepted (n/a); a key naming no alert is 404; read fields stay 400',
+  async ({ api }) => {
+    const alert = await createAlert(api, { resource: fresh('pd-null'), event: 'Paged', severity: 'major' });
+    // A v2 webhook as PagerDuty sends it, with the fields nobody reads and the string "null" users.
+    const message = (type: string, incident: Record<string, unknown> = {}) => ({
+      id: crypto.randomUUID(),
+      type,
+      created_on: '2026-03-01T12:00:00Z',
+      data: {
+        incident: {
+          id: 'PT4KHLK',
+          incident_number: 1234,
+          created_on: '2026-03-01T11:58:00Z',
+          status: type === 'incident.resolve' ? 'resolved' : 'acknowledged',
+          html_url: 'https://acme.pagerduty.com/incidents/PT4KHLK',
+          incident_key: alert.id,
+          service: { id: 'PIJ90N7', name: 'Alerta', html_url: 'https://acme.pagerduty.com/services/PIJ90N7' },
+          escalation_policy: { id: 'PT20YPA', name: 'Default', deleted_at: null },
+          assigned_to_user: 'null',
+          trigger_summary_data: { subject: 'db01 DiskFull', description: null },
+          trigger_details_html_url: 'https://acme.pagerduty.com/incidents/PT4KHLK/log_entries/Q1',
+          trigger_type: 'trigger_svc_event',
+          last_status_change_on: '2026-03-01T12:00:00Z',
+          last_status_change_by: null,
+          number_of_escalations: 0,
+          assigned_to: [],
+          resolved_by_user: 'null',
+          acknowledgers: [{ at: '2026-03-01T12:00:00Z', object: { id: 'P553OPV', type: 'user' } }],
+          urgency: 'high',
+          ...incident,
+        },
+      },
+    });
+    const ack = await hook(api, 'pagerduty', { messages: [message('incident.acknowledge')] });
+    assert.is(ack.status, 200, JSON.stringify(ack.body));
+    let a = await getAlert(api, alert.id);
+    assert.equal(
+      [a.status, a.history.at(-1)!.text],
+      [
+        'ack',
+        'Incident <a href="https://acme.pagerduty.com/incidents/PT4KHLK">#1234</a> acknowledged by n/a',
+      ],
+    );
+    const resolve = await hook(api, 'pagerduty', { messages: [message('incident.resolve')] });
+    assert.is(resolve.status, 200, JSON.stringify(resolve.body));
+    a = await getAlert(api, alert.id);
+    assert.equal([a.status, a.history.at(-1)!.text.endsWith('resolved by n/a')], ['closed', true]);
+    const trigger = await hook(api, 'pagerduty', {
+      messages: [message('incident.trigger', { assigned_to_user: null })],
+    });
+    assert.is(trigger.status, 200, JSON.stringify(trigger.body));
+    assert.match((await getAlert(api, alert.id)).history.at(-1)!.text, /assigned to n\/a$/);
+    const unack = await hook(api, 'pagerduty', {
+      messages: [
+        message('incident.unacknowledge', { assigned_to_user: undefined, resolved_by_user: undefined }),
+      ],
+    });
+    assert.is(unack.status, 200, JSON.stringify(unack.body));
+
+    // An incident opened by another integration: its key names no alert.
+    assertError(
+      await hook(api, 'pagerduty', {
+        messages: [message('incident.resolve', { incident_key: 'srv01/HTTP check' })],
+      }),
+      404,
+      'not found',
+    );
+    assertError(
+      await hook(api, 'pagerduty', { messages: [message('incident.resolve', { incident_key: undefined })] }),
+      400,
+      /messages\[0\]\.data\.incident\.incident_key is missing/,
+    );
+    assertError(
+      await hook(api, 'pagerduty', { messages: [message('incident.resolve', { html_url: 7 })] }),
+      400,
+      /messages\[0\]\.data\.incident\.html_url must be a string, not a number/,
+    );
+  },
+);
+
+hooks(
+  'telegram: presses on inline or captioned messages act; the message shape is not checked',
+  async ({ api }) => {
+    const alert = await createAlert(api, { resource: fresh('tg-odd'), event: 'NodeDown', severity: 'major' });
+    telegramCalls.length = 0;
+    // A button under an inline-mode message: no `message`, an `inline_message_id` instead; no last name.
+    const inline = await hook(api, 'telegram', {
+      update_id: 10001,
+      callback_query: {
+        id: '4382bfdwdsb323b2d9',
+        from: { id: 1111111, is_bot: false, first_name: 'Ops', language_code: 'en' },
+        inline_message_id: 'AAAAAKmO-gUAAAAA',
+        chat_instance: '-1234',
+        data: `/ack ${alert.id}`,
+      },
+    });
+    assert.is(inline.status, 200, JSON.stringify(inline.body));
+    assert.equal(inline.body, { status: 'ok' });
+    assert.is((await getAlert(api, alert.id)).status, 'ack');
+    assert.is(telegramCalls.length, 0, 'nothing to edit without a message id');
+
+    // A photo with a caption (no text), and a sender Telegram describes oddly.
+    const photo = await hook(api, 'telegram', {
+      update_id: 10002,
+      callback_query: {
+        id: '4382bfdwdsb323b2e0',
+        from: { id: 2222222, first_name: 42, username: 'oncall' },
+        message: {
+          message_id: 1366,
+          chat: { id: -1001, type: 'supergroup', title: 'Alerts' },
+          date: 1772366400,
+          photo: [{ file_id: 'x', width: 90, height: 90 }],
+          caption: 'graph',
+          reply_markup: { inline_keyboard: [[{ text: 'Watch', callback_data: `/watch ${alert.id}` }]] },
+        },
+        chat_instance: '-1234',
+        data: `/watch ${alert.id}`,
+      },
+    });
+    assert.is(photo.status, 200, JSON.stringify(photo.body));
+    assert.ok((await getAlert(api, alert.id)).tags.includes('watch:oncall'));
+    assert.is(telegramCalls.length, 1);
+    assert.is(telegramCalls[0]!.body.message_id, 1366);
+  },
+);
+
+hooks(
+  'newrelic, cloudwatch, slack: only the first target, dimension and action are read',
+  async ({ api }) => {
+    const host = fresh('nr-host');
+    const nr = await hook(api, 'newrelic', {
+      version: '1.0',
+      account_name: 'Acme',
+      current_state: 'open',
+      severity: 'WARNING',
+      condition_name: 'Apdex low',
+      details: 'Apdex < 0.7',
+      event_type: 'INCIDENT',
+      incident_id: 10,
+      targets: [
+        { id: '1', name: host, type: 'Application', labels: { env: 'prod' }, product: 'APM' },
+        { id: 2, name: 3, type: null, labels: { nested: { deep: true } }, product: 'Browser' },
+      ],
+    });
+    assert.is(nr.status, 201, JSON.stringify(nr.body));
+    assert.equal([nr.body.alert?.resource, nr.body.alert?.tags], [host, ['env:prod']]);
+    assertError(
+      await hook(api, 'newrelic', {
+        version: '1.0',
+        account_name: 'Acme',
+        current_state: 'open',
+        severity: 'WARNING',
+        event_type: 'INCIDENT',
+        targets: [{ name: 3 }],
+      }),
+      400,
+      /targets\[0\]\.name must be a string, not a number/,
+    );
+
+    const instance = fresh('i-0def');
+    const cw = await hook(
+      api,
+      'cloudwatch',
+      JSON.stringify({
+        Type: 'Notification',
+        MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324',
+        TopicArn: topic,
+        Subject: null,
+        Message: JSON.stringify({
+          AlarmName: 'Latency',
+          AlarmDescription: null,
+          AWSAccountId: '123456789012',
+          AlarmConfigurationUpdatedTimestamp: '2026-02-01T00:00:00.000+0000',
+          NewStateValue: 'ALARM',
+          NewStateReason: 'Threshold Crossed',
+          StateChangeTime: '2026-03-01T12:00:00.000+0000',
+          Region: 'US East (N. Virginia)',
+          AlarmArn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:Latency',
+          OldStateValue: 'OK',
+          OKActions: [],
+          AlarmActions: [topic],
+          InsufficientDataActions: [],
+          Trigger: {
+            MetricName: 'Latency',
+            Namespace: 'AWS/ELB',
+            StatisticType: 'Statistic',
+            Statistic: 'AVERAGE',
+            Unit: null,
+            Dimensions: [
+              { value: instance, name: 'LoadBalancerName' },
+              { value: 7, name: 'AvailabilityZoneCount' },
+            ],
+            Period: 60,
+            EvaluationPeriods: 3,
+            DatapointsToAlarm: 3,
+            ComparisonOperator: 'GreaterThanThreshold',
+            Threshold: 1.5,
+            TreatMissingData: 'missing',
+            EvaluateLowSampleCountPercentile: '',
+          },
+        }),
+        Timestamp: '2026-03-01T12:00:01.000Z',
+        SignatureVersion: '1',
+        Signature: 'c2lnbmF0dXJl',
+        SigningCertURL: 'https://sns.us-east-1.amazonaws.com/cert.pem',
+        UnsubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe',
+      }),
+    );
+    assert.is(cw.status, 201, JSON.stringify(cw.body));
+    assert.equal([cw.body.alert?.resource, cw.body.alert?.text], [`LoadBalancerName:${instance}`, '']);
+
+    const alert = await createAlert(api, {
+      resource: fresh('slack-odd'),
+      event: 'DiskFull',
+      severity: 'major',
+    });
+    const press = (callbackId: string, actions: unknown[]) =>
+      api.post('/webhooks/slack', undefined, {
+        raw: new URLSearchParams({
+          payload: JSON.stringify({
+            type: 'interactive_message',
+            actions,
+            callback_id: callbackId,
+            user: { id: 'U1', name: 'jane' },
+            original_message: { text: 'db01', attachments: [{ title: 'db01', actions: [] }] },
+          }),
+        }).toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    const ack = await press(alert.id, [
+      { name: 'ack', type: 'button', value: 'ack' },
+      { selected_options: 5 },
+    ]);
+    assert.is(ack.status, 201, await ack.clone().text());
+    assert.is((await getAlert(api, alert.id)).status, 'ack');
+    const other = await press('db01:DiskFull', [{ value: 'ack' }]);
+    assert.equal(
+      [other.status, ((await other.json()) as { message: string }).message],
+      [404, 'alert not found for #slack message'],
+    );
+    const none = await press(alert.id, []);
+    assert.equal(
+      [none.status, ((await none.json()) as { message: string }).message],
+      [400, 'invalid Slack payload: actions: must not be empty'],
+    );
+  },
+);
+
+hooks(
+  'grafana: a timeout parameter that is not an integer means the default timeout',
+  async ({ api, running }) => {
+    const metric = fresh('mem');
+    const r = await hook(api, 'grafana?timeout=1h', {
+      dashboardId: 1,
+      evalMatches: [{ value: 93, metric, tags: {} }],
+      orgId: 1,
+      panelId: 4,
+      ruleId: 77,
+      ruleName: 'Memory',
+      ruleUrl: 'http://grafana:3000/d/mem',
+      state: 'alerting',
+      tags: {},
+      title: '[Alerting] Memory',
+    });
+    assert.is(r.status, 201, JSON.stringify(r.body));
+    assert.is(r.body.alert?.timeout, running.deps.config.ALERT_TIMEOUT);
+    assert.is(
+      (
+        await hook(api, 'grafana?timeout=120', {
+          state: 'alerting',
+          ruleName: 'Memory',
+          evalMatches: [{ value: 1, metric }],
+        })
+      ).body.alert?.timeout,
+      120,
+    );
+  },
+);
 
 // ---- msteams: the generic action + alert_id receiver -------------------------------------------------
 
