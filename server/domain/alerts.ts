@@ -688,7 +688,7 @@ function attributeDelta(
   return Object.keys(delta).length ? delta : undefined;
 }
 
-/** The timeout an action's history entry records (alarm-model §7). */
+/** The timeout an action's history entry records (alarm-model §7); `restored` is that of the entry whose status comes back. */
 function actionTimeout(
   deps: Deps,
   action: string,
@@ -702,6 +702,8 @@ function actionTimeout(
     return (action === 'unack' ? restored : null) ?? config.ACK_TIMEOUT;
   if (action === 'shelve' || action === 'unshelve')
     return (action === 'unshelve' ? restored : null) ?? config.SHELVE_TIMEOUT;
+  // Housekeeping's unshelve / unack keeps the timeout of the entry it restores, as the established server does.
+  if (action === 'timeout' && restored !== null) return restored;
   return own ?? config.ALERT_TIMEOUT;
 }
 
