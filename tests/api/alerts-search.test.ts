@@ -1728,13 +1728,63 @@ search('/environments and /alerts/environments: counts per environment, filters 
       ['q', 'severity:critical'],
     ]);
     assert.equal(Object.fromEntries(viaQ.list.map((e) => [e.environment, e.count])), {
+      Development: 0,
       Production: 1,
       Staging: 1,
     });
-    const none = await getOk(api, path, [['environment', 'QA']]);
-    assert.equal([none.message, none.environments, none.total], ['not found', [], 0]);
   }
 });
+
+search(
+  '/environments and /services list every known one, with count 0 where nothing matches',
+  async ({ api }) => {
+    for (const params of [
+      [['status', 'shelved']],
+      [['environment', 'QA']],
+      [['q', 'resource:nosuchhost']],
+    ] as Params[]) {
+      for (const path of ['/environments', '/alerts/environments']) {
+        const { body, list } = await items(
+          api,
+          path,
+          'environments',
+          (x) => EnvironmentItemSchema.parse(x),
+          params,
+        );
+        assert.not.ok('message' in body, label(path, params));
+        assert.equal(
+          list,
+          ['Development', 'Production', 'Staging'].map((environment) => ({
+            environment,
+            count: 0,
+            severityCounts: {},
+            statusCounts: {},
+          })),
+          label(path, params),
+        );
+      }
+      for (const path of ['/services', '/alerts/services']) {
+        const { list } = await items(api, path, 'services', (x) => ServiceItemSchema.parse(x), params);
+        assert.is(list.length, 10, label(path, params));
+        assert.ok(
+          list.every((s) => s.count === 0 && Object.keys(s.severityCounts).length === 0),
+          label(path, params),
+        );
+      }
+    }
+    // A partial match: the known ones without a match are still listed, with 0.
+    const acked = await items(api, '/services', 'services', (x) => ServiceItemSchema.parse(x), [
+      ['status', 'ack'],
+    ]);
+    assert.equal(
+      acked.list
+        .filter((s) => s.count > 0)
+        .map((s) => [`${s.environment}/${s.service}`, s.count, s.statusCounts]),
+      [['Development/mail', 1, { ack: 1 }]],
+    );
+    assert.is(acked.list.length, 10);
+  },
+);
 
 search('/services and /alerts/services: one item per (environment, service)', async ({ api }) => {
   const expected = {
@@ -1774,13 +1824,12 @@ search('/services and /alerts/services: one item per (environment, service)', as
       'Production/database': 1,
       'Production/storage': 1,
       'Development/database': 1,
+      'Development/mail': 0,
       'Development/web': 1,
       'Staging/cache': 1,
       'Staging/network': 1,
       'Staging/mail': 1,
     });
-    const none = await getOk(api, path, [['environment', 'QA']]);
-    assert.equal([none.message, none.services, none.total], ['not found', [], 0]);
   }
 });
 
