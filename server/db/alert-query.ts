@@ -318,8 +318,9 @@ export interface TopRow {
 
 /**
  * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
- * flapping and standing), grouped by `groupBy` (a text column, or `service`). The top groups are
- * found first on counts alone; only their rows are then collected for the lists.
+ * flapping and standing; the creation entry, typed `new` since issue #17, still counts as one),
+ * grouped by `groupBy` (a text column, or `service`). The top groups are found first on counts
+ * alone; only their rows are then collected for the lists.
  */
 export async function topN(
   db: CommonQueryMethods,
@@ -332,7 +333,7 @@ export async function topN(
   const history =
     variant === 'count'
       ? sql.fragment``
-      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
+      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
   const life =
     variant === 'standing'
       ? sql.fragment`sum(extract(epoch FROM a.last_receive_time - a.create_time)::float8)`

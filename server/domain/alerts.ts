@@ -331,8 +331,9 @@ async function createNew(
     lastReceiveTime: now,
     updateTime: now,
   };
-  // The spec names the creation entry's type `severity` (Alerta 9.x writes `new`): docs/alerts.md.
-  const entry = historyEntry(draft, 'severity', status, draft.text, caller);
+  // Type `new`, as the established server and its client's `history` command expect (the spec
+  // says `severity`; issue #17 chose drop-in compatibility): docs/alerts.md.
+  const entry = historyEntry(draft, 'new', status, draft.text, caller);
   const stored = await insertsOf(deps).submit('new', { alert: record, entry });
   if (!stored) {
     const clash = await alertsDb.findById(deps.db, draft.id);

@@ -1181,7 +1181,7 @@ search(
     assert.equal(
       history.map((h) => [h.type, h.severity]),
       [
-        ['severity', 'major'],
+        ['new', 'major'],
         ['severity', 'critical'],
         ['severity', 'major'],
       ],
@@ -1193,7 +1193,7 @@ search(
     ]);
     assert.equal(
       mail.alerts[0]!.history.map((h) => h.type),
-      ['severity', 'ack'],
+      ['new', 'ack'],
     );
     assert.equal((await list(api, [['show-history', 'false']])).alerts[0]!.history, []);
   },
@@ -1277,23 +1277,23 @@ search('/alerts/count agrees with /alerts for the same selection', async ({ api,
 // ---- /alerts/history ----------------------------------------------------------------------------
 
 const HISTORY_NEWEST_FIRST: [string, string][] = [
-  ['web03', 'severity'],
+  ['web03', 'new'],
   ['myweb', 'severity'],
   ['myweb', 'severity'],
-  ['myweb', 'severity'],
-  ['queue01', 'severity'],
-  ['app01', 'severity'],
+  ['myweb', 'new'],
+  ['queue01', 'new'],
+  ['app01', 'new'],
   ['lb01', 'status'],
-  ['lb01', 'severity'],
-  ['cache01', 'severity'],
+  ['lb01', 'new'],
+  ['cache01', 'new'],
   ['mail01', 'ack'],
-  ['mail01', 'severity'],
-  ['db01', 'severity'],
-  ['web01xexample.com', 'severity'],
-  ['web01.example.com', 'severity'],
+  ['mail01', 'new'],
+  ['db01', 'new'],
+  ['web01xexample.com', 'new'],
+  ['web01.example.com', 'new'],
   // creation entries carry the alert's createTime
-  ['db02', 'severity'],
-  ['fw01', 'severity'],
+  ['db02', 'new'],
+  ['fw01', 'new'],
 ];
 
 const HISTORY_KEYS = [
@@ -1384,7 +1384,7 @@ search('/alerts/history: filters and q narrow it; paging without 416; empty form
     [
       ['severity', 'major'],
       ['severity', 'critical'],
-      ['severity', 'major'],
+      ['new', 'major'],
     ],
   );
   assert.is((await history(api, [['q', 'resource:myweb']])).entries.length, 3);
@@ -1394,10 +1394,10 @@ search('/alerts/history: filters and q narrow it; paging without 416; empty form
     [
       ['myweb', 'severity'],
       ['myweb', 'severity'],
-      ['myweb', 'severity'],
+      ['myweb', 'new'],
       ['mail01', 'ack'],
-      ['mail01', 'severity'],
-      ['db02', 'severity'],
+      ['mail01', 'new'],
+      ['db02', 'new'],
     ],
   );
   const paged: [string, string][] = [];

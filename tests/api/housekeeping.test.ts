@@ -451,7 +451,7 @@ scheduled(
     await waitFor('deletion', async () => !(await exists(db.url, old.id)));
     assert.equal(
       (await getAlert(api, due.id)).history.map((h) => h.type),
-      ['severity', 'expired'],
+      ['new', 'expired'],
     );
   },
 );
