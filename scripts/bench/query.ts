@@ -67,7 +67,7 @@ async function seed(url: string) {
       [count],
     );
     await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
-      SELECT id, id, event, severity, status, value, text, 'severity', create_time FROM alerts`);
+      SELECT id, id, event, severity, status, value, text, 'new', create_time FROM alerts`);
     await c.query('VACUUM ANALYZE alerts');
     await c.query('VACUUM ANALYZE alert_history');
   } finally {

@@ -318,8 +318,9 @@ export interface TopRow {
 
 /**
  * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
- * flapping and standing), grouped by `groupBy` (a text column, or `service`). The top groups are
- * found first on counts alone; only their rows are then collected for the lists.
+ * flapping and standing; the creation entry, typed `new` since issue #17, still counts as one),
+ * grouped by `groupBy` (a text column, or `service`). The top groups are found first on counts
+ * alone; only their rows are then collected for the lists.
  */
 export async function topN(
   db: CommonQueryMethods,
@@ -332,7 +333,7 @@ export async function topN(
   const history =
     variant === 'count'
       ? sql.fragment``
-      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
+      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
   const life =
     variant === 'standing'
       ? sql.fragment`sum(extract(epoch FROM a.last_receive_time - a.create_time)::float8)`
@@ -369,6 +370,29 @@ export async function topN(
   });
 }
 
+/** The caller's customer restriction alone: what "every known" environment or service ranges over. */
+const scopeOnly = (customers: readonly string[] | null) => whereOf({ where: { kind: 'all' }, customers });
+
+/**
+ * Every environment of the caller's alerts, whatever the filters, in order: a loose index scan
+ * (one probe of the identity index per environment) rather than a scan of every alert.
+ */
+export async function knownEnvironments(
+  db: CommonQueryMethods,
+  customers: readonly string[] | null,
+): Promise<string[]> {
+  const rows = await db.any(sql.type(z.object({ environment: z.string() }))`
+    WITH RECURSIVE e(v) AS (
+      (SELECT a.environment FROM alerts a WHERE ${scopeOnly(customers)} ORDER BY a.environment LIMIT 1)
+      UNION ALL
+      SELECT (SELECT a.environment FROM alerts a WHERE a.environment > e.v AND ${scopeOnly(customers)}
+        ORDER BY a.environment LIMIT 1)
+      FROM e WHERE e.v IS NOT NULL
+    )
+    SELECT v AS environment FROM e WHERE v IS NOT NULL`);
+  return rows.map((r) => r.environment);
+}
+
 const EnvCountRowSchema = z.object({
   environment: z.string(),
   severity: z.string(),
@@ -385,12 +409,16 @@ export function countByEnvironment(db: CommonQueryMethods, s: Selection) {
 
 const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
 
-/** Matches per (environment, service, severity, status); an alert counts once for each of its services. */
+/**
+ * Matches per (environment, service, severity, status); an alert counts once for each of its
+ * services. Every pair of the caller's alerts comes back, with n 0 where none match, so /services
+ * can list them all: one scan, which finding the distinct pairs would cost anyway.
+ */
 export function countByService(db: CommonQueryMethods, s: Selection) {
   return db.any(sql.type(ServiceCountRowSchema)`/* ad hoc */
-    SELECT a.environment, svc AS service, a.severity, a.status, count(*) AS n
+    SELECT a.environment, svc AS service, a.severity, a.status, count(*) FILTER (WHERE ${conditionSql(s.where)}) AS n
     FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc
-    WHERE ${whereOf(s)} GROUP BY 1, 2, 3, 4`);
+    WHERE ${scopeOnly(s.customers)} GROUP BY 1, 2, 3, 4`);
 }
 
 const GroupCountRowSchema = z.object({ environment: z.string(), name: z.string(), count: z.number() });

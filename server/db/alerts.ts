@@ -107,7 +107,7 @@ export async function findForReceive(
   );
   const rows = await db.any(sql.type(CandidateRowSchema.extend({ wanted: z.number() }))`
     SELECT v.i AS wanted, ${columns}, ${recentStatuses},
-      (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type = 'severity'
+      (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
          AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
     FROM (VALUES ${wanted}) AS v(i, environment, resource, customer, event)
     JOIN LATERAL (

@@ -331,8 +331,9 @@ async function createNew(
     lastReceiveTime: now,
     updateTime: now,
   };
-  // The spec names the creation entry's type `severity` (Alerta 9.x writes `new`): docs/alerts.md.
-  const entry = historyEntry(draft, 'severity', status, draft.text, caller);
+  // Type `new`, as the established server and its client's `history` command expect (the spec
+  // says `severity`; issue #17 chose drop-in compatibility): docs/alerts.md.
+  const entry = historyEntry(draft, 'new', status, draft.text, caller);
   const stored = await insertsOf(deps).submit('new', { alert: record, entry });
   if (!stored) {
     const clash = await alertsDb.findById(deps.db, draft.id);
@@ -697,7 +698,7 @@ function attributeDelta(
   return Object.keys(delta).length ? delta : undefined;
 }
 
-/** The timeout an action's history entry records (alarm-model §7). */
+/** The timeout an action's history entry records (alarm-model §7); `restored` is that of the entry whose status comes back. */
 function actionTimeout(
   deps: Deps,
   action: string,
@@ -711,6 +712,8 @@ function actionTimeout(
     return (action === 'unack' ? restored : null) ?? config.ACK_TIMEOUT;
   if (action === 'shelve' || action === 'unshelve')
     return (action === 'unshelve' ? restored : null) ?? config.SHELVE_TIMEOUT;
+  // Housekeeping's unshelve / unack keeps the timeout of the entry it restores, as the established server does.
+  if (action === 'timeout' && restored !== null) return restored;
   return own ?? config.ALERT_TIMEOUT;
 }
 

@@ -176,14 +176,19 @@ export function assignCustomer(
   return null;
 }
 
-/** Whole seconds from start to end; 400 when end is before start or the span does not fit. */
-function durationOf(startTime: number, endTime: number): number {
+/** 400 when end is before start. */
+function assertEndNotBeforeStart(startTime: number, endTime: number): void {
   if (endTime < startTime) {
     throw badRequest('endTime must not be before startTime', [
       `startTime: ${iso(startTime)}`,
       `endTime: ${iso(endTime)}`,
     ]);
   }
+}
+
+/** Whole seconds from start to end; 400 when end is before start or the span does not fit. */
+function durationOf(startTime: number, endTime: number): number {
+  assertEndNotBeforeStart(startTime, endTime);
   const duration = Math.floor((endTime - startTime) / 1000);
   if (duration > MAX_INT32) throw badRequest(`duration must be at most ${MAX_INT32} seconds`);
   return duration;
@@ -230,8 +235,10 @@ export async function getBlackout(deps: Deps, id: string, caller: Caller): Promi
 
 /**
  * PUT /blackout/:id (heartbeats-blackouts.md §2): a key absent from the body leaves the field alone;
- * null clears it, except environment, startTime and endTime (kept) and service/tags (emptied).
- * A new duration without endTime moves endTime; duration and priority are recomputed.
+ * null clears it, except environment, startTime, endTime and duration (kept) and service/tags
+ * (emptied). A new duration without endTime moves endTime. Priority is recomputed; duration is not
+ * recomputed from start and end, as on the established server (an old blackout extended by decades
+ * keeps its stored duration instead of overflowing it).
  */
 export async function updateBlackout(
   deps: Deps,
@@ -248,6 +255,7 @@ export async function updateBlackout(
     const startTime = change.startTime ?? current.startTime;
     const endTime =
       change.endTime ?? (change.duration != null ? startTime + change.duration * 1000 : current.endTime);
+    assertEndNotBeforeStart(startTime, endTime);
     const fields = {
       environment: change.environment ?? current.environment,
       service: change.service === undefined ? current.service : (change.service ?? []),
@@ -271,7 +279,7 @@ export async function updateBlackout(
       customer,
       startTime,
       endTime,
-      duration: durationOf(startTime, endTime),
+      duration: change.duration ?? current.duration,
       user: change.user === undefined && caller.user === null ? current.user : userOf(change.user, caller),
       createTime: current.createTime,
       text: change.text === undefined ? current.text : (change.text ?? ''),

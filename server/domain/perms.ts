@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CommonQueryMethods } from 'slonik';
 import type { Permission, PermissionList, PermInput, PermUpdate } from '../../shared/perms.ts';
 import { allScopes, isGranted, isScope } from '../auth/scopes.ts';
 import type { Auth } from '../auth/types.ts';
@@ -66,8 +67,9 @@ function assertNotReserved(deps: Deps, match: string): void {
   }
 }
 
-async function assertMatchFree(deps: Deps, match: string, except?: string): Promise<void> {
-  const same = await permsDb.listPerms(deps.db, { match: [match] });
+/** 409 when another permission has this match; `db` is the caller's transaction when there is one. */
+async function assertMatchFree(db: CommonQueryMethods, match: string, except?: string): Promise<void> {
+  const same = await permsDb.listPerms(db, { match: [match] });
   if (same.some((p) => p.id !== except)) throw conflict(`a permission for '${match}' already exists`);
 }
 
@@ -81,7 +83,7 @@ export async function createPerm(
   const scopes = [...new Set(input.scopes ?? [])];
   assertNotReserved(deps, input.match);
   assertGrantable(deps, auth, scopes);
-  await assertMatchFree(deps, input.match);
+  await assertMatchFree(deps.db, input.match);
   const row = await permsDb.insertPerm(deps.db, { id: randomUUID(), match: input.match, scopes });
   return presentPerm(row, baseUrl);
 }
@@ -108,7 +110,7 @@ export async function updatePerm(
     const scopes = change.scopes ? [...new Set(change.scopes)] : current.scopes;
     if (match !== current.match) {
       assertNotReserved(deps, match);
-      await assertMatchFree(deps, match, current.id);
+      await assertMatchFree(tx, match, current.id);
     }
     if (change.scopes) assertGrantable(deps, auth, scopes);
     return permsDb.updatePerm(tx, { id: current.id, match, scopes });

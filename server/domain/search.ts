@@ -227,13 +227,23 @@ function addCounts(item: Counts, r: { severity: string; status: string; n: numbe
   item.statusCounts[r.status] = (item.statusCounts[r.status] ?? 0) + r.n;
 }
 
-/** GET /environments: each environment with its counts. */
+const noCounts = (): Counts => ({ total: 0, severityCounts: {}, statusCounts: {} });
+
+/**
+ * GET /environments: every environment of the caller's alerts with the counts of those matching the
+ * filters, 0 where none do (as the established server lists them, e.g. with `status=shelved`).
+ */
 export async function environments(deps: Deps, search: URLSearchParams, caller: Caller) {
   const q = alertQueryOf(deps, search);
-  const byEnv = new Map<string, Counts>();
-  for (const r of await query.countByEnvironment(deps.db, await selectionFor(deps, q.where, caller))) {
+  const selection = await selectionFor(deps, q.where, caller);
+  const [rows, known] = await Promise.all([
+    query.countByEnvironment(deps.db, selection),
+    query.knownEnvironments(deps.db, caller.customers),
+  ]);
+  const byEnv = new Map<string, Counts>(known.map((e) => [e, noCounts()]));
+  for (const r of rows) {
     let c = byEnv.get(r.environment);
-    if (!c) byEnv.set(r.environment, (c = { total: 0, severityCounts: {}, statusCounts: {} }));
+    if (!c) byEnv.set(r.environment, (c = noCounts()));
     addCounts(c, r);
   }
   const items: EnvironmentItem[] = [...byEnv.entries()]
@@ -247,18 +257,16 @@ export async function environments(deps: Deps, search: URLSearchParams, caller: 
   return pageOf(items, q);
 }
 
-/** GET /services: each (environment, service) pair with its counts. */
+/** GET /services: every (environment, service) pair of the caller's alerts, counted as /environments. */
 export async function services(deps: Deps, search: URLSearchParams, caller: Caller) {
   const q = alertQueryOf(deps, search);
+  const selection = await selectionFor(deps, q.where, caller);
   const byPair = new Map<string, Counts & { environment: string; service: string }>();
-  for (const r of await query.countByService(deps.db, await selectionFor(deps, q.where, caller))) {
+  for (const r of await query.countByService(deps.db, selection)) {
     const key = JSON.stringify([r.environment, r.service]);
     let c = byPair.get(key);
-    if (!c) {
-      c = { environment: r.environment, service: r.service, total: 0, severityCounts: {}, statusCounts: {} };
-      byPair.set(key, c);
-    }
-    addCounts(c, r);
+    if (!c) byPair.set(key, (c = { environment: r.environment, service: r.service, ...noCounts() }));
+    if (r.n > 0) addCounts(c, r);
   }
   const items: ServiceItem[] = [...byPair.values()]
     .sort((a, b) => a.environment.localeCompare(b.environment) || a.service.localeCompare(b.service))

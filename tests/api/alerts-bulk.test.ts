@@ -322,7 +322,7 @@ bulkSuite('one match, status: 200 with the id, history written, one event', asyn
   assert.equal([s.status, s.timeout, s.severity], ['assign', 600, 'minor']);
   assert.equal(
     s.history.map((h) => h.type),
-    ['severity', 'status'],
+    ['new', 'status'],
   );
   const entry = s.history.at(-1)!;
   assert.equal([entry.status, entry.text, entry.timeout], ['assign', 'bulk one', 600]);
@@ -345,7 +345,7 @@ bulkSuite('one match, action: always a task; ack applied with history and one ev
   assert.is(s.status, 'ack');
   assert.equal(
     s.history.map((h) => h.type),
-    ['severity', 'ack'],
+    ['new', 'ack'],
     'the same history as PUT /alert/:id/action',
   );
   const entry = s.history.at(-1)!;
@@ -491,7 +491,7 @@ bulkSuite(
       assert.is(s.status, 'open');
       assert.equal(
         s.history.map((h) => h.type),
-        ['severity', 'ack', 'unack'],
+        ['new', 'ack', 'unack'],
       );
       assert.is(s.history.at(-1)!.text, 'bulk unack');
     }
@@ -881,7 +881,7 @@ limit('a selection of exactly BULK_QUERY_LIMIT alerts is accepted by every opera
     assert.equal([s.status, s.tags, s.attributes.at], ['assign', ['at'], 'limit']);
     assert.equal(
       s.history.map((h) => h.type),
-      ['severity', 'ack', 'status'],
+      ['new', 'ack', 'status'],
     );
   }
   const del = await bulk(api, 'delete', sel);

@@ -127,7 +127,7 @@ ops(
     assert.is((await act('open')).body.message, 'alert is already in open status');
     assert.equal(
       s.history.map((h) => h.type),
-      ['severity', 'ack', 'unack', 'shelve', 'unshelve', 'close', 'open'],
+      ['new', 'ack', 'unack', 'shelve', 'unshelve', 'close', 'open'],
     );
   },
 );
@@ -284,7 +284,7 @@ ops('notes: add ({text} or {note}), list, edit, delete with history entries', as
   assert.equal(
     s.history.map((h) => [h.type, h.text]),
     [
-      ['severity', ''],
+      ['new', ''],
       ['note', 'first'],
       ['note', 'second'],
       ['dismiss', 'note dismissed'],

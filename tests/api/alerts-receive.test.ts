@@ -42,7 +42,7 @@ receive('a new alert gets every server-set field with the reference defaults', a
   assert.is(a.history.length, 1);
   assert.equal(
     [a.history[0]!.type, a.history[0]!.severity, a.history[0]!.status, a.history[0]!.text],
-    ['severity', 'major', 'open', 'down'],
+    ['new', 'major', 'open', 'down'],
   );
 });
 
@@ -152,7 +152,7 @@ receive(
     assert.equal(
       a.history.map((h) => [h.type, h.severity]),
       [
-        ['severity', 'minor'],
+        ['new', 'minor'],
         ['severity', 'major'],
         ['severity', 'warning'],
         ['severity', 'critical'],

@@ -1181,7 +1181,7 @@ search(
     assert.equal(
       history.map((h) => [h.type, h.severity]),
       [
-        ['severity', 'major'],
+        ['new', 'major'],
         ['severity', 'critical'],
         ['severity', 'major'],
       ],
@@ -1193,7 +1193,7 @@ search(
     ]);
     assert.equal(
       mail.alerts[0]!.history.map((h) => h.type),
-      ['severity', 'ack'],
+      ['new', 'ack'],
     );
     assert.equal((await list(api, [['show-history', 'false']])).alerts[0]!.history, []);
   },
@@ -1277,23 +1277,23 @@ search('/alerts/count agrees with /alerts for the same selection', async ({ api,
 // ---- /alerts/history ----------------------------------------------------------------------------
 
 const HISTORY_NEWEST_FIRST: [string, string][] = [
-  ['web03', 'severity'],
+  ['web03', 'new'],
   ['myweb', 'severity'],
   ['myweb', 'severity'],
-  ['myweb', 'severity'],
-  ['queue01', 'severity'],
-  ['app01', 'severity'],
+  ['myweb', 'new'],
+  ['queue01', 'new'],
+  ['app01', 'new'],
   ['lb01', 'status'],
-  ['lb01', 'severity'],
-  ['cache01', 'severity'],
+  ['lb01', 'new'],
+  ['cache01', 'new'],
   ['mail01', 'ack'],
-  ['mail01', 'severity'],
-  ['db01', 'severity'],
-  ['web01xexample.com', 'severity'],
-  ['web01.example.com', 'severity'],
+  ['mail01', 'new'],
+  ['db01', 'new'],
+  ['web01xexample.com', 'new'],
+  ['web01.example.com', 'new'],
   // creation entries carry the alert's createTime
-  ['db02', 'severity'],
-  ['fw01', 'severity'],
+  ['db02', 'new'],
+  ['fw01', 'new'],
 ];
 
 const HISTORY_KEYS = [
@@ -1384,7 +1384,7 @@ search('/alerts/history: filters and q narrow it; paging without 416; empty form
     [
       ['severity', 'major'],
       ['severity', 'critical'],
-      ['severity', 'major'],
+      ['new', 'major'],
     ],
   );
   assert.is((await history(api, [['q', 'resource:myweb']])).entries.length, 3);
@@ -1394,10 +1394,10 @@ search('/alerts/history: filters and q narrow it; paging without 416; empty form
     [
       ['myweb', 'severity'],
       ['myweb', 'severity'],
-      ['myweb', 'severity'],
+      ['myweb', 'new'],
       ['mail01', 'ack'],
-      ['mail01', 'severity'],
-      ['db02', 'severity'],
+      ['mail01', 'new'],
+      ['db02', 'new'],
     ],
   );
   const paged: [string, string][] = [];
@@ -1728,13 +1728,63 @@ search('/environments and /alerts/environments: counts per environment, filters 
       ['q', 'severity:critical'],
     ]);
     assert.equal(Object.fromEntries(viaQ.list.map((e) => [e.environment, e.count])), {
+      Development: 0,
       Production: 1,
       Staging: 1,
     });
-    const none = await getOk(api, path, [['environment', 'QA']]);
-    assert.equal([none.message, none.environments, none.total], ['not found', [], 0]);
   }
 });
+
+search(
+  '/environments and /services list every known one, with count 0 where nothing matches',
+  async ({ api }) => {
+    for (const params of [
+      [['status', 'shelved']],
+      [['environment', 'QA']],
+      [['q', 'resource:nosuchhost']],
+    ] as Params[]) {
+      for (const path of ['/environments', '/alerts/environments']) {
+        const { body, list } = await items(
+          api,
+          path,
+          'environments',
+          (x) => EnvironmentItemSchema.parse(x),
+          params,
+        );
+        assert.not.ok('message' in body, label(path, params));
+        assert.equal(
+          list,
+          ['Development', 'Production', 'Staging'].map((environment) => ({
+            environment,
+            count: 0,
+            severityCounts: {},
+            statusCounts: {},
+          })),
+          label(path, params),
+        );
+      }
+      for (const path of ['/services', '/alerts/services']) {
+        const { list } = await items(api, path, 'services', (x) => ServiceItemSchema.parse(x), params);
+        assert.is(list.length, 10, label(path, params));
+        assert.ok(
+          list.every((s) => s.count === 0 && Object.keys(s.severityCounts).length === 0),
+          label(path, params),
+        );
+      }
+    }
+    // A partial match: the known ones without a match are still listed, with 0.
+    const acked = await items(api, '/services', 'services', (x) => ServiceItemSchema.parse(x), [
+      ['status', 'ack'],
+    ]);
+    assert.equal(
+      acked.list
+        .filter((s) => s.count > 0)
+        .map((s) => [`${s.environment}/${s.service}`, s.count, s.statusCounts]),
+      [['Development/mail', 1, { ack: 1 }]],
+    );
+    assert.is(acked.list.length, 10);
+  },
+);
 
 search('/services and /alerts/services: one item per (environment, service)', async ({ api }) => {
   const expected = {
@@ -1774,13 +1824,12 @@ search('/services and /alerts/services: one item per (environment, service)', as
       'Production/database': 1,
       'Production/storage': 1,
       'Development/database': 1,
+      'Development/mail': 0,
       'Development/web': 1,
       'Staging/cache': 1,
       'Staging/network': 1,
       'Staging/mail': 1,
     });
-    const none = await getOk(api, path, [['environment', 'QA']]);
-    assert.equal([none.message, none.services, none.total], ['not found', [], 0]);
   }
 });
 

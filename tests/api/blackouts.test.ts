@@ -228,7 +228,7 @@ crud('validation: every bad body is a 400 JSON error naming the field', async ({
 });
 
 crud(
-  'PUT changes only what the body names; null clears; priority and duration recomputed',
+  'PUT changes only what the body names; null clears; priority recomputed, duration only when given',
   async ({ api }) => {
     const env = freshEnv('put');
     const b = await createBlackout(api, {
@@ -271,15 +271,40 @@ crud(
     const start = Date.parse(b.startTime);
     r = await call(api, 'PUT', `/blackout/${b.id}`, { endTime: iso(start + 30_000) });
     u = BlackoutSchema.parse(r.body.blackout);
-    assert.is(u.duration, 30);
+    // As the established server: a new start or end leaves the stored duration alone.
+    assert.equal([u.endTime, u.duration, u.remaining <= 30], [iso(start + 30_000), 600, true]);
     r = await call(api, 'PUT', `/blackout/${b.id}`, { duration: 45 });
     u = BlackoutSchema.parse(r.body.blackout);
     assert.equal([u.endTime, u.duration], [iso(start + 45_000), 45]);
+    r = await call(api, 'PUT', `/blackout/${b.id}`, { endTime: iso(start + 50_000), duration: 7 });
+    u = BlackoutSchema.parse(r.body.blackout);
+    assert.equal([u.endTime, u.duration], [iso(start + 50_000), 7]);
 
     const fetched = BlackoutSchema.parse((await call(api, 'GET', `/blackout/${b.id}`)).body.blackout);
     assert.equal({ ...fetched, remaining: 0 }, { ...u, remaining: 0 });
   },
 );
+
+crud('PUT extends an old blackout far ahead: 200, stored duration kept (not recomputed)', async ({ api }) => {
+  const env = freshEnv('extend');
+  const b = await createBlackout(api, {
+    environment: env,
+    startTime: '2020-01-01T00:00:00.000Z',
+    endTime: '2020-01-02T00:00:00.000Z',
+  });
+  assert.equal([b.status, b.duration], ['expired', 86_400]);
+  const r = await call(api, 'PUT', `/blackout/${b.id}`, { endTime: '2099-12-31T00:00:00.000Z' });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  const u = BlackoutSchema.parse(r.body.blackout);
+  assert.equal(
+    [u.startTime, u.endTime, u.duration, u.status],
+    ['2020-01-01T00:00:00.000Z', '2099-12-31T00:00:00.000Z', 86_400, 'active'],
+  );
+  assert.ok(await suppressed(api, { environment: env }), 'the extended blackout is in force');
+  const moved = await call(api, 'PUT', `/blackout/${b.id}`, { startTime: '2019-06-01T00:00:00.000Z' });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  assert.is(BlackoutSchema.parse(moved.body.blackout).duration, 86_400);
+});
 
 crud('PUT errors: nothing to change, bad types, end before start, unknown id', async ({ api }) => {
   const b = await createBlackout(api, { environment: freshEnv('put-errors') });

@@ -211,6 +211,50 @@ hk(
 );
 
 hk(
+  'a `timeout` entry carries the timeout of the entry it restores, not the alert’s own timeout',
+  async ({ api }) => {
+    // Shelved after an ack: the ack (timeout 1234) is restored.
+    const shelved = await createAlert(api, {
+      resource: fresh('restore-ack'),
+      event: 'e',
+      severity: 'minor',
+      timeout: 7777,
+    });
+    assert.is((await put(api, `/alert/${shelved.id}/action`, { action: 'ack', timeout: 1234 })).status, 200);
+    assert.is((await put(api, `/alert/${shelved.id}/action`, { action: 'shelve', timeout: 1 })).status, 200);
+    // Acked after a repeat changed the alert's timeout: the creation entry (timeout 5000) is restored.
+    const acked = await createAlert(api, {
+      resource: fresh('restore-new'),
+      event: 'e',
+      severity: 'minor',
+      timeout: 5000,
+    });
+    const repeat = await createAlert(api, {
+      resource: acked.resource,
+      event: 'e',
+      severity: 'minor',
+      timeout: 6000,
+    });
+    assert.equal([repeat.id, repeat.timeout], [acked.id, 6000]);
+    assert.is((await put(api, `/alert/${acked.id}/action`, { action: 'ack', timeout: 1 })).status, 200);
+    await sleep(1100);
+
+    const { body } = await housekeeping(api);
+    assert.equal([body.unshelve, body.unack], [[shelved.id], [acked.id]]);
+    const back = await getAlert(api, shelved.id);
+    assert.equal(
+      [back.status, back.timeout, newest(back).type, newest(back).status, newest(back).timeout],
+      ['ack', 7777, 'timeout', 'ack', 1234],
+    );
+    const open = await getAlert(api, acked.id);
+    assert.equal(
+      [open.status, open.timeout, newest(open).type, newest(open).status, newest(open).timeout],
+      ['open', 6000, 'timeout', 'open', 5000],
+    );
+  },
+);
+
+hk(
   'old closed, expired and informational alerts are deleted (alert.deleted each); recent ones stay',
   async ({ api, db, running }) => {
     const oldClosed = await createAlert(api, {
@@ -407,7 +451,7 @@ scheduled(
     await waitFor('deletion', async () => !(await exists(db.url, old.id)));
     assert.equal(
       (await getAlert(api, due.id)).history.map((h) => h.type),
-      ['severity', 'expired'],
+      ['new', 'expired'],
     );
   },
 );

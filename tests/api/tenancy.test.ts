@@ -174,4 +174,44 @@ tenancy('keys of another customer are not listed or readable', async (ctx) => {
   assert.is((await api.request('DELETE', `/key/${KEYS.globex}`, undefined, as('acme'))).status, 403);
 });
 
+tenancy(
+  'environments and services with no match list only the caller customer ones (count 0)',
+  async (ctx) => {
+    const { api } = ctx;
+    const res = await api.post(
+      '/alert',
+      {
+        resource: 'globex-db',
+        event: 'Slow',
+        environment: 'Development',
+        service: ['db'],
+        severity: 'minor',
+      },
+      as('globex'),
+    );
+    assert.is(res.status, 201);
+    const theirs = (await json<{ alert: Alert }>(res)).alert;
+    type Envs = { environments: { environment: string; count: number }[] };
+    type Services = { services: { environment: string; service: string; count: number }[] };
+    const envs = await json<Envs>(await api.get('/environments?status=shelved', as('acme')));
+    assert.equal(envs.environments, [
+      { environment: 'Production', count: 0, severityCounts: {}, statusCounts: {} },
+    ]);
+    const services = await json<Services>(await api.get('/services?status=shelved', as('acme')));
+    assert.equal(
+      services.services.map((s) => [s.environment, s.service, s.count]),
+      [['Production', 'web', 0]],
+    );
+    const all = await json<Envs>(await api.get('/environments?status=shelved', as('admin')));
+    assert.equal(
+      all.environments.map((e) => [e.environment, e.count]),
+      [
+        ['Development', 0],
+        ['Production', 0],
+      ],
+    );
+    assert.is((await api.delete(`/alert/${theirs.id}`, as('globex'))).status, 200);
+  },
+);
+
 tenancy.run();
