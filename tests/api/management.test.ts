@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import parse from 'parse-prometheus-text-format';
@@ -353,6 +354,28 @@ board('switchboard refuses unknown switches and values with JSON 400, changing n
   assert.is(status.metrics.find((m) => m.name === 'sender-api-allow')?.value, 'ON');
   assert.is((await ctx.apiA.get('/management/switchboard?switch=nope')).status, 400);
 });
+
+board(
+  'SERVER_VERSION: manifest release and status version in full, major only, or null when off',
+  async (ctx) => {
+    const shown = async (setting: string) => {
+      const r = await bootInstance(ctx.db.url, { SERVER_VERSION: setting });
+      try {
+        const manifest = (await (await apiFor(r).get('/management/manifest')).json()) as { release: unknown };
+        const status = (await (await apiFor(r).get('/management/status')).json()) as { version: unknown };
+        return [manifest.release, status.version];
+      } finally {
+        await r.close();
+      }
+    };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    assert.equal(await shown('full'), [version, version]);
+    assert.equal(await shown('major'), [version.split('.')[0], version.split('.')[0]]);
+    assert.equal(await shown('off'), [null, null]);
+  },
+);
 
 board('METRICS_PREFIX=alerta keeps the established names', async (ctx) => {
   const r = await bootInstance(ctx.db.url, { METRICS_PREFIX: 'alerta' });

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { redactUrl } from '../../config.ts';
+import { redactUrl, type Config } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
@@ -32,6 +32,12 @@ export function safeValue(name: string, value: unknown): string {
       return url;
     }
   });
+}
+
+/** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
+export function shownVersion(config: Pick<Config, 'SERVER_VERSION'>): string | null {
+  if (config.SERVER_VERSION === 'off') return null;
+  return config.SERVER_VERSION === 'major' ? build.version.split('.')[0]! : build.version;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -115,15 +121,14 @@ export function managementRoutes(deps: Deps): Router {
     }
   });
 
-  /** GET /management/manifest */
+  /** GET /management/manifest — `release` per SERVER_VERSION: full, major, or null when off (api.md §11). */
   router.get('/management/manifest', requireScope(deps, 'read:management'), (ctx) => {
-    const release =
-      config.SERVER_VERSION === 'off'
-        ? ''
-        : config.SERVER_VERSION === 'major'
-          ? build.version.split('.')[0]
-          : build.version;
-    ctx.body = { build: build.name, date: build.date, release, revision: build.revision };
+    ctx.body = {
+      build: build.name,
+      date: build.date,
+      release: shownVersion(config),
+      revision: build.revision,
+    };
   });
 
   /** GET /management/properties — request, process and settings as `name: value` lines, secrets masked. */
@@ -158,7 +163,7 @@ export function managementRoutes(deps: Deps): Router {
     const now = Date.now();
     ctx.body = {
       application: 'alerta',
-      version: build.version,
+      version: shownVersion(config),
       time: now,
       uptime: now - deps.startedAt,
       metrics: [
