@@ -335,6 +335,11 @@ export type Config = Values & {
   readonly sources: Readonly<Record<string, string>>;
   /** Settings we do not know (plugins read their own), from the file. */
   readonly extra: Readonly<Record<string, PyValue>>;
+  /**
+   * Combinations the established server starts with but that are unsafe or only half work: we start
+   * too, and say so in the log at start, in /management/status (admins) and in the UI (admins).
+   */
+  readonly warnings: readonly string[];
 };
 
 export class ConfigError extends Error {
@@ -448,10 +453,15 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       else problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
     }
   }
-  if (problems.length === 0) problems.push(...crossChecks(values as Values));
+  const warnings: string[] = [];
+  if (problems.length === 0) {
+    const checked = crossChecks(values as Values);
+    problems.push(...checked.problems);
+    warnings.push(...checked.warnings);
+  }
   if (problems.length) throw new ConfigError(problems);
 
-  return deepFreeze({ ...values, sources, extra }) as Config;
+  return deepFreeze({ ...values, sources, extra, warnings }) as unknown as Config;
 }
 
 /** Alerta's older names for the same settings, read only when the new name is not set. */
@@ -478,16 +488,32 @@ function applyLegacyEnv(
   }
 }
 
-function crossChecks(c: Values): string[] {
+/**
+ * Settings that do not fit together. What cannot work, or what the established server refuses too,
+ * stops start-up (`problems`); what it starts with, however unwise, starts here too and is
+ * reported (`warnings`: the log, /management/status and the UI, for administrators).
+ */
+function crossChecks(c: Values): { problems: string[]; warnings: string[] } {
   const problems: string[] = [];
+  const warnings: string[] = [];
+  // Customer views without logins cannot separate customers: every anonymous caller sees them all.
+  // The established server refuses this too (settings.md, startup checks).
   if (c.CUSTOMER_VIEWS && !c.AUTH_REQUIRED) problems.push('CUSTOMER_VIEWS: requires AUTH_REQUIRED = True');
-  if (c.AUTH_REQUIRED && (!c.SECRET_KEY || c.SECRET_KEY === 'changeme')) {
-    problems.push(
-      'SECRET_KEY: must be set to a secret of your own when AUTH_REQUIRED = True (it signs tokens)',
+  if (!c.SECRET_KEY) {
+    // jose will not sign with an empty key: logins cannot work.
+    if (c.AUTH_REQUIRED)
+      problems.push('SECRET_KEY: must not be empty when AUTH_REQUIRED = True (it signs tokens)');
+    else warnings.push('SECRET_KEY: is empty, so logins cannot issue tokens; set a secret of your own');
+  } else if (c.AUTH_REQUIRED && c.SECRET_KEY === 'changeme') {
+    warnings.push(
+      "SECRET_KEY: is the published default 'changeme' while AUTH_REQUIRED = True: anyone can sign " +
+        'tokens with it; set a random secret of your own (the same on every instance)',
     );
   }
   if (c.CUSTOMER_VIEWS && c.ADMIN_USERS.length === 0) {
-    problems.push('CUSTOMER_VIEWS: requires ADMIN_USERS (someone must be able to see every customer)');
+    warnings.push(
+      "CUSTOMER_VIEWS: ADMIN_USERS is empty, so no login sees every customer unless a customer lookup maps it to '*'",
+    );
   }
   for (const cred of c.HMAC_AUTH_CREDENTIALS) {
     if (!['sha1', 'sha256'].includes(cred.algorithm)) {
@@ -522,7 +548,7 @@ function crossChecks(c: Values): string[] {
   if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
   problems.push(...forwardingChecks(c));
   problems.push(...ssoChecks(c));
-  return problems;
+  return { problems, warnings };
 }
 
 /** python-ldap options LDAP_CONFIG may carry; docs/auth-providers.md says what each does here. */

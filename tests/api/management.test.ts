@@ -429,3 +429,44 @@ down('gtg and healthcheck answer 503 within 2 s once the database is gone', asyn
 });
 
 down.run();
+
+// ---- settings the established server starts with, unwisely -------------------------------------
+
+const warned = suite<AppContext>('settings warnings in /management/status', {} as AppContext);
+warned.before((ctx) =>
+  startApp(ctx, {
+    TEST_LABEL: 'mgmt_warnings',
+    AUTH_REQUIRED: 'True',
+    ADMIN_USERS: 'admin@example.com',
+    ADMIN_PASSWORD: 'admin-pass',
+  }),
+);
+warned.after(stopApp);
+
+const tokenOf = async (api: Api, username: string, password: string) => {
+  const res = await api.post('/auth/login', { username, password });
+  assert.is(res.status, 200, `login of ${username}`);
+  return { headers: { Authorization: `Bearer ${((await res.json()) as { token: string }).token}` } };
+};
+
+warned('admins see every warning; other readers of the status see none', async ({ api }) => {
+  const admin = await tokenOf(api, 'admin@example.com', 'admin-pass');
+  const status = (await (await api.get('/management/status', admin)).json()) as { warnings: string[] };
+  assert.is(status.warnings.length, 1);
+  assert.match(status.warnings[0]!, /^SECRET_KEY: is the published default 'changeme'/);
+
+  const signup = await api.post('/auth/signup', {
+    name: 'Reader',
+    email: 'reader@example.com',
+    password: 'reader-pass-1',
+  });
+  assert.is(signup.status, 200);
+  const reader = await tokenOf(api, 'reader@example.com', 'reader-pass-1');
+  const res = await api.get('/management/status', reader);
+  assert.is(res.status, 200);
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.not.ok('warnings' in body);
+  assert.not.match(JSON.stringify(body), /changeme/);
+});
+
+warned.run();

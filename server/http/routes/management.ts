@@ -3,6 +3,8 @@ import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { redactUrl, type Config } from '../../config.ts';
+import { isGranted } from '../../auth/scopes.ts';
+import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
@@ -32,6 +34,12 @@ export function safeValue(name: string, value: unknown): string {
       return url;
     }
   });
+}
+
+/** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
+export function shownVersion(config: Pick<Config, 'SERVER_VERSION'>): string | null {
+  if (config.SERVER_VERSION === 'off') return null;
+  return config.SERVER_VERSION === 'major' ? build.version.split('.')[0]! : build.version;
 }
 
 /** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
@@ -161,6 +169,8 @@ export function managementRoutes(deps: Deps): Router {
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
     const now = Date.now();
+    const auth = ctx.state.auth as Auth;
+    const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
     ctx.body = {
       application: 'alerta',
       version: shownVersion(config),
@@ -179,6 +189,8 @@ export function managementRoutes(deps: Deps): Router {
         })),
       ],
       forwarding: forwarding.forwarding,
+      // Which settings are unsafe is for administrators only (docs/management.md).
+      ...(isAdmin ? { warnings: config.warnings } : {}),
     };
   });
 

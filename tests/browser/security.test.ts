@@ -1,0 +1,73 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+interface Ctx extends AppContext {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  tokens: { admin: string; reader: string };
+}
+
+const sec = suite<Ctx>('web UI: settings warnings', {} as Ctx);
+sec.before(async (ctx) => {
+  // SECRET_KEY left at the established default 'changeme': the server starts and warns.
+  await startApp(ctx, {
+    TEST_LABEL: 'browser_security',
+    AUTH_REQUIRED: 'True',
+    ADMIN_USERS: 'admin@example.com',
+    ADMIN_PASSWORD: 'admin-pass',
+    PLUGINS: 'remote_ip',
+  });
+  const login = async (username: string, password: string) => {
+    const res = await ctx.api.post('/auth/login', { username, password });
+    return ((await res.json()) as { token: string }).token;
+  };
+  await ctx.api.post('/auth/signup', {
+    name: 'Reader',
+    email: 'reader@example.com',
+    password: 'reader-pass-1',
+  });
+  ctx.tokens = {
+    admin: await login('admin@example.com', 'admin-pass'),
+    reader: await login('reader@example.com', 'reader-pass-1'),
+  };
+  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.context = await ctx.browser.newContext({ viewport: { width: 1366, height: 768 } });
+  ctx.page = await ctx.context.newPage();
+});
+sec.after(async (ctx) => {
+  await ctx.browser?.close();
+  await stopApp(ctx);
+});
+
+/** Uses `token` for the next pages, as logging in would. */
+async function signIn(page: Page, origin: string, token: string) {
+  await page.goto(`${origin}/login`);
+  await page.evaluate((t) => localStorage.setItem('alertwall.token', t), token);
+}
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+
+sec('an admin sees the settings warnings under the navigation; a user does not', async (ctx) => {
+  const { page, origin } = ctx;
+  await signIn(page, origin, ctx.tokens.admin);
+  await page.goto(`${origin}/alerts`);
+  const banner = page.getByTestId('settings-warnings');
+  await banner.waitFor({ timeout: 5000 });
+  assert.match(await banner.innerText(), /SECRET_KEY: is the published default 'changeme'/);
+  assert.is(await page.getByRole('complementary', { name: 'Settings warnings' }).count(), 1);
+
+  await signIn(page, origin, ctx.tokens.reader);
+  await page.goto(`${origin}/alerts`);
+  await nav(page).getByRole('link', { name: 'Alerts' }).waitFor();
+  await page.getByTestId('total').waitFor();
+  // The banner is not even asked for: the reader's scopes do not include admin:management.
+  await page.waitForTimeout(500);
+  assert.is(await page.getByTestId('settings-warnings').count(), 0);
+});
+
+sec.run();
