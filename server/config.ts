@@ -3,6 +3,7 @@ import { FilterParser } from 'ldapts';
 import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
 import { DestinationsSettingSchema, isForwardingOn, serverName } from './forwarding/destinations.ts';
+import { isSecretName } from './secrets.ts';
 
 /**
  * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
@@ -388,6 +389,9 @@ function parseValue(text: string): unknown {
   }
 }
 
+/** What a start-up error says instead of a secret's value (it would end up in the log). */
+const NOT_SHOWN = 'got a value that is not shown (the setting holds a secret)';
+
 export interface LoadOptions {
   /** Defaults to /etc/alertad.conf when it exists. */
   systemFile?: string | null;
@@ -434,7 +438,8 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     try {
       raw.set(name, { value: fromEnv(def.kind, text), source: 'env' });
     } catch (err) {
-      problems.push(`${name} (environment): ${err instanceof Error ? err.message : String(err)}`);
+      const message = err instanceof Error ? err.message : String(err);
+      problems.push(`${name} (environment): ${isSecretName(name) ? NOT_SHOWN : message}`);
     }
   }
 
@@ -450,7 +455,10 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       // Settings checked in depth (FWD_DESTINATIONS) explain each problem themselves.
       const custom = parsed.error.issues.filter((i) => i.code === 'custom').map((i) => i.message);
       if (custom.length) problems.push(...custom.map((m) => `${name} (${where}): ${m}`));
-      else problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
+      else {
+        const got = isSecretName(name) ? NOT_SHOWN : `got ${describe(given?.value)}`;
+        problems.push(`${name} (${where}): expected ${def.expected}, ${got}`);
+      }
     }
   }
   const warnings: string[] = [];

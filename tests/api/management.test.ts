@@ -16,6 +16,8 @@ mgmt.before((ctx) =>
     SECRET_KEY: 'top-secret-signing-key',
     ADMIN_PASSWORD: 'hunter2-admin',
     OAUTH2_CLIENT_SECRET: 'oauth-client-secret-value',
+    TELEGRAM_TOKEN: '12345:telegram-bot-token',
+    HMAC_AUTH_CREDENTIALS: '[{"key": "hawk-id", "secret": "hawk-shared-secret"}]',
     REDIS_URL: '',
     BASE_URL: '',
   }),
@@ -73,6 +75,40 @@ mgmt('properties lists settings and environment with every secret masked', async
     assert.not.ok(body.includes(secret), `${secret} leaked`);
   // Every line is "name: value".
   for (const line of body.trimEnd().split('\n')) assert.match(line, /^[^:\n]+: /);
+});
+
+mgmt('properties masks every name that suggests a secret, and shows flags and limits', async ({ api }) => {
+  const env = {
+    GITHUB_PAT: 'ghp_personal-access-token',
+    DEPLOY_PASSPHRASE: 'correct horse battery',
+    NPM_AUTH: 'npm-auth-value',
+    CI_CREDENTIALS: 'ci-credential-value',
+  };
+  Object.assign(process.env, env);
+  try {
+    const res = await api.get('/management/properties', {
+      headers: { 'X-Deploy-Passphrase': 'header-passphrase', Cookie: 'session=cookie-value' },
+    });
+    const body = await res.text();
+    for (const name of [...Object.keys(env), 'TELEGRAM_TOKEN', 'HMAC_AUTH_CREDENTIALS', 'HTTP_COOKIE'])
+      assert.match(body, new RegExp(`^${name}: \\*{8}$`, 'm'));
+    assert.match(body, /^HTTP_X_DEPLOY_PASSPHRASE: \*{8}$/m);
+    for (const secret of [
+      ...Object.values(env),
+      'telegram-bot-token',
+      'hawk-shared-secret',
+      'header-passphrase',
+      'cookie-value',
+    ])
+      assert.not.ok(body.includes(secret), `${secret} leaked`);
+    // Settings about secrets, which cannot hold one, stay readable.
+    assert.match(body, /^AUTH_REQUIRED: false$/m);
+    assert.match(body, /^AUTH_PROXY_USER_HEADER: X-Proxy-User$/m);
+    assert.match(body, /^TOKEN_EXPIRE_DAYS: 14$/m);
+    assert.match(body, /^BASIC_AUTH_REALM: Alerta$/m);
+  } finally {
+    for (const name of Object.keys(env)) delete process.env[name];
+  }
 });
 
 mgmt(

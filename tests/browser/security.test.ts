@@ -12,7 +12,7 @@ interface Ctx extends AppContext {
   tokens: { admin: string; reader: string };
 }
 
-const sec = suite<Ctx>('web UI: settings warnings', {} as Ctx);
+const sec = suite<Ctx>('web UI: settings warnings, API keys shown once', {} as Ctx);
 sec.before(async (ctx) => {
   // SECRET_KEY left at the established default 'changeme': the server starts and warns.
   await startApp(ctx, {
@@ -37,6 +37,7 @@ sec.before(async (ctx) => {
   };
   ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   ctx.context = await ctx.browser.newContext({ viewport: { width: 1366, height: 768 } });
+  await ctx.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.origin });
   ctx.page = await ctx.context.newPage();
 });
 sec.after(async (ctx) => {
@@ -69,5 +70,42 @@ sec('an admin sees the settings warnings under the navigation; a user does not',
   await page.waitForTimeout(500);
   assert.is(await page.getByTestId('settings-warnings').count(), 0);
 });
+
+sec(
+  'API keys: the whole key once, right after it is made, with Copy; afterwards a prefix only',
+  async (ctx) => {
+    const { page, origin } = ctx;
+    await signIn(page, origin, ctx.tokens.admin);
+    await page.goto(`${origin}/keys`);
+    const form = page.getByRole('form', { name: 'New' });
+    await form.getByLabel('Text', { exact: true }).fill('wall screen key');
+    await form.getByRole('checkbox', { name: 'read', exact: true }).check();
+    await form.getByRole('button', { name: 'Create' }).click();
+
+    const shown = page.getByTestId('new-key');
+    await shown.waitFor({ timeout: 5000 });
+    const key = (await shown.innerText()).trim();
+    assert.match(key, /^[A-Za-z0-9_-]{40}$/);
+    await page.getByRole('region', { name: 'New API key' }).getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+    assert.is(await page.evaluate(() => navigator.clipboard.readText()), key);
+
+    // The list shows the first characters of every key, the admin's own start-up key too.
+    const row = page.getByTestId('admin-row').filter({ hasText: 'wall screen key' });
+    assert.is(await row.getByTestId('key-prefix').innerText(), `${key.slice(0, 6)}…`);
+    const prefixes = await page.getByTestId('key-prefix').allInnerTexts();
+    assert.is(prefixes.length, 2);
+    for (const p of prefixes) assert.match(p, /^[A-Za-z0-9_-]{6}…$/);
+    assert.is((await page.locator('main, section').first().innerText()).split(key).length, 2, 'shown once');
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    assert.is(await shown.count(), 0);
+    assert.not.ok((await page.content()).includes(key), 'gone once dismissed');
+    await page.reload();
+    await row.waitFor();
+    assert.is(await page.getByTestId('new-key').count(), 0);
+    assert.not.ok((await page.locator('body').innerText()).includes(key), 'not shown after a reload');
+  },
+);
 
 sec.run();

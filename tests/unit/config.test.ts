@@ -153,6 +153,17 @@ test('still refused: an empty SECRET_KEY with AUTH_REQUIRED (nothing can be sign
   assert.match(load({ SECRET_KEY: '' }).warnings[0]!, /^SECRET_KEY: is empty/);
 });
 
+test('a secret setting with a bad value is named, its value never repeated', () => {
+  const problems = problemsOf({ HMAC_AUTH_CREDENTIALS: '{"key": "k1", "secret": "hunter2-hmac"}' });
+  assert.is(problems.length, 1);
+  assert.match(problems[0]!, /^HMAC_AUTH_CREDENTIALS \(environment\): expected a list of dicts/);
+  assert.match(problems[0]!, /not shown/);
+  assert.not.match(problems[0]!, /hunter2-hmac/);
+  const [file] = problemsOf({ ALERTA_SVR_CONF_FILE: confFile(`LDAP_BIND_PASSWORD = ['pw-in-a-list']\n`) });
+  assert.match(file!, /^LDAP_BIND_PASSWORD/);
+  assert.not.match(file!, /pw-in-a-list/);
+});
+
 test('a syntax error in the file names the file, line and column', () => {
   const file = confFile(`DEBUG = True\nPLUGINS = os.environ.get('X')\n`);
   const [problem] = problemsOf({ ALERTA_SVR_CONF_FILE: file });

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { redactUrl, type Config } from '../../config.ts';
+import type { Config } from '../../config.ts';
+import { maskedValue, withoutUrlPasswords } from '../../secrets.ts';
 import { isGranted } from '../../auth/scopes.ts';
 import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
@@ -18,28 +19,11 @@ import { requireScope } from '../middleware/require-scope.ts';
 /** How long gtg and healthcheck wait for the database before answering 503. */
 const PROBE_TIMEOUT_MS = 1500;
 
-/** Names whose values are never shown by /management/properties. */
-const SECRET_NAME =
-  /(PASSWORD|SECRET|TOKEN|CREDENTIAL|(^|_)KEY$|^KEY|API[-_]?KEY|DSN|COOKIE|AUTHORIZATION|FWD_DESTINATIONS)/i;
-const MASK = '********';
-
-/** A value safe to print: secrets by name masked, passwords in URLs removed. */
+/** A value safe to print: secrets by name masked (secrets.ts), passwords in URLs removed. */
 export function safeValue(name: string, value: unknown): string {
-  if (SECRET_NAME.test(name)) return value === null || value === undefined || value === '' ? '' : MASK;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return (text ?? '').replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"',]+/gi, (url) => {
-    try {
-      return redactUrl(url);
-    } catch {
-      return url;
-    }
-  });
-}
-
-/** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
-export function shownVersion(config: Pick<Config, 'SERVER_VERSION'>): string | null {
-  if (config.SERVER_VERSION === 'off') return null;
-  return config.SERVER_VERSION === 'major' ? build.version.split('.')[0]! : build.version;
+  const shown = maskedValue(name, value);
+  if (shown === null || shown === undefined) return '';
+  return withoutUrlPasswords(typeof shown === 'string' ? shown : JSON.stringify(shown));
 }
 
 /** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
