@@ -59,6 +59,10 @@ function parseByteSize(v: number | string): number {
   return Math.round(n * unit);
 }
 
+/** A CSP source for frame-ancestors: an origin (the scheme and `*.` optional), `self`, `none` or `*`. */
+const FRAME_SOURCE =
+  /^('?self'?|'?none'?|\*|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?\/?)$/i;
+
 export const SETTINGS = {
   // ours: process and layout
   PORT: int(8080, 0, 65535),
@@ -251,6 +255,19 @@ export const SETTINGS = {
   ]),
   CORS_ALLOW_HEADERS: list(['Content-Type', 'Authorization', 'Access-Control-Allow-Origin', 'X-Request-ID']),
   CORS_SUPPORTS_CREDENTIALS: bool(false),
+  // ours: who may show the UI and the API in a frame (docs/operations.md); empty = nobody
+  FRAME_ANCESTORS: setting(
+    'list',
+    z.array(
+      z
+        .string()
+        .trim()
+        .regex(FRAME_SOURCE)
+        .transform((s) => (/^'?(self|none)'?$/i.test(s) ? `'${s.replace(/'/g, '').toLowerCase()}'` : s)),
+    ),
+    [],
+    "a list of origins allowed to frame the pages (https://grafana.example.com, https://*.example.com, 'self', *)",
+  ),
   // web console (returned by /config)
   SITE_LOGO_URL: str(''),
   COLUMNS: list([

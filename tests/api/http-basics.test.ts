@@ -1,7 +1,16 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { uiRoutes } from '../../server/http/routes/ui.ts';
+import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 
 /** Asserts the one error shape and returns the body. */
 async function expectError(res: Response, status: number) {
@@ -210,6 +219,42 @@ basics('CORS preflight allows only the requested headers that CORS_ALLOW_HEADERS
   assert.is(refused.headers.get('access-control-allow-headers'), null);
 });
 
+basics(
+  'every answer says nosniff, a referrer policy and that nobody may frame it',
+  async ({ api, origin }) => {
+    for (const res of [
+      await api.get('/_'),
+      await api.get('/no-such-route'),
+      await fetch(`${origin}/alerts`),
+    ]) {
+      assert.is(res.headers.get('x-content-type-options'), 'nosniff', res.url);
+      assert.is(res.headers.get('referrer-policy'), 'same-origin', res.url);
+      assert.is(res.headers.get('x-frame-options'), 'DENY', res.url);
+      assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, res.url);
+    }
+    const page = await fetch(`${origin}/alerts`);
+    assert.match(page.headers.get('content-security-policy') ?? '', /^default-src 'self'; script-src 'self'/);
+  },
+);
+
+basics('FRAME_ANCESTORS lets the named sites frame the pages', async (ctx) => {
+  const r = await bootInstance(ctx.db.url, { FRAME_ANCESTORS: 'self,https://grafana.example.com' });
+  try {
+    for (const path of ['/api/_', '/wall']) {
+      const res = await fetch(`http://127.0.0.1:${r.port}${path}`);
+      assert.is(res.headers.get('x-frame-options'), null, path);
+      assert.match(
+        res.headers.get('content-security-policy') ?? '',
+        /frame-ancestors 'self' https:\/\/grafana\.example\.com$/,
+        path,
+      );
+      await res.arrayBuffer();
+    }
+  } finally {
+    await r.close();
+  }
+});
+
 basics('the live socket admits browsers by the same CORS rule, patterns included', async ({ origin }) => {
   // Socket.IO's long-polling handshake is a plain GET: the answer's CORS header is what a browser checks.
   const handshake = (from: string) =>
@@ -262,3 +307,39 @@ based('the index names BASE_URL, not the request host', async ({ api }) => {
 });
 
 based.run();
+
+const built = suite<{ dir: string; server: Server; url: string }>(
+  'UI pages from a build: the CSP allows their inline scripts by hash',
+  {} as never,
+);
+built.before(async (ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'alertwall-ui-'));
+  const app = new Koa();
+  app.use(uiRoutes('/', '/api', { FRAME_ANCESTORS: [], DEFAULT_AUDIO_FILE: null }, ctx.dir).routes());
+  ctx.server = app.listen(0, '127.0.0.1');
+  await once(ctx.server, 'listening');
+  ctx.url = `http://127.0.0.1:${(ctx.server.address() as AddressInfo).port}`;
+});
+built.after((ctx) => {
+  ctx.server?.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+built('index.html and every SPA path carry the hash of the page’s start-up script', async (ctx) => {
+  const script = (n: number) => `{ __start = ${n}; import('./_app/start.js'); }`;
+  const sha = (s: string) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
+  writeFileSync(join(ctx.dir, 'index.html'), `<html><body><script>${script(1)}</script></body></html>`);
+  for (const path of ['/', '/alerts', '/wall?kiosk=1']) {
+    const res = await fetch(`${ctx.url}${path}`);
+    assert.match(await res.text(), /__start = 1/);
+    assert.match(res.headers.get('content-security-policy') ?? '', `script-src 'self' ${sha(script(1))};`);
+  }
+  // A new build (a new start-up script) is picked up without a restart.
+  writeFileSync(join(ctx.dir, 'index.html'), `<html><body><script>${script(2)}</script></body></html>`);
+  utimesSync(join(ctx.dir, 'index.html'), new Date(), new Date(Date.now() + 5000));
+  const res = await fetch(`${ctx.url}/`);
+  await res.arrayBuffer();
+  assert.match(res.headers.get('content-security-policy') ?? '', sha(script(2)));
+});
+
+built.run();

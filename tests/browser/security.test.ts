@@ -10,9 +10,11 @@ interface Ctx extends AppContext {
   context: BrowserContext;
   page: Page;
   tokens: { admin: string; reader: string };
+  /** Console messages about the Content-Security-Policy, from every page. */
+  cspConsole: string[];
 }
 
-const sec = suite<Ctx>('web UI: settings warnings, API keys shown once', {} as Ctx);
+const sec = suite<Ctx>('web UI: settings warnings, API keys shown once, Content-Security-Policy', {} as Ctx);
 sec.before(async (ctx) => {
   // SECRET_KEY left at the established default 'changeme': the server starts and warns.
   await startApp(ctx, {
@@ -38,7 +40,19 @@ sec.before(async (ctx) => {
   ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   ctx.context = await ctx.browser.newContext({ viewport: { width: 1366, height: 768 } });
   await ctx.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.origin });
+  // Every violation the browser reports, collected before any page script runs.
+  await ctx.context.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  ctx.cspConsole = [];
   ctx.page = await ctx.context.newPage();
+  ctx.page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) ctx.cspConsole.push(m.text());
+  });
 });
 sec.after(async (ctx) => {
   await ctx.browser?.close();
@@ -107,5 +121,39 @@ sec(
     assert.not.ok((await page.locator('body').innerText()).includes(key), 'not shown after a reload');
   },
 );
+
+sec('pages load under the Content-Security-Policy without a single violation', async (ctx) => {
+  const { page, origin } = ctx;
+  await signIn(page, origin, ctx.tokens.admin);
+  const { id } = (await (
+    await ctx.api.post(
+      '/alert',
+      { resource: 'csp-host', event: 'CspCheck', environment: 'Production', severity: 'major' },
+      { headers: { Authorization: `Bearer ${ctx.tokens.admin}` } },
+    )
+  ).json()) as { id: string };
+  const paths = ['/alerts', `/alert/${id}`, '/wall', '/heartbeats', '/blackouts', '/reports', '/keys'];
+  for (const path of [...paths, '/users', '/groups', '/perms', '/profile', '/about', '/login', '/signup']) {
+    const res = await page.goto(`${origin}${path}`);
+    const policy = res?.headers()['content-security-policy'] ?? '';
+    assert.match(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/, path);
+    assert.not.match(policy, /script-src[^;]*unsafe/, path);
+    assert.is(res?.headers()['x-content-type-options'], 'nosniff', path);
+    await page.waitForLoadState('load');
+    await page.waitForTimeout(700);
+    if (path === '/alerts') {
+      // The app started (its inline start-up script ran) and the live socket connected.
+      await page.getByTestId('total').waitFor();
+      await page.waitForFunction(() => !document.querySelector('[data-testid=connection-banner]'), null, {
+        timeout: 10_000,
+      });
+    }
+    const violations = await page.evaluate(
+      () => (window as unknown as { cspViolations: string[] }).cspViolations,
+    );
+    assert.equal(violations, [], `${path}: ${violations.join(', ')}`);
+  }
+  assert.equal(ctx.cspConsole, []);
+});
 
 sec.run();

@@ -164,6 +164,24 @@ test('a secret setting with a bad value is named, its value never repeated', () 
   assert.not.match(file!, /pw-in-a-list/);
 });
 
+test('FRAME_ANCESTORS takes origins, self and *; anything else stops start-up', () => {
+  assert.equal(load({}).FRAME_ANCESTORS, []);
+  assert.equal(load({ FRAME_ANCESTORS: "self,https://grafana.example.com,'none'" }).FRAME_ANCESTORS, [
+    "'self'",
+    'https://grafana.example.com',
+    "'none'",
+  ]);
+  assert.equal(load({ FRAME_ANCESTORS: 'https://*.example.com:8443, *' }).FRAME_ANCESTORS, [
+    'https://*.example.com:8443',
+    '*',
+  ]);
+  assert.ok(
+    problemsOf({ FRAME_ANCESTORS: "https://a.example; script-src 'unsafe-inline'" }).some((p) =>
+      p.startsWith('FRAME_ANCESTORS (environment)'),
+    ),
+  );
+});
+
 test('a syntax error in the file names the file, line and column', () => {
   const file = confFile(`DEBUG = True\nPLUGINS = os.environ.get('X')\n`);
   const [problem] = problemsOf({ ALERTA_SVR_CONF_FILE: file });
