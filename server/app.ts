@@ -9,6 +9,7 @@ import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { loopGuard } from './forwarding/loop-guard.ts';
 import { requestId } from './http/middleware/request-id.ts';
+import { securityHeaders } from './http/middleware/security-headers.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { ssoRoutes } from './http/routes/sso.ts';
@@ -40,6 +41,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
     prefix ? path === prefix || path.startsWith(`${prefix}/`) : !(path === '/ui' || path.startsWith('/ui/'));
 
   app.use(requestId());
+  app.use(securityHeaders(config));
   app.use(accessLog(deps.log, deps.metrics));
   app.use(errors(deps.log));
   app.use(async (ctx, next) => {
@@ -122,7 +124,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
     }
     await next();
   });
-  app.use(uiRoutes(uiBase, prefix).routes());
+  app.use(uiRoutes(uiBase, prefix, config).routes());
   app.use((ctx) => {
     throw new AppError(404, 'The requested URL was not found on the server.', [`${ctx.method} ${ctx.path}`]);
   });

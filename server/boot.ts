@@ -65,6 +65,10 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let forwarding: { stop(): Promise<void> } | null = null;
   let keyUsage: { stop(): Promise<void> } | null = null;
   let hub: Hub | null = null;
+  // Settings the established server accepts but that are unsafe: start anyway, and say so loudly.
+  for (const warning of config.warnings) {
+    log.warn({ setting: warning.slice(0, warning.indexOf(':')), warning }, 'settings.warning');
+  }
   try {
     // An identity provider that cannot be reached stops start-up, before the database is touched.
     await loadSso(config);

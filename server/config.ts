@@ -3,6 +3,7 @@ import { FilterParser } from 'ldapts';
 import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
 import { DestinationsSettingSchema, isForwardingOn, serverName } from './forwarding/destinations.ts';
+import { isSecretName } from './secrets.ts';
 
 /**
  * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
@@ -57,6 +58,10 @@ function parseByteSize(v: number | string): number {
   const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m?.[2] ?? '').toLowerCase()] ?? 1;
   return Math.round(n * unit);
 }
+
+/** A CSP source for frame-ancestors: an origin (the scheme and `*.` optional), `self`, `none` or `*`. */
+const FRAME_SOURCE =
+  /^('?self'?|'?none'?|\*|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?\/?)$/i;
 
 export const SETTINGS = {
   // ours: process and layout
@@ -250,6 +255,19 @@ export const SETTINGS = {
   ]),
   CORS_ALLOW_HEADERS: list(['Content-Type', 'Authorization', 'Access-Control-Allow-Origin', 'X-Request-ID']),
   CORS_SUPPORTS_CREDENTIALS: bool(false),
+  // ours: who may show the UI and the API in a frame (docs/operations.md); empty = nobody
+  FRAME_ANCESTORS: setting(
+    'list',
+    z.array(
+      z
+        .string()
+        .trim()
+        .regex(FRAME_SOURCE)
+        .transform((s) => (/^'?(self|none)'?$/i.test(s) ? `'${s.replace(/'/g, '').toLowerCase()}'` : s)),
+    ),
+    [],
+    "a list of origins allowed to frame the pages (https://grafana.example.com, https://*.example.com, 'self', *)",
+  ),
   // web console (returned by /config)
   SITE_LOGO_URL: str(''),
   COLUMNS: list([
@@ -335,6 +353,11 @@ export type Config = Values & {
   readonly sources: Readonly<Record<string, string>>;
   /** Settings we do not know (plugins read their own), from the file. */
   readonly extra: Readonly<Record<string, PyValue>>;
+  /**
+   * Combinations the established server starts with but that are unsafe or only half work: we start
+   * too, and say so in the log at start, in /management/status (admins) and in the UI (admins).
+   */
+  readonly warnings: readonly string[];
 };
 
 export class ConfigError extends Error {
@@ -383,6 +406,9 @@ function parseValue(text: string): unknown {
   }
 }
 
+/** What a start-up error says instead of a secret's value (it would end up in the log). */
+const NOT_SHOWN = 'got a value that is not shown (the setting holds a secret)';
+
 export interface LoadOptions {
   /** Defaults to /etc/alertad.conf when it exists. */
   systemFile?: string | null;
@@ -429,7 +455,8 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     try {
       raw.set(name, { value: fromEnv(def.kind, text), source: 'env' });
     } catch (err) {
-      problems.push(`${name} (environment): ${err instanceof Error ? err.message : String(err)}`);
+      const message = err instanceof Error ? err.message : String(err);
+      problems.push(`${name} (environment): ${isSecretName(name) ? NOT_SHOWN : message}`);
     }
   }
 
@@ -445,13 +472,21 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       // Settings checked in depth (FWD_DESTINATIONS) explain each problem themselves.
       const custom = parsed.error.issues.filter((i) => i.code === 'custom').map((i) => i.message);
       if (custom.length) problems.push(...custom.map((m) => `${name} (${where}): ${m}`));
-      else problems.push(`${name} (${where}): expected ${def.expected}, got ${describe(given?.value)}`);
+      else {
+        const got = isSecretName(name) ? NOT_SHOWN : `got ${describe(given?.value)}`;
+        problems.push(`${name} (${where}): expected ${def.expected}, ${got}`);
+      }
     }
   }
-  if (problems.length === 0) problems.push(...crossChecks(values as Values));
+  const warnings: string[] = [];
+  if (problems.length === 0) {
+    const checked = crossChecks(values as Values);
+    problems.push(...checked.problems);
+    warnings.push(...checked.warnings);
+  }
   if (problems.length) throw new ConfigError(problems);
 
-  return deepFreeze({ ...values, sources, extra }) as Config;
+  return deepFreeze({ ...values, sources, extra, warnings }) as unknown as Config;
 }
 
 /** Alerta's older names for the same settings, read only when the new name is not set. */
@@ -478,16 +513,32 @@ function applyLegacyEnv(
   }
 }
 
-function crossChecks(c: Values): string[] {
+/**
+ * Settings that do not fit together. What cannot work, or what the established server refuses too,
+ * stops start-up (`problems`); what it starts with, however unwise, starts here too and is
+ * reported (`warnings`: the log, /management/status and the UI, for administrators).
+ */
+function crossChecks(c: Values): { problems: string[]; warnings: string[] } {
   const problems: string[] = [];
+  const warnings: string[] = [];
+  // Customer views without logins cannot separate customers: every anonymous caller sees them all.
+  // The established server refuses this too (settings.md, startup checks).
   if (c.CUSTOMER_VIEWS && !c.AUTH_REQUIRED) problems.push('CUSTOMER_VIEWS: requires AUTH_REQUIRED = True');
-  if (c.AUTH_REQUIRED && (!c.SECRET_KEY || c.SECRET_KEY === 'changeme')) {
-    problems.push(
-      'SECRET_KEY: must be set to a secret of your own when AUTH_REQUIRED = True (it signs tokens)',
+  if (!c.SECRET_KEY) {
+    // jose will not sign with an empty key: logins cannot work.
+    if (c.AUTH_REQUIRED)
+      problems.push('SECRET_KEY: must not be empty when AUTH_REQUIRED = True (it signs tokens)');
+    else warnings.push('SECRET_KEY: is empty, so logins cannot issue tokens; set a secret of your own');
+  } else if (c.AUTH_REQUIRED && c.SECRET_KEY === 'changeme') {
+    warnings.push(
+      "SECRET_KEY: is the published default 'changeme' while AUTH_REQUIRED = True: anyone can sign " +
+        'tokens with it; set a random secret of your own (the same on every instance)',
     );
   }
   if (c.CUSTOMER_VIEWS && c.ADMIN_USERS.length === 0) {
-    problems.push('CUSTOMER_VIEWS: requires ADMIN_USERS (someone must be able to see every customer)');
+    warnings.push(
+      "CUSTOMER_VIEWS: ADMIN_USERS is empty, so no login sees every customer unless a customer lookup maps it to '*'",
+    );
   }
   for (const cred of c.HMAC_AUTH_CREDENTIALS) {
     if (!['sha1', 'sha256'].includes(cred.algorithm)) {
@@ -522,7 +573,7 @@ function crossChecks(c: Values): string[] {
   if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
   problems.push(...forwardingChecks(c));
   problems.push(...ssoChecks(c));
-  return problems;
+  return { problems, warnings };
 }
 
 /** python-ldap options LDAP_CONFIG may carry; docs/auth-providers.md says what each does here. */

@@ -5,6 +5,7 @@ import type { Auth } from '../auth/types.ts';
 import * as keysDb from '../db/keys.ts';
 import type { KeyFilters, KeyRow, KeyVisibility } from '../db/keys.ts';
 import type { Deps } from '../deps.ts';
+import { ShownOnce } from '../log.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { assignCustomer } from './blackouts.ts';
 import { assertGrantable, filtersOf } from './perms.ts';
@@ -259,5 +260,6 @@ export async function bootstrapAdminKeys(deps: Deps): Promise<void> {
     }
     return fresh;
   });
-  for (const { user, value } of created) deps.log.info({ user, apiKey: value }, 'admin API key created');
+  for (const { user, value } of created)
+    deps.log.info({ user, apiKey: new ShownOnce(value) }, 'admin API key created');
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import parse from 'parse-prometheus-text-format';
@@ -15,6 +16,8 @@ mgmt.before((ctx) =>
     SECRET_KEY: 'top-secret-signing-key',
     ADMIN_PASSWORD: 'hunter2-admin',
     OAUTH2_CLIENT_SECRET: 'oauth-client-secret-value',
+    TELEGRAM_TOKEN: '12345:telegram-bot-token',
+    HMAC_AUTH_CREDENTIALS: '[{"key": "hawk-id", "secret": "hawk-shared-secret"}]',
     REDIS_URL: '',
     BASE_URL: '',
   }),
@@ -72,6 +75,40 @@ mgmt('properties lists settings and environment with every secret masked', async
     assert.not.ok(body.includes(secret), `${secret} leaked`);
   // Every line is "name: value".
   for (const line of body.trimEnd().split('\n')) assert.match(line, /^[^:\n]+: /);
+});
+
+mgmt('properties masks every name that suggests a secret, and shows flags and limits', async ({ api }) => {
+  const env = {
+    GITHUB_PAT: 'ghp_personal-access-token',
+    DEPLOY_PASSPHRASE: 'correct horse battery',
+    NPM_AUTH: 'npm-auth-value',
+    CI_CREDENTIALS: 'ci-credential-value',
+  };
+  Object.assign(process.env, env);
+  try {
+    const res = await api.get('/management/properties', {
+      headers: { 'X-Deploy-Passphrase': 'header-passphrase', Cookie: 'session=cookie-value' },
+    });
+    const body = await res.text();
+    for (const name of [...Object.keys(env), 'TELEGRAM_TOKEN', 'HMAC_AUTH_CREDENTIALS', 'HTTP_COOKIE'])
+      assert.match(body, new RegExp(`^${name}: \\*{8}$`, 'm'));
+    assert.match(body, /^HTTP_X_DEPLOY_PASSPHRASE: \*{8}$/m);
+    for (const secret of [
+      ...Object.values(env),
+      'telegram-bot-token',
+      'hawk-shared-secret',
+      'header-passphrase',
+      'cookie-value',
+    ])
+      assert.not.ok(body.includes(secret), `${secret} leaked`);
+    // Settings about secrets, which cannot hold one, stay readable.
+    assert.match(body, /^AUTH_REQUIRED: false$/m);
+    assert.match(body, /^AUTH_PROXY_USER_HEADER: X-Proxy-User$/m);
+    assert.match(body, /^TOKEN_EXPIRE_DAYS: 14$/m);
+    assert.match(body, /^BASIC_AUTH_REALM: Alerta$/m);
+  } finally {
+    for (const name of Object.keys(env)) delete process.env[name];
+  }
 });
 
 mgmt(
@@ -354,6 +391,28 @@ board('switchboard refuses unknown switches and values with JSON 400, changing n
   assert.is((await ctx.apiA.get('/management/switchboard?switch=nope')).status, 400);
 });
 
+board(
+  'SERVER_VERSION: manifest release and status version in full, major only, or null when off',
+  async (ctx) => {
+    const shown = async (setting: string) => {
+      const r = await bootInstance(ctx.db.url, { SERVER_VERSION: setting });
+      try {
+        const manifest = (await (await apiFor(r).get('/management/manifest')).json()) as { release: unknown };
+        const status = (await (await apiFor(r).get('/management/status')).json()) as { version: unknown };
+        return [manifest.release, status.version];
+      } finally {
+        await r.close();
+      }
+    };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    assert.equal(await shown('full'), [version, version]);
+    assert.equal(await shown('major'), [version.split('.')[0], version.split('.')[0]]);
+    assert.equal(await shown('off'), [null, null]);
+  },
+);
+
 board('METRICS_PREFIX=alerta keeps the established names', async (ctx) => {
   const r = await bootInstance(ctx.db.url, { METRICS_PREFIX: 'alerta' });
   try {
@@ -406,3 +465,44 @@ down('gtg and healthcheck answer 503 within 2 s once the database is gone', asyn
 });
 
 down.run();
+
+// ---- settings the established server starts with, unwisely -------------------------------------
+
+const warned = suite<AppContext>('settings warnings in /management/status', {} as AppContext);
+warned.before((ctx) =>
+  startApp(ctx, {
+    TEST_LABEL: 'mgmt_warnings',
+    AUTH_REQUIRED: 'True',
+    ADMIN_USERS: 'admin@example.com',
+    ADMIN_PASSWORD: 'admin-pass',
+  }),
+);
+warned.after(stopApp);
+
+const tokenOf = async (api: Api, username: string, password: string) => {
+  const res = await api.post('/auth/login', { username, password });
+  assert.is(res.status, 200, `login of ${username}`);
+  return { headers: { Authorization: `Bearer ${((await res.json()) as { token: string }).token}` } };
+};
+
+warned('admins see every warning; other readers of the status see none', async ({ api }) => {
+  const admin = await tokenOf(api, 'admin@example.com', 'admin-pass');
+  const status = (await (await api.get('/management/status', admin)).json()) as { warnings: string[] };
+  assert.is(status.warnings.length, 1);
+  assert.match(status.warnings[0]!, /^SECRET_KEY: is the published default 'changeme'/);
+
+  const signup = await api.post('/auth/signup', {
+    name: 'Reader',
+    email: 'reader@example.com',
+    password: 'reader-pass-1',
+  });
+  assert.is(signup.status, 200);
+  const reader = await tokenOf(api, 'reader@example.com', 'reader-pass-1');
+  const res = await api.get('/management/status', reader);
+  assert.is(res.status, 200);
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.not.ok('warnings' in body);
+  assert.not.match(JSON.stringify(body), /changeme/);
+});
+
+warned.run();

@@ -140,6 +140,39 @@ external('REDIS_URL switches the bus to Redis and says so', async () => {
   }
 });
 
+external(
+  'the established defaults start: SECRET_KEY changeme with AUTH_REQUIRED, CUSTOMER_VIEWS without ADMIN_USERS',
+  async () => {
+    const db = await createTestDatabase('warnings');
+    try {
+      const server = await startServerProcess({
+        DATABASE_URL: db.url,
+        AUTH_REQUIRED: 'True',
+        CUSTOMER_VIEWS: 'True',
+        SECRET_KEY: undefined,
+        ADMIN_USERS: undefined,
+      });
+      assert.is(await (await fetch(`${apiOf(server.url)}/_`)).text(), 'OK');
+      assert.is(await server.stop(), 0);
+      const warnings = server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"settings.warning"'))
+        .map((l) => JSON.parse(l) as { level: string; setting: string; warning: string });
+      assert.equal(
+        warnings.map((w) => [w.level, w.setting]),
+        [
+          ['warn', 'SECRET_KEY'],
+          ['warn', 'CUSTOMER_VIEWS'],
+        ],
+      );
+      assert.match(warnings[0]!.warning, /'changeme'/);
+    } finally {
+      await dropTestDatabase(db.name);
+    }
+  },
+);
+
 external.run();
 
 const refused = suite('invalid settings stop start-up');

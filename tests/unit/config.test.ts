@@ -129,17 +129,57 @@ test('every bad setting is listed at once, env ones marked as such', () => {
   assert.ok(problems.some((p) => p.startsWith('HISTORY_LIMIT (environment)')));
 });
 
-test('AUTH_REQUIRED needs a SECRET_KEY of its own; CUSTOMER_VIEWS needs ADMIN_USERS; custom scopes are checked', () => {
+test('the established defaults start, with warnings: SECRET_KEY changeme, CUSTOMER_VIEWS without ADMIN_USERS', () => {
+  const c = load({ AUTH_REQUIRED: 'True', CUSTOMER_VIEWS: 'True' });
+  assert.is(c.SECRET_KEY, 'changeme');
+  assert.is(c.warnings.length, 2);
+  assert.match(c.warnings[0]!, /^SECRET_KEY: is the published default 'changeme'/);
+  assert.match(c.warnings[1]!, /^CUSTOMER_VIEWS: ADMIN_USERS is empty/);
+  assert.ok(Object.isFrozen(c.warnings));
+  assert.equal(load({ AUTH_REQUIRED: 'True', SECRET_KEY: 'a-secret-of-our-own' }).warnings, []);
+  assert.equal(load({}).warnings, [], 'changeme without AUTH_REQUIRED is no warning');
+});
+
+test('still refused: an empty SECRET_KEY with AUTH_REQUIRED (nothing can be signed), malformed scopes', () => {
   const problems = problemsOf({
     AUTH_REQUIRED: 'True',
-    CUSTOMER_VIEWS: 'True',
+    SECRET_KEY: '',
     CUSTOM_SCOPES: 'read:things,fly',
   });
-  assert.ok(problems.some((p) => p.startsWith('SECRET_KEY: must be set')));
-  assert.ok(problems.some((p) => p.startsWith('CUSTOMER_VIEWS: requires ADMIN_USERS')));
+  assert.ok(problems.some((p) => p.startsWith('SECRET_KEY: must not be empty when AUTH_REQUIRED = True')));
   assert.ok(problems.some((p) => p.startsWith("CUSTOM_SCOPES: 'fly' is not a scope")));
   assert.not.ok(problems.some((p) => p.includes("'read:things'")));
-  assert.is(load({ AUTH_REQUIRED: 'True', SECRET_KEY: 'a-secret-of-our-own' }).AUTH_REQUIRED, true);
+  // Without AUTH_REQUIRED an empty key only breaks logins: a warning.
+  assert.match(load({ SECRET_KEY: '' }).warnings[0]!, /^SECRET_KEY: is empty/);
+});
+
+test('a secret setting with a bad value is named, its value never repeated', () => {
+  const problems = problemsOf({ HMAC_AUTH_CREDENTIALS: '{"key": "k1", "secret": "hunter2-hmac"}' });
+  assert.is(problems.length, 1);
+  assert.match(problems[0]!, /^HMAC_AUTH_CREDENTIALS \(environment\): expected a list of dicts/);
+  assert.match(problems[0]!, /not shown/);
+  assert.not.match(problems[0]!, /hunter2-hmac/);
+  const [file] = problemsOf({ ALERTA_SVR_CONF_FILE: confFile(`LDAP_BIND_PASSWORD = ['pw-in-a-list']\n`) });
+  assert.match(file!, /^LDAP_BIND_PASSWORD/);
+  assert.not.match(file!, /pw-in-a-list/);
+});
+
+test('FRAME_ANCESTORS takes origins, self and *; anything else stops start-up', () => {
+  assert.equal(load({}).FRAME_ANCESTORS, []);
+  assert.equal(load({ FRAME_ANCESTORS: "self,https://grafana.example.com,'none'" }).FRAME_ANCESTORS, [
+    "'self'",
+    'https://grafana.example.com',
+    "'none'",
+  ]);
+  assert.equal(load({ FRAME_ANCESTORS: 'https://*.example.com:8443, *' }).FRAME_ANCESTORS, [
+    'https://*.example.com:8443',
+    '*',
+  ]);
+  assert.ok(
+    problemsOf({ FRAME_ANCESTORS: "https://a.example; script-src 'unsafe-inline'" }).some((p) =>
+      p.startsWith('FRAME_ANCESTORS (environment)'),
+    ),
+  );
 });
 
 test('a syntax error in the file names the file, line and column', () => {

@@ -2,7 +2,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { redactUrl } from '../../config.ts';
+import type { Config } from '../../config.ts';
+import { maskedValue, withoutUrlPasswords } from '../../secrets.ts';
+import { isGranted } from '../../auth/scopes.ts';
+import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
@@ -16,22 +19,17 @@ import { requireScope } from '../middleware/require-scope.ts';
 /** How long gtg and healthcheck wait for the database before answering 503. */
 const PROBE_TIMEOUT_MS = 1500;
 
-/** Names whose values are never shown by /management/properties. */
-const SECRET_NAME =
-  /(PASSWORD|SECRET|TOKEN|CREDENTIAL|(^|_)KEY$|^KEY|API[-_]?KEY|DSN|COOKIE|AUTHORIZATION|FWD_DESTINATIONS)/i;
-const MASK = '********';
-
-/** A value safe to print: secrets by name masked, passwords in URLs removed. */
+/** A value safe to print: secrets by name masked (secrets.ts), passwords in URLs removed. */
 export function safeValue(name: string, value: unknown): string {
-  if (SECRET_NAME.test(name)) return value === null || value === undefined || value === '' ? '' : MASK;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return (text ?? '').replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"',]+/gi, (url) => {
-    try {
-      return redactUrl(url);
-    } catch {
-      return url;
-    }
-  });
+  const shown = maskedValue(name, value);
+  if (shown === null || shown === undefined) return '';
+  return withoutUrlPasswords(typeof shown === 'string' ? shown : JSON.stringify(shown));
+}
+
+/** The version the manifest and status show: all of it, the major number, or nothing (SERVER_VERSION). */
+export function shownVersion(config: Pick<Config, 'SERVER_VERSION'>): string | null {
+  if (config.SERVER_VERSION === 'off') return null;
+  return config.SERVER_VERSION === 'major' ? build.version.split('.')[0]! : build.version;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -115,15 +113,14 @@ export function managementRoutes(deps: Deps): Router {
     }
   });
 
-  /** GET /management/manifest */
+  /** GET /management/manifest — `release` per SERVER_VERSION: full, major, or null when off (api.md §11). */
   router.get('/management/manifest', requireScope(deps, 'read:management'), (ctx) => {
-    const release =
-      config.SERVER_VERSION === 'off'
-        ? ''
-        : config.SERVER_VERSION === 'major'
-          ? build.version.split('.')[0]
-          : build.version;
-    ctx.body = { build: build.name, date: build.date, release, revision: build.revision };
+    ctx.body = {
+      build: build.name,
+      date: build.date,
+      release: shownVersion(config),
+      revision: build.revision,
+    };
   });
 
   /** GET /management/properties — request, process and settings as `name: value` lines, secrets masked. */
@@ -156,9 +153,11 @@ export function managementRoutes(deps: Deps): Router {
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
     const now = Date.now();
+    const auth = ctx.state.auth as Auth;
+    const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
     ctx.body = {
       application: 'alerta',
-      version: build.version,
+      version: shownVersion(config),
       time: now,
       uptime: now - deps.startedAt,
       metrics: [
@@ -174,6 +173,8 @@ export function managementRoutes(deps: Deps): Router {
         })),
       ],
       forwarding: forwarding.forwarding,
+      // Which settings are unsafe is for administrators only (docs/management.md).
+      ...(isAdmin ? { warnings: config.warnings } : {}),
     };
   });
 

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inlineScriptHashes, uiContentPolicy } from '../middleware/security-headers.ts';
 
 /**
  * Where `npm run build:web` writes the SvelteKit app (adapter-static, SPA fallback); `WEB_BUILD_DIR`
@@ -40,8 +41,24 @@ async function fileAt(root: string, path: string): Promise<string | null> {
  * The web UI (docs/ui.md): files of the static build, and index.html for every other UI path so
  * the app's own router takes over. Hashed assets are cached for good; everything else is revalidated.
  */
-export function uiRoutes(uiBase: string, apiPrefix: string, root = UI_BUILD_DIR): Router {
+export function uiRoutes(
+  uiBase: string,
+  apiPrefix: string,
+  config: Parameters<typeof uiContentPolicy>[0],
+  root = UI_BUILD_DIR,
+): Router {
   const router = new Router();
+  /** Pages with their policy, read again only when the build changes. */
+  const pages = new Map<string, { mtimeMs: number; html: string; policy: string }>();
+  async function pageAt(file: string) {
+    const { mtimeMs } = await stat(file);
+    const known = pages.get(file);
+    if (known?.mtimeMs === mtimeMs) return known;
+    const html = await readFile(file, 'utf8');
+    const page = { mtimeMs, html, policy: uiContentPolicy(config, inlineScriptHashes(html)) };
+    pages.set(file, page);
+    return page;
+  }
   const base = uiBase.replace(/\/$/, '');
   const placeholder = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Alerts</title></head>
@@ -52,6 +69,7 @@ The API is at <a href="${apiPrefix || '/'}">${apiPrefix || '/'}</a>.</p></main><
     const file = (rel !== '/' && (await fileAt(root, rel))) || (await fileAt(root, 'index.html'));
     if (!file) {
       ctx.type = 'text/html';
+      ctx.set('Content-Security-Policy', uiContentPolicy(config, []));
       ctx.body = placeholder;
       return;
     }
@@ -60,6 +78,13 @@ The API is at <a href="${apiPrefix || '/'}">${apiPrefix || '/'}</a>.</p></main><
       'Cache-Control',
       file.includes(`${sep}_app${sep}immutable${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
     );
+    if (extname(file) === '.html') {
+      // The policy names the page's inline start-up script by its hash, computed from the build.
+      const page = await pageAt(file);
+      ctx.set('Content-Security-Policy', page.policy);
+      ctx.body = page.html;
+      return;
+    }
     ctx.body = createReadStream(file);
   });
   return router;
