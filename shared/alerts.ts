@@ -3,6 +3,23 @@ import { z } from 'zod';
 /** An ISO 8601 UTC time with milliseconds, as every API datetime is written. */
 export const IsoTimeSchema = z.iso.datetime({ offset: false, precision: 3 });
 
+/**
+ * The instants an API datetime may hold: years 0001 to 9999 (UTC). PostgreSQL and JavaScript both
+ * represent them, and ISO 8601 writes them with four digits; year 0, BC dates and later years do not.
+ */
+export const MIN_TIME_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const MAX_TIME_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+export const TIME_RANGE_MESSAGE = 'dates must be within the years 0001 to 9999 (UTC)';
+
+export const isTimeInRange = (ms: number) => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS;
+
+/** A stored time brought into range: unreadable and earlier times become the first instant, later ones the last. */
+export const clampTime = (ms: number) =>
+  Number.isNaN(ms) ? MIN_TIME_MS : Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS);
+
+/** Epoch ms as the API writes datetimes; never throws, whatever a stored row holds. */
+export const formatTime = (ms: number) => new Date(clampTime(ms)).toISOString();
+
 export const HistoryEntrySchema = z.object({
   id: z.string(),
   href: z.string().optional(),
@@ -75,14 +92,21 @@ const stringList = (name: string) =>
     .array(z.string({ error: `${name} must be a list of strings` }), { error: `${name} must be a list` })
     .nullish();
 
-/** An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to epoch ms. */
+/**
+ * An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to
+ * epoch ms. Days that do not exist (Feb 30) and years outside 0001–9999 are refused.
+ */
 export const IsoInputTimeSchema = z
   .string({ error: DATE_MESSAGE })
   .regex(ISO_INPUT, DATE_MESSAGE)
   .transform((s, ctx) => {
     const ms = Date.parse(s.replace(/(\.\d{3})\d+Z$/, '$1Z'));
-    if (Number.isNaN(ms)) {
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== s.slice(0, 10)) {
       ctx.addIssue({ code: 'custom', message: DATE_MESSAGE });
+      return z.NEVER;
+    }
+    if (!isTimeInRange(ms)) {
+      ctx.addIssue({ code: 'custom', message: TIME_RANGE_MESSAGE });
       return z.NEVER;
     }
     return ms;

@@ -1,5 +1,5 @@
 import { AppError, badRequest } from '../../errors.ts';
-import { and, DATE_MESSAGE, not, parseBoolean, parseIsoDate, parseScalar, type Cond } from './conditions.ts';
+import { and, invalidDate, not, parseBoolean, parseIsoDate, parseScalar, type Cond } from './conditions.ts';
 import { FIELD_NAMES, fieldNamed, resolveField, typeOf, type FieldRef } from './fields.ts';
 import { parseLucene } from './lucene.ts';
 
@@ -95,7 +95,7 @@ function dateParam(params: Map<string, string[]>, name: string): number | undefi
   const raw = last(params, name);
   if (raw === undefined || raw === '') return undefined;
   const d = parseIsoDate(raw);
-  if (!d) throw badRequest(DATE_MESSAGE, [`${name}: '${raw}'`]);
+  if (!d) throw invalidDate(name, raw);
   return d.ms;
 }
 
