@@ -80,16 +80,49 @@ const ISO_INPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{1,6}Z$/;
 const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sssZ';
 const MAX_INT32 = 2 ** 31 - 1;
 
-const required = (name: string) =>
+/**
+ * Length limits of the fields PostgreSQL indexes (docs/alerts.md, "Field length limits"), in
+ * characters as JavaScript counts them (UTF-16 units: at most 3 bytes each in UTF-8). An index row
+ * holds at most 2,704 bytes: the alerts' de-duplication key (environment, resource, event,
+ * customer: 840 units, 2,520 bytes at worst) and the heartbeats' (origin, customer) stay within it,
+ * and so does every tag and service in their GIN indexes. Blackouts use the same limits for the
+ * same fields; a longer value could never match an alert anyway.
+ */
+export const MAX_LENGTH = {
+  id: 128,
+  environment: 64,
+  resource: 512,
+  event: 200,
+  customer: 64,
+  severity: 64,
+  status: 64,
+  origin: 512,
+  /** Each element of tags, service and correlate. */
+  listItem: 256,
+} as const;
+
+export const tooLong = (name: string, max: number) => `${name} must be at most ${max} characters`;
+export const itemTooLong = (name: string, max: number) => `each of ${name} must be at most ${max} characters`;
+
+const required = (name: string, max: number) =>
   z
     .string({
       error: (i) => (i.input == null ? `Missing mandatory value for "${name}"` : `${name} must be a string`),
     })
-    .min(1, `Missing mandatory value for "${name}"`);
-const optionalString = (name: string) => z.string({ error: `${name} must be a string` }).nullish();
+    .min(1, `Missing mandatory value for "${name}"`)
+    .max(max, tooLong(name, max));
+const optionalString = (name: string, max?: number) => {
+  const s = z.string({ error: `${name} must be a string` });
+  return (max === undefined ? s : s.max(max, tooLong(name, max))).nullish();
+};
 const stringList = (name: string) =>
   z
-    .array(z.string({ error: `${name} must be a list of strings` }), { error: `${name} must be a list` })
+    .array(
+      z
+        .string({ error: `${name} must be a list of strings` })
+        .max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem)),
+      { error: `${name} must be a list` },
+    )
     .nullish();
 
 /**
@@ -123,6 +156,12 @@ export const AttributesSchema = z
   .record(z.string(), z.unknown(), { error: 'attributes must be a JSON object' })
   .refine((a) => Object.keys(a).every((k) => !/[.$]/.test(k)), 'Attribute keys must not contain "." or "$"');
 
+/** A customer name as a body may set it (alerts, heartbeats, blackouts, keys, customer lookups). */
+export const CustomerNameSchema = z
+  .string({ error: 'customer must be a string' })
+  .min(1, 'customer must not be an empty string')
+  .max(MAX_LENGTH.customer, tooLong('customer', MAX_LENGTH.customer));
+
 /** Alert ids appear in URLs: letters, digits and a few safe marks. */
 export const AlertIdSchema = z
   .string({ error: 'id must be a string' })
@@ -132,12 +171,12 @@ export const AlertIdSchema = z
 export const AlertInputSchema = z.object(
   {
     id: AlertIdSchema.nullish(),
-    resource: required('resource'),
-    event: required('event'),
-    environment: optionalString('environment'),
-    severity: optionalString('severity'),
+    resource: required('resource', MAX_LENGTH.resource),
+    event: required('event', MAX_LENGTH.event),
+    environment: optionalString('environment', MAX_LENGTH.environment),
+    severity: optionalString('severity', MAX_LENGTH.severity),
     correlate: stringList('correlate'),
-    status: optionalString('status'),
+    status: optionalString('status', MAX_LENGTH.status),
     service: stringList('service'),
     group: optionalString('group'),
     value: z
@@ -147,7 +186,7 @@ export const AlertInputSchema = z.object(
     text: optionalString('text'),
     tags: stringList('tags'),
     attributes: AttributesSchema.nullish(),
-    origin: optionalString('origin'),
+    origin: optionalString('origin', MAX_LENGTH.origin),
     type: optionalString('type'),
     createTime: IsoInputTimeSchema.nullish(),
     timeout: TimeoutSchema.nullish(),
@@ -155,10 +194,7 @@ export const AlertInputSchema = z.object(
       .unknown()
       .transform((v) => (v == null ? null : typeof v === 'string' ? v : JSON.stringify(v)))
       .optional(),
-    customer: z
-      .string({ error: 'customer must be a string' })
-      .min(1, 'customer must not be an empty string')
-      .nullish(),
+    customer: CustomerNameSchema.nullish(),
   },
   { error: 'expected a JSON object' },
 );
@@ -193,9 +229,13 @@ export type Action = z.infer<typeof ActionSchema>;
 export const TagsSchema = z.object(
   {
     tags: z
-      .array(z.string({ error: 'tags must be a list of strings' }).min(1, 'tags must not be empty strings'), {
-        error: "must supply 'tags' as json list",
-      })
+      .array(
+        z
+          .string({ error: 'tags must be a list of strings' })
+          .min(1, 'tags must not be empty strings')
+          .max(MAX_LENGTH.listItem, itemTooLong('tags', MAX_LENGTH.listItem)),
+        { error: "must supply 'tags' as json list" },
+      )
       .min(1, "must supply 'tags' as json list"),
   },
   { error: "must supply 'tags' as json list" },
