@@ -96,4 +96,85 @@ app('deep nesting and very long queries are a 400, not a crash', async ({ api })
   assertBadRequest(await api.call('GET', `/alerts/count?q=${long}`), 'long', /more than 500 terms/);
 });
 
+app('an invalid regular expression is our 400 everywhere, never the database text', async (ctx) => {
+  const { api } = ctx;
+  const group = unique('regex-untouched');
+  const alert = await createAlert(api, { resource: 'db02', event: 'DiskFull', severity: 'major', group });
+  const q = `q=${encodeURIComponent('resource:/(/')}`;
+  for (const path of READS) {
+    const body = assertBadRequest(await api.call('GET', `${path}?${q}`), `${path} ${q}`, /position 1/);
+    assert.is(body.message, 'Invalid regular expression');
+    assert.equal(body.errors, ['q: unbalanced parentheses at position 1 of /(/']);
+  }
+  // Several values with a ~ make one regular expression.
+  assertBadRequest(
+    await api.call('GET', '/alerts?resource=~(&resource=b'),
+    'resource=~(',
+    /resource: unbalanced parentheses at position 1 of \/\(\|b\//,
+  );
+  assertBadRequest(await api.call('GET', '/blackouts?environment=~[&environment=x'), 'blackouts', /brackets/);
+  assertBadRequest(
+    await api.call('PUT', `/_bulk/alerts/status?group=${group}&${q}`, { status: 'ack' }),
+    'bulk',
+    /Invalid regular expression/,
+  );
+  assert.is((await getAlert(api, alert.id)).status, 'open', 'the refused bulk request changed nothing');
+  for (const [pattern, said] of [
+    ['a**', /quantifier \* has nothing to repeat at position 3/],
+    ['[z-a]', /invalid character range/],
+    ['a{3,1}', /invalid repetition count/],
+  ] as const) {
+    assertBadRequest(
+      await api.call('GET', `/alerts?q=${encodeURIComponent(`resource:/${pattern}/`)}`),
+      pattern,
+      said,
+    );
+  }
+  // Escapes the q syntax cannot carry, through a ~ filter.
+  for (const [pattern, said] of [
+    ['\\q', /invalid escape \\q/],
+    ['(a)\\2', /back reference \\2 names no group/],
+  ] as const) {
+    const qs = new URLSearchParams([
+      ['event', `~${pattern}`],
+      ['event', 'x'],
+    ]);
+    assertBadRequest(await api.call('GET', `/alerts?${qs.toString()}`), pattern, said);
+  }
+  // Valid ones still work.
+  const ok = await api.call('GET', `/alerts?group=${group}&q=${encodeURIComponent('resource:/^db0[0-9]$/')}`);
+  assert.is((ok.body as { total: number }).total, 1);
+
+  const live = await LiveClient.connect(ctx.origin, {});
+  try {
+    const answer = await live.subscribe(q);
+    assert.is(answer.status, 'error');
+    assert.equal(answer, { status: 'error', message: 'Invalid regular expression', code: 400 });
+  } finally {
+    live.close();
+  }
+});
+
+app(
+  'a regular expression only the database refuses is the same 400, on HTTP and on the socket',
+  async (ctx) => {
+    // Valid syntax, but too complex for PostgreSQL to compile.
+    const q = `q=${encodeURIComponent('resource:/((a{255}){255})/')}`;
+    for (const path of ['/alerts', '/alerts/count', '/environments']) {
+      const body = assertBadRequest(await ctx.api.call('GET', `${path}?${q}`), path);
+      assert.is(body.message, 'Invalid regular expression');
+    }
+    const live = await LiveClient.connect(ctx.origin, {});
+    try {
+      assert.equal(await live.subscribe(q), {
+        status: 'error',
+        message: 'Invalid regular expression',
+        code: 400,
+      });
+    } finally {
+      live.close();
+    }
+  },
+);
+
 app.run();

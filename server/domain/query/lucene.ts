@@ -2,6 +2,7 @@ import lucene, { type AST, type BinaryNode, type RangeNode, type TermNode } from
 import { badRequest } from '../../errors.ts';
 import { and, not, or, parseIsoDate, parseScalar, regexEscape, type Bound, type Cond } from './conditions.ts';
 import { FIELD_NAMES, resolveField, typeOf, type FieldRef } from './fields.ts';
+import { assertRegex } from './regex.ts';
 import { checkOperators, checkQuerySize } from './shape.ts';
 
 const PARSE_FAILED = 'Failed to parse query string.';
@@ -193,6 +194,7 @@ class Translator {
     if (n.regex) {
       if (type !== 'text' && type !== 'list')
         throw badRequest(`${label} cannot be matched with a regular expression`);
+      assertRegex(n.term, 'q');
       return { kind: 'match', ref, pattern: n.term };
     }
     if (n.quoted) {

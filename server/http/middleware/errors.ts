@@ -2,7 +2,7 @@ import type { Middleware, Context } from 'koa';
 import { ZodError } from 'zod';
 import { NotFoundError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { ErrorBody } from '../../../shared/errors.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, invalidRegexFromDb } from '../../errors.ts';
 import type { Log } from '../../log.ts';
 
 interface HttpLikeError {
@@ -56,10 +56,8 @@ export function errors(log: Log): Middleware {
       if (err instanceof UniqueIntegrityConstraintViolationError)
         return sendError(ctx, 409, 'already exists');
       const pgCode = (err as { code?: unknown }).code;
-      if (pgCode === '2201B') {
-        // A user-supplied regular expression (q /…/ or a ~ filter) Postgres cannot compile.
-        return sendError(ctx, 400, 'invalid regular expression', [(err as Error).message]);
-      }
+      const regex = invalidRegexFromDb(err);
+      if (regex) return sendError(ctx, regex.status, regex.message, regex.errors);
       if (typeof pgCode === 'string' && pgCode.startsWith('22')) {
         // Data exceptions: a value the database refused. Say so without echoing SQL.
         log.warn({ pgCode, requestId: ctx.state.requestId, path: ctx.path }, 'http.data_exception');
