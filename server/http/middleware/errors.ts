@@ -12,13 +12,26 @@ interface HttpLikeError {
   message?: string;
 }
 
+/** At most this many `errors` are listed, then counted: a body must not grow with the bad input. */
+export const MAX_LISTED_ERRORS = 20;
+const MAX_ERROR_LENGTH = 1000;
+
+const cut = (text: string) => (text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}…` : text);
+
+/** The first MAX_LISTED_ERRORS errors, each cut to MAX_ERROR_LENGTH characters, and "… and N more". */
+export function listedErrors(errors: readonly string[]): string[] {
+  const shown = errors.slice(0, MAX_LISTED_ERRORS).map(cut);
+  if (errors.length > MAX_LISTED_ERRORS) shown.push(`… and ${errors.length - MAX_LISTED_ERRORS} more`);
+  return shown;
+}
+
 /** Writes the one error shape every API failure has. */
 export function sendError(ctx: Context, status: number, message: string, errors?: string[] | null) {
   const body: ErrorBody = {
     status: 'error',
-    message,
+    message: cut(message),
     code: status,
-    errors: errors ?? null,
+    errors: errors ? listedErrors(errors) : null,
     requestId: ctx.state.requestId,
   };
   ctx.status = status;
