@@ -32,3 +32,14 @@ export const payloadTooLarge = (limit: number) =>
 export const unsupportedMediaType = () =>
   new AppError(415, "POST and PUT requests must set 'Content-type' to 'application/json'");
 export const rejected = (message: string) => new AppError(403, message);
+
+/**
+ * PostgreSQL could not compile a regular expression from a query (SQLSTATE 2201B): the same 400 as
+ * the query checker's, in our words, never the database's. Null for any other error.
+ */
+export function invalidRegexFromDb(err: unknown): AppError | null {
+  if ((err as { code?: unknown } | null)?.code !== '2201B') return null;
+  return badRequest('Invalid regular expression', [
+    'the database could not compile a regular expression in the query',
+  ]);
+}

@@ -1,10 +1,11 @@
-import type { Alert, HistoryEntry, LiveAlert, Note } from '../shared/alerts.ts';
+import { formatTime, type Alert, type HistoryEntry, type LiveAlert, type Note } from '../shared/alerts.ts';
 import { heartbeatStatus, type Heartbeat } from '../shared/heartbeats.ts';
 import type { HeartbeatRow } from './db/heartbeats.ts';
 import type { NoteRecord } from './db/notes.ts';
 import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// Stored rows may hold times outside 0001–9999 (written before validation, or by hand): never throw on them.
+const iso = formatTime;
 
 /** A history entry as the API shows it. */
 export function presentHistoryEntry(h: HistoryRecord, baseUrl: string): HistoryEntry {

@@ -3,6 +3,23 @@ import { z } from 'zod';
 /** An ISO 8601 UTC time with milliseconds, as every API datetime is written. */
 export const IsoTimeSchema = z.iso.datetime({ offset: false, precision: 3 });
 
+/**
+ * The instants an API datetime may hold: years 0001 to 9999 (UTC). PostgreSQL and JavaScript both
+ * represent them, and ISO 8601 writes them with four digits; year 0, BC dates and later years do not.
+ */
+export const MIN_TIME_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const MAX_TIME_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+export const TIME_RANGE_MESSAGE = 'dates must be within the years 0001 to 9999 (UTC)';
+
+export const isTimeInRange = (ms: number) => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS;
+
+/** A stored time brought into range: unreadable and earlier times become the first instant, later ones the last. */
+export const clampTime = (ms: number) =>
+  Number.isNaN(ms) ? MIN_TIME_MS : Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS);
+
+/** Epoch ms as the API writes datetimes; never throws, whatever a stored row holds. */
+export const formatTime = (ms: number) => new Date(clampTime(ms)).toISOString();
+
 export const HistoryEntrySchema = z.object({
   id: z.string(),
   href: z.string().optional(),
@@ -63,26 +80,66 @@ const ISO_INPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{1,6}Z$/;
 const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sssZ';
 const MAX_INT32 = 2 ** 31 - 1;
 
-const required = (name: string) =>
+/**
+ * Length limits of the fields PostgreSQL indexes (docs/alerts.md, "Field length limits"), in
+ * characters as JavaScript counts them (UTF-16 units: at most 3 bytes each in UTF-8). An index row
+ * holds at most 2,704 bytes: the alerts' de-duplication key (environment, resource, event,
+ * customer: 840 units, 2,520 bytes at worst) and the heartbeats' (origin, customer) stay within it,
+ * and so does every tag and service in their GIN indexes. Blackouts use the same limits for the
+ * same fields; a longer value could never match an alert anyway.
+ */
+export const MAX_LENGTH = {
+  id: 128,
+  environment: 64,
+  resource: 512,
+  event: 200,
+  customer: 64,
+  severity: 64,
+  status: 64,
+  origin: 512,
+  /** Each element of tags, service and correlate. */
+  listItem: 256,
+} as const;
+
+export const tooLong = (name: string, max: number) => `${name} must be at most ${max} characters`;
+export const itemTooLong = (name: string, max: number) => `each of ${name} must be at most ${max} characters`;
+
+const required = (name: string, max: number) =>
   z
     .string({
       error: (i) => (i.input == null ? `Missing mandatory value for "${name}"` : `${name} must be a string`),
     })
-    .min(1, `Missing mandatory value for "${name}"`);
-const optionalString = (name: string) => z.string({ error: `${name} must be a string` }).nullish();
+    .min(1, `Missing mandatory value for "${name}"`)
+    .max(max, tooLong(name, max));
+const optionalString = (name: string, max?: number) => {
+  const s = z.string({ error: `${name} must be a string` });
+  return (max === undefined ? s : s.max(max, tooLong(name, max))).nullish();
+};
 const stringList = (name: string) =>
   z
-    .array(z.string({ error: `${name} must be a list of strings` }), { error: `${name} must be a list` })
+    .array(
+      z
+        .string({ error: `${name} must be a list of strings` })
+        .max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem)),
+      { error: `${name} must be a list` },
+    )
     .nullish();
 
-/** An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to epoch ms. */
+/**
+ * An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to
+ * epoch ms. Days that do not exist (Feb 30) and years outside 0001–9999 are refused.
+ */
 export const IsoInputTimeSchema = z
   .string({ error: DATE_MESSAGE })
   .regex(ISO_INPUT, DATE_MESSAGE)
   .transform((s, ctx) => {
     const ms = Date.parse(s.replace(/(\.\d{3})\d+Z$/, '$1Z'));
-    if (Number.isNaN(ms)) {
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== s.slice(0, 10)) {
       ctx.addIssue({ code: 'custom', message: DATE_MESSAGE });
+      return z.NEVER;
+    }
+    if (!isTimeInRange(ms)) {
+      ctx.addIssue({ code: 'custom', message: TIME_RANGE_MESSAGE });
       return z.NEVER;
     }
     return ms;
@@ -99,6 +156,12 @@ export const AttributesSchema = z
   .record(z.string(), z.unknown(), { error: 'attributes must be a JSON object' })
   .refine((a) => Object.keys(a).every((k) => !/[.$]/.test(k)), 'Attribute keys must not contain "." or "$"');
 
+/** A customer name as a body may set it (alerts, heartbeats, blackouts, keys, customer lookups). */
+export const CustomerNameSchema = z
+  .string({ error: 'customer must be a string' })
+  .min(1, 'customer must not be an empty string')
+  .max(MAX_LENGTH.customer, tooLong('customer', MAX_LENGTH.customer));
+
 /** Alert ids appear in URLs: letters, digits and a few safe marks. */
 export const AlertIdSchema = z
   .string({ error: 'id must be a string' })
@@ -108,12 +171,12 @@ export const AlertIdSchema = z
 export const AlertInputSchema = z.object(
   {
     id: AlertIdSchema.nullish(),
-    resource: required('resource'),
-    event: required('event'),
-    environment: optionalString('environment'),
-    severity: optionalString('severity'),
+    resource: required('resource', MAX_LENGTH.resource),
+    event: required('event', MAX_LENGTH.event),
+    environment: optionalString('environment', MAX_LENGTH.environment),
+    severity: optionalString('severity', MAX_LENGTH.severity),
     correlate: stringList('correlate'),
-    status: optionalString('status'),
+    status: optionalString('status', MAX_LENGTH.status),
     service: stringList('service'),
     group: optionalString('group'),
     value: z
@@ -123,7 +186,7 @@ export const AlertInputSchema = z.object(
     text: optionalString('text'),
     tags: stringList('tags'),
     attributes: AttributesSchema.nullish(),
-    origin: optionalString('origin'),
+    origin: optionalString('origin', MAX_LENGTH.origin),
     type: optionalString('type'),
     createTime: IsoInputTimeSchema.nullish(),
     timeout: TimeoutSchema.nullish(),
@@ -131,10 +194,7 @@ export const AlertInputSchema = z.object(
       .unknown()
       .transform((v) => (v == null ? null : typeof v === 'string' ? v : JSON.stringify(v)))
       .optional(),
-    customer: z
-      .string({ error: 'customer must be a string' })
-      .min(1, 'customer must not be an empty string')
-      .nullish(),
+    customer: CustomerNameSchema.nullish(),
   },
   { error: 'expected a JSON object' },
 );
@@ -169,9 +229,13 @@ export type Action = z.infer<typeof ActionSchema>;
 export const TagsSchema = z.object(
   {
     tags: z
-      .array(z.string({ error: 'tags must be a list of strings' }).min(1, 'tags must not be empty strings'), {
-        error: "must supply 'tags' as json list",
-      })
+      .array(
+        z
+          .string({ error: 'tags must be a list of strings' })
+          .min(1, 'tags must not be empty strings')
+          .max(MAX_LENGTH.listItem, itemTooLong('tags', MAX_LENGTH.listItem)),
+        { error: "must supply 'tags' as json list" },
+      )
       .min(1, "must supply 'tags' as json list"),
   },
   { error: "must supply 'tags' as json list" },

@@ -1,38 +1,45 @@
 import { z } from 'zod';
-import { IsoInputTimeSchema, IsoTimeSchema } from './alerts.ts';
+import { IsoInputTimeSchema, IsoTimeSchema, itemTooLong, MAX_LENGTH, tooLong } from './alerts.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
 const MAX_INT32 = 2 ** 31 - 1;
 const noNul = (s: string) => !s.includes('\0');
 
-/** A string field; `""` is refused the way the established server words it (heartbeats-blackouts.md §2). */
-const nonEmpty = (name: string) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .min(1, `${name} can not be an empty string`)
-    .refine(noNul, `${name} must not contain NUL characters`);
+/**
+ * A string field; `""` is refused the way the established server words it (heartbeats-blackouts.md
+ * §2). Fields an alert also has take the alert's length limit (`environment` is indexed).
+ */
+const nonEmpty = (name: string, max?: number) => {
+  const s = z.string({ error: `${name} must be a string` }).min(1, `${name} can not be an empty string`);
+  return (max === undefined ? s : s.max(max, tooLong(name, max))).refine(
+    noNul,
+    `${name} must not contain NUL characters`,
+  );
+};
 
 const stringList = (name: string) =>
   z.array(
     z
       .string({ error: `${name} must be a list of strings` })
+      .max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem))
       .refine(noNul, `${name} must not contain NUL characters`),
     { error: `${name} must be a list` },
   );
 
 /** Every field a blackout body may carry; presence matters on PUT (absent = unchanged, null = cleared). */
 const fields = {
-  environment: nonEmpty('environment').nullish(),
+  environment: nonEmpty('environment', MAX_LENGTH.environment).nullish(),
   service: stringList('service').nullish(),
-  resource: nonEmpty('resource').nullish(),
-  event: nonEmpty('event').nullish(),
+  resource: nonEmpty('resource', MAX_LENGTH.resource).nullish(),
+  event: nonEmpty('event', MAX_LENGTH.event).nullish(),
   group: nonEmpty('group').nullish(),
   tags: stringList('tags').nullish(),
-  origin: nonEmpty('origin').nullish(),
+  origin: nonEmpty('origin', MAX_LENGTH.origin).nullish(),
   customer: z
     .string({ error: 'customer must be a string' })
     .min(1, 'customer must not be an empty string')
+    .max(MAX_LENGTH.customer, tooLong('customer', MAX_LENGTH.customer))
     .refine(noNul, 'customer must not contain NUL characters')
     .nullish(),
   startTime: IsoInputTimeSchema.nullish(),
@@ -67,6 +74,7 @@ export const BlackoutInputSchema = z.object(
           i.input == null ? 'Missing mandatory value for "environment"' : 'environment must be a string',
       })
       .min(1, 'Missing mandatory value for "environment"')
+      .max(MAX_LENGTH.environment, tooLong('environment', MAX_LENGTH.environment))
       .refine(noNul, 'environment must not contain NUL characters'),
   },
   { error: 'expected a JSON object' },

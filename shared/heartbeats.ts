@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { AttributesSchema, IsoInputTimeSchema, IsoTimeSchema, TimeoutSchema } from './alerts.ts';
+import {
+  AttributesSchema,
+  CustomerNameSchema,
+  IsoInputTimeSchema,
+  IsoTimeSchema,
+  itemTooLong,
+  MAX_LENGTH,
+  TimeoutSchema,
+  tooLong,
+} from './alerts.ts';
 
 export const HEARTBEAT_STATUSES = ['ok', 'slow', 'expired'] as const;
 export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
@@ -39,27 +48,30 @@ export function heartbeatStatus(hb: {
 }
 
 // Real clients send null for "not given": every field accepts null and treats it as absent.
-const optionalString = (name: string) =>
+const optionalString = (name: string, max = 1024) =>
   z
     .string({ error: `${name} must be a string` })
-    .max(1024, `${name} must be at most 1024 characters`)
+    .max(max, tooLong(name, max))
     .nullish();
 
 /** POST /heartbeat, before server defaults (heartbeats-blackouts.md §1). Unknown fields (and `id`) are ignored. */
 export const HeartbeatInputSchema = z.object(
   {
-    origin: optionalString('origin'),
+    // Indexed with customer; the same limit as an alert's origin (the heartbeat plugin copies it).
+    origin: optionalString('origin', MAX_LENGTH.origin),
     tags: z
-      .array(z.string({ error: 'tags must be a list of strings' }), { error: 'tags must be a list' })
+      .array(
+        z
+          .string({ error: 'tags must be a list of strings' })
+          .max(MAX_LENGTH.listItem, itemTooLong('tags', MAX_LENGTH.listItem)),
+        { error: 'tags must be a list' },
+      )
       .nullish(),
     attributes: AttributesSchema.nullish(),
     type: optionalString('type'),
     createTime: IsoInputTimeSchema.nullish(),
     timeout: TimeoutSchema.nullish(),
-    customer: z
-      .string({ error: 'customer must be a string' })
-      .min(1, 'customer must not be an empty string')
-      .nullish(),
+    customer: CustomerNameSchema.nullish(),
   },
   { error: 'expected a JSON object' },
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoInputTimeSchema, IsoTimeSchema } from './alerts.ts';
+import { IsoInputTimeSchema, IsoTimeSchema, MAX_LENGTH, tooLong } from './alerts.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
@@ -22,7 +22,11 @@ const fields = {
   type: z.enum(['read-only', 'read-write'], { error: "type must be 'read-only' or 'read-write'" }).nullish(),
   text: text('text').max(10_000).nullish(),
   expireTime: IsoInputTimeSchema.nullish(),
-  customer: text('customer').min(1, 'customer must not be an empty string').max(256).nullish(),
+  // Alerts sent with the key get this customer, so it takes their limit.
+  customer: text('customer')
+    .min(1, 'customer must not be an empty string')
+    .max(MAX_LENGTH.customer, tooLong('customer', MAX_LENGTH.customer))
+    .nullish(),
 };
 
 /** POST /key (api.md §8); `key` is an explicit key value (the container's ADMIN_KEY relies on it). */

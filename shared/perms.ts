@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimeSchema } from './alerts.ts';
+import { IsoTimeSchema, MAX_LENGTH } from './alerts.ts';
 import { ScopeListSchema } from './keys.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
@@ -7,39 +7,47 @@ import { ScopeListSchema } from './keys.ts';
 const noNul = (s: string) => !s.includes('\0');
 
 /** A required name; a missing one is worded as the established server words it. */
-const required = (name: string) =>
+const required = (name: string, max: number) =>
   z
     .string({
       error: (i) => (i.input == null ? `Missing mandatory value for ${name}` : `${name} must be a string`),
     })
     .min(1, `Missing mandatory value for ${name}`)
-    .max(1000, `${name} must be at most 1000 characters`)
+    .max(max, `${name} must be at most ${max} characters`)
     .refine(noNul, `${name} must not contain NUL characters`);
+
+/** A permission's match is unique (indexed): 512 characters fit an index row at any encoding. */
+const PERM_MATCH_MAX = 512;
+/** A customer lookup's match is not indexed. */
+const CUSTOMER_MATCH_MAX = 1000;
 
 /** POST /perm: a role (or group) name pattern and the scopes it grants (api.md §9). */
 export const PermInputSchema = z.object(
-  { match: required('match'), scopes: ScopeListSchema.nullish() },
+  { match: required('match', PERM_MATCH_MAX), scopes: ScopeListSchema.nullish() },
   { error: 'expected a JSON object' },
 );
 export type PermInput = z.infer<typeof PermInputSchema>;
 
 /** PUT /perm/:id: omitted fields unchanged. */
 export const PermUpdateSchema = z.object(
-  { match: required('match').nullish(), scopes: ScopeListSchema.nullish() },
+  { match: required('match', PERM_MATCH_MAX).nullish(), scopes: ScopeListSchema.nullish() },
   { error: 'expected a JSON object' },
 );
 export type PermUpdate = z.infer<typeof PermUpdateSchema>;
 
-/** POST /customer: a login, group or email domain pattern and the customer it maps to. */
+/** POST /customer: a login, group or email domain pattern and the customer (alerts get it: their limit). */
 export const CustomerInputSchema = z.object(
-  { match: required('match'), customer: required('customer') },
+  { match: required('match', CUSTOMER_MATCH_MAX), customer: required('customer', MAX_LENGTH.customer) },
   { error: 'expected a JSON object' },
 );
 export type CustomerInput = z.infer<typeof CustomerInputSchema>;
 
 /** PUT /customer/:id: omitted fields unchanged. */
 export const CustomerUpdateSchema = z.object(
-  { match: required('match').nullish(), customer: required('customer').nullish() },
+  {
+    match: required('match', CUSTOMER_MATCH_MAX).nullish(),
+    customer: required('customer', MAX_LENGTH.customer).nullish(),
+  },
   { error: 'expected a JSON object' },
 );
 export type CustomerUpdate = z.infer<typeof CustomerUpdateSchema>;

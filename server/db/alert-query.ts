@@ -4,6 +4,7 @@ import type { Bound, Cond, Scalar } from '../domain/query/conditions.ts';
 import { typeOf, type FieldRef } from '../domain/query/fields.ts';
 import type { SortKey } from '../domain/query/params.ts';
 import { AlertRowSchema, HistoryRowSchema, columns } from './alerts.ts';
+import { finiteTime } from './pool.ts';
 
 /**
  * A selection of alerts: the translated filters and `q`, and the caller's customer restriction
@@ -336,7 +337,7 @@ export async function topN(
       : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
   const life =
     variant === 'standing'
-      ? sql.fragment`sum(extract(epoch FROM a.last_receive_time - a.create_time)::float8)`
+      ? sql.fragment`sum(extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
       : sql.fragment`0::float8`;
   const order = variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`;
   const rows = await db.any(sql.type(TopRowSchema)`/* ad hoc */

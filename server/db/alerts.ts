@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
+import { finiteTime } from './pool.ts';
 
 export const AlertRowSchema = z.object({
   id: z.string(),
@@ -76,7 +77,7 @@ export type WrittenAlert = z.infer<typeof WrittenRowSchema>;
 const priorHistory = (limit: number) => sql.fragment`
   (SELECT COALESCE(json_agg(json_build_object(
       'id', h.id, 'event', h.event, 'severity', h.severity, 'status', h.status, 'value', h.value, 'text', h.text,
-      'type', h.type, 'updateTime', extract(epoch FROM h.update_time) * 1000, 'user', h."user", 'timeout', h.timeout)
+      'type', h.type, 'updateTime', extract(epoch FROM ${finiteTime('h', 'update_time')}) * 1000, 'user', h."user", 'timeout', h.timeout)
     ORDER BY h.seq DESC), '[]'::json)
    FROM (SELECT * FROM alert_history h WHERE h.alert_id = w.id ORDER BY h.seq DESC LIMIT ${limit}) h) AS history`;
 const texts = (values: readonly string[]) => sql.array(values, 'text');

@@ -4,6 +4,7 @@ import type { AlertDraft } from '../domain/alert-types.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
+import { finiteTime } from './pool.ts';
 
 /** A stored blackout; times in epoch milliseconds. */
 export const BlackoutRowSchema = z.object({
@@ -79,7 +80,7 @@ export interface BlackoutSelection {
 }
 
 const remainingSql = (now: number) =>
-  sql.fragment`GREATEST(0, EXTRACT(EPOCH FROM (a.end_time - GREATEST(a.start_time, ${ts(now)}))))`;
+  sql.fragment`GREATEST(0, EXTRACT(EPOCH FROM (${finiteTime('a', 'end_time')} - GREATEST(${finiteTime('a', 'start_time')}, ${ts(now)}))))`;
 
 function statusSql(status: BlackoutStatusName, now: number): FragmentSqlToken {
   switch (status) {

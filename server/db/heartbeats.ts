@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { HeartbeatStatus } from '../../shared/heartbeats.ts';
+import { finiteTime } from './pool.ts';
 
 export const HeartbeatRowSchema = z.object({
   id: z.string(),
@@ -146,7 +147,7 @@ const expiredSql = (now: number) =>
 
 function statusSql(statuses: readonly HeartbeatStatus[], basis: StatusBasis): FragmentSqlToken {
   const expired = expiredSql(basis.now);
-  const slow = sql.fragment`extract(epoch FROM receive_time - create_time) * 1000 > ${basis.maxLatency}`;
+  const slow = sql.fragment`extract(epoch FROM ${finiteTime('receive_time')} - ${finiteTime('create_time')}) * 1000 > ${basis.maxLatency}`;
   return anyOf(
     statuses.map((s) =>
       s === 'expired'

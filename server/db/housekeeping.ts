@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods, type DatabasePoolConnection } from 'slonik';
 import { z } from 'zod';
+import { finiteTime } from './pool.ts';
 
 /**
  * Housekeeping's advisory lock: a fixed class and the schema, so instances sharing a database and
@@ -70,7 +71,7 @@ export async function findToExpire(
   const rows = await db.any(sql.type(IdSchema)`
     SELECT a.id FROM alerts a
     WHERE a.status <> 'expired' AND a.timeout > 0
-      AND a.last_receive_time + a.timeout * interval '1 second' < ${ts(now)}
+      AND ${finiteTime('a', 'last_receive_time')} + a.timeout * interval '1 second' < ${ts(now)}
       AND a.id > ${after}
     ORDER BY a.id
     LIMIT ${limit}`);
@@ -99,7 +100,7 @@ export async function findTimedOut(
       ORDER BY h.seq DESC LIMIT 1
     ) e
     WHERE a.status = ${status} AND e.timeout > 0
-      AND a.update_time + e.timeout * interval '1 second' < ${ts(now)}
+      AND ${finiteTime('a', 'update_time')} + e.timeout * interval '1 second' < ${ts(now)}
       AND a.id > ${after}
     ORDER BY a.id
     LIMIT ${limit}`);

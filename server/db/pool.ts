@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   createPool,
-  createTimestampTypeParser,
-  createTimestampWithTimeZoneTypeParser,
+  sql,
   createDateTypeParser,
   createNumericTypeParser,
   SchemaValidationError,
@@ -10,6 +9,7 @@ import {
   type Interceptor,
   type QueryResultRow,
 } from 'slonik';
+import { clampTime, MAX_TIME_MS, MIN_TIME_MS } from '../../shared/alerts.ts';
 
 export type Db = DatabasePool;
 
@@ -43,6 +43,40 @@ const resultParser: Interceptor = {
   },
 };
 
+/** PostgreSQL's ISO output of a timestamp: any year, any zone offset (old zones have seconds), BC. */
+const PG_TIMESTAMP =
+  /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?(?:([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?)?( BC)?$/;
+
+/**
+ * A timestamp column as epoch ms within the years 0001–9999, whatever the row holds: `-infinity`,
+ * BC dates and year 0 read as the first instant, `infinity` and later years as the last. Rows
+ * written before validation (or by hand) must not make every read fail. Without an offset
+ * (`timestamp`), the text is UTC.
+ */
+export function parseStoredTime(text: string): number {
+  if (text === 'infinity') return MAX_TIME_MS;
+  if (text === '-infinity') return MIN_TIME_MS;
+  const m = PG_TIMESTAMP.exec(text);
+  if (!m) return clampTime(Date.parse(text));
+  const [, y, mo, d, h, mi, s, frac, sign, oh, om, os, bc] = m;
+  const year = bc ? 1 - Number(y) : Number(y);
+  if (year < 1) return MIN_TIME_MS;
+  if (year > 9999) return MAX_TIME_MS;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years below 100 as 19xx.
+  date.setUTCFullYear(year, Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s), frac ? Math.floor(Number(frac) * 1000) : 0);
+  const offset = ((Number(oh ?? 0) * 60 + Number(om ?? 0)) * 60 + Number(os ?? 0)) * 1000;
+  return clampTime(date.getTime() - (sign === '-' ? -offset : offset));
+}
+
+/**
+ * A timestamp column brought into the years 0001–9999 in SQL, for arithmetic on stored times:
+ * PostgreSQL refuses to subtract infinite timestamps, which would fail the whole read.
+ */
+export const finiteTime = (...column: string[]) =>
+  sql.fragment`LEAST(GREATEST(${sql.identifier(column)}, '0001-01-01 00:00:00+00'::timestamptz), '9999-12-31 23:59:59.999+00'::timestamptz)`;
+
 export interface PoolOptions {
   size?: number;
   schema?: string;
@@ -67,7 +101,7 @@ export function connectionUrl(url: string, options: PoolOptions = {}): string {
   return u.toString();
 }
 
-/** A slonik pool: rows parsed by zod, timestamps as epoch ms, int8 as number, no per-release reset. */
+/** A slonik pool: rows parsed by zod, timestamps as epoch ms (in range), int8 as number, no per-release reset. */
 export async function createDb(url: string, options: PoolOptions = {}): Promise<Db> {
   return createPool(connectionUrl(url, { applicationName: 'alertwall', ...options }), {
     interceptors: [preparedStatements, resultParser],
@@ -81,8 +115,8 @@ export async function createDb(url: string, options: PoolOptions = {}): Promise<
       { name: 'int8', parse: (v: string) => Number(v) },
       createDateTypeParser(),
       createNumericTypeParser(),
-      createTimestampTypeParser(),
-      createTimestampWithTimeZoneTypeParser(),
+      { name: 'timestamp', parse: parseStoredTime },
+      { name: 'timestamptz', parse: parseStoredTime },
     ],
   });
 }

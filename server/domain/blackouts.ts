@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatTime, isTimeInRange, TIME_RANGE_MESSAGE } from '../../shared/alerts.ts';
 import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
 import * as blackoutsDb from '../db/blackouts.ts';
 import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
@@ -22,7 +23,7 @@ export interface ActiveBlackout {
 }
 
 const MAX_INT32 = 2 ** 31 - 1;
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = formatTime;
 
 /** The fields that decide a blackout's priority. */
 export type PriorityFields = Pick<
@@ -176,7 +177,7 @@ export function assignCustomer(
   return null;
 }
 
-/** 400 when end is before start. */
+/** 400 when end is before start, or past the last instant we represent. */
 function assertEndNotBeforeStart(startTime: number, endTime: number): void {
   if (endTime < startTime) {
     throw badRequest('endTime must not be before startTime', [
@@ -184,6 +185,8 @@ function assertEndNotBeforeStart(startTime: number, endTime: number): void {
       `endTime: ${iso(endTime)}`,
     ]);
   }
+  // startTime plus a duration can run past the last representable instant.
+  if (!isTimeInRange(endTime)) throw badRequest(TIME_RANGE_MESSAGE, [`endTime: ${iso(endTime)}`]);
 }
 
 /** Whole seconds from start to end; 400 when end is before start or the span does not fit. */

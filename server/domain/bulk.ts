@@ -7,6 +7,7 @@ import {
   type Action,
   type StatusChange,
 } from '../../shared/alerts.ts';
+import { formatTime } from '../../shared/alerts.ts';
 import type { BulkTask } from '../../shared/queries.ts';
 import { selectIds } from '../db/alert-query.ts';
 import * as alertsDb from '../db/alerts.ts';
@@ -127,8 +128,8 @@ function presentTask(t: TaskRow): BulkTask {
           errors: t.errors,
         }
       : null,
-    createTime: new Date(t.createTime).toISOString(),
-    updateTime: new Date(t.updateTime).toISOString(),
+    createTime: formatTime(t.createTime),
+    updateTime: formatTime(t.updateTime),
   };
 }
 

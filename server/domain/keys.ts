@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { formatTime } from '../../shared/alerts.ts';
 import type { ApiKey, ApiKeyList, KeyInput, KeyUpdate } from '../../shared/keys.ts';
 import { isAdminOf } from '../auth/scopes.ts';
 import type { Auth } from '../auth/types.ts';
@@ -9,12 +10,12 @@ import { ShownOnce } from '../log.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { assignCustomer } from './blackouts.ts';
 import { assertGrantable, filtersOf } from './perms.ts';
-import { DATE_MESSAGE, parseIsoDate } from './query/conditions.ts';
+import { invalidDate, parseIsoDate } from './query/conditions.ts';
 import { assertPageInRange, pagingOf } from './query/params.ts';
 
 const ADMIN_SCOPES = ['admin', 'read', 'write'];
 const DAY_MS = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = formatTime;
 
 /** `read-write` when any scope writes or administers, else `read-only` (auth.md §9). */
 export const keyTypeOf = (scopes: readonly string[]): 'read-write' | 'read-only' =>
@@ -171,7 +172,7 @@ function keyFiltersOf(filters: Map<string, string[]>): KeyFilters {
   const times = (name: string, values: string[]) =>
     values.map((v) => {
       const d = parseIsoDate(v);
-      if (!d) throw badRequest(DATE_MESSAGE, [`${name}: '${v}'`]);
+      if (!d) throw invalidDate(name, v);
       return d.ms;
     });
   for (const [name, values] of filters) {

@@ -1,4 +1,4 @@
-import type { Alert } from '../../shared/alerts.ts';
+import { formatTime, type Alert } from '../../shared/alerts.ts';
 import type {
   AlertCount,
   AlertList,
@@ -25,7 +25,7 @@ import {
 } from './query/params.ts';
 import { isSwitchOn } from './switches.ts';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = formatTime;
 
 /**
  * The one place a selection is made: the request's conditions plus the caller's customer

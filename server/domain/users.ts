@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
+import { formatTime } from '../../shared/alerts.ts';
 import type { MeUpdate, SignupInput, User, UserInput, UserList, UserUpdate } from '../../shared/users.ts';
 import { customersFor } from '../auth/authenticate.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
@@ -18,7 +19,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** User and group ids are UUIDs; anything else names nothing (404, never a database error). */
 export const isId = (id: string) => UUID.test(id);
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : formatTime(ms));
 
 /** `domain`: after the `@` of the email, or before the `\` of a `DOMAIN\user` login (api.md §9). */
 export function domainOf(row: Pick<UserRow, 'email' | 'login'>): string | null {

@@ -19,7 +19,7 @@ import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/alerts.ts';
 import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
-import { AppError } from '../errors.ts';
+import { AppError, invalidRegexFromDb } from '../errors.ts';
 import { compileMatcher, type Matcher } from './matcher.ts';
 
 /** How often each socket hears the server's time and position. */
@@ -227,7 +227,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       void subscribe(socket, req).then(
         (answer) => (typeof ack === 'function' ? ack(answer) : undefined),
         (err: unknown) => {
-          const e = err instanceof AppError ? err : null;
+          const e = err instanceof AppError ? err : invalidRegexFromDb(err);
           if (!e) log.error({ err }, 'live.subscribe_failed');
           if (typeof ack === 'function') {
             ack({

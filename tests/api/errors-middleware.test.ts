@@ -79,4 +79,23 @@ test('a zod error is a 400 listing every bad field', async () => {
   assert.ok(errs.some((e) => e.startsWith('timeout:')));
 });
 
+test('a long list of errors is cut to the first 20 and a count, whatever threw it', async () => {
+  const many = z.array(z.string()).safeParse(Array.from({ length: 100_000 }, (_, i) => i)).error;
+  const zod = await call(() => many);
+  assert.is(zod.status, 400);
+  const listed = zod.body.errors as string[];
+  assert.is(listed.length, 21);
+  assert.is(listed[0], '0: Invalid input: expected string, received number');
+  assert.is(listed[20], '… and 99980 more');
+  assert.is(zod.body.message, '100000 invalid fields');
+
+  const app = await call(() => new AppError(400, 'x'.repeat(50_000), Array(5000).fill('y'.repeat(5000))));
+  const errors = app.body.errors as string[];
+  assert.is(errors.length, 21);
+  assert.is(errors[20], '… and 4980 more');
+  assert.ok(errors.slice(0, 20).every((e) => e === `${'y'.repeat(1000)}…`));
+  assert.is(app.body.message, `${'x'.repeat(1000)}…`);
+  assert.ok(JSON.stringify(app.body).length < 25_000);
+});
+
 test.run();

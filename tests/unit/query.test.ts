@@ -155,7 +155,8 @@ lucene('query text only ever reaches SQL as bound values', () => {
   for (const text of [
     "'; drop table alerts; --",
     'resource:"a\\" OR 1=1"',
-    "resource:/x'); DELETE FROM alerts; --/",
+    // The ) is escaped: unbalanced, it is refused as a regular expression before any SQL (below).
+    "resource:/x'\\); DELETE FROM alerts; --/",
     "attributes.region:\"eu' OR '1'='1\"",
     '_exists_:"a\') OR true --"',
   ]) {
@@ -163,6 +164,10 @@ lucene('query text only ever reaches SQL as bound values', () => {
     assert.not.match(fragment.sql, /drop|delete|OR 1=1|'1'='1|true --/i, text);
     assert.ok(fragment.values.length > 0, text);
   }
+  throws400(
+    () => parseLucene("resource:/x'); DELETE FROM alerts; --/", 'text'),
+    /Invalid regular expression/,
+  );
 });
 
 const params = suite('alert query parameters');

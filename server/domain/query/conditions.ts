@@ -1,4 +1,5 @@
-import { badRequest } from '../../errors.ts';
+import { isTimeInRange, TIME_RANGE_MESSAGE } from '../../../shared/alerts.ts';
+import { badRequest, type AppError } from '../../errors.ts';
 import { typeOf, type FieldRef } from './fields.ts';
 
 /** A typed value: text, an integer, epoch milliseconds (time fields) or a boolean. */
@@ -51,8 +52,24 @@ export const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** An ISO 8601 date or datetime as epoch ms (UTC unless an offset is given), and whether it was a bare date. */
+/**
+ * An ISO 8601 date or datetime as epoch ms (UTC unless an offset is given), and whether it was a
+ * bare date; undefined when it is not one, or falls outside the years 0001–9999 once in UTC.
+ */
 export function parseIsoDate(raw: string): { ms: number; dateOnly: boolean } | undefined {
+  const d = parseAnyIsoDate(raw);
+  return d && isTimeInRange(d.ms) ? d : undefined;
+}
+
+/** The 400 for a date parameter `parseIsoDate` refused: not a date, or out of range. */
+export function invalidDate(label: string, raw: string): AppError {
+  return badRequest(dateProblem(raw), [`${label}: '${raw}'`]);
+}
+
+/** Why `parseIsoDate` refused this text, in words for a client. */
+export const dateProblem = (raw: string) => (parseAnyIsoDate(raw) ? TIME_RANGE_MESSAGE : DATE_MESSAGE);
+
+function parseAnyIsoDate(raw: string): { ms: number; dateOnly: boolean } | undefined {
   const m = ISO_DATE.exec(raw.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
@@ -83,7 +100,7 @@ export function parseScalar(ref: FieldRef, raw: string, label: string): Scalar {
     }
     case 'time': {
       const d = parseIsoDate(raw);
-      if (!d) throw badRequest(`Invalid value for ${label}: '${raw}'`, [DATE_MESSAGE]);
+      if (!d) throw badRequest(`Invalid value for ${label}: '${raw}'`, [dateProblem(raw)]);
       return d.ms;
     }
     case 'bool': {

@@ -2,6 +2,8 @@ import lucene, { type AST, type BinaryNode, type RangeNode, type TermNode } from
 import { badRequest } from '../../errors.ts';
 import { and, not, or, parseIsoDate, parseScalar, regexEscape, type Bound, type Cond } from './conditions.ts';
 import { FIELD_NAMES, resolveField, typeOf, type FieldRef } from './fields.ts';
+import { assertRegex } from './regex.ts';
+import { checkOperators, checkQuerySize } from './shape.ts';
 
 const PARSE_FAILED = 'Failed to parse query string.';
 const IMPLICIT = '<implicit>';
@@ -20,10 +22,12 @@ export function parseLucene(q: string, defaultField: string): Cond {
       'Mongo-style JSON queries are no longer supported (deprecated since 6.3): use Lucene syntax, e.g. status:open',
     );
   }
+  checkQuerySize(q);
   let ast: AST;
   try {
     ast = lucene.parse(q);
   } catch (err) {
+    if (err instanceof RangeError) throw fail('the query is too complex');
     const e = err as { location?: { start: { offset: number } }; found?: string | null };
     const at = e.location ? e.location.start.offset + 1 : 1;
     throw fail(
@@ -32,6 +36,7 @@ export function parseLucene(q: string, defaultField: string): Cond {
         : `unexpected '${e.found}' at position ${at}`,
     );
   }
+  checkOperators(q);
   const defaultRef = resolveField(defaultField);
   if (!defaultRef) throw badRequest(`Invalid default field '${defaultField}'`, [allowed()]);
   return new Translator(defaultField).node(ast, null);
@@ -158,6 +163,8 @@ class Translator {
   }
 
   atom(n: TermNode | RangeNode, inherited: string | null): Cond {
+    // The package returns a bare `{operator}` for text that is only operators: never read it as a term.
+    if (typeof n.field !== 'string') throw fail('an operator needs a term on each side');
     const field = n.field.replace(/^[-+!]/, '');
     const name = field === IMPLICIT || field === '' ? (inherited ?? this.defaultField) : field;
     const cond = isRange(n) ? this.range(name, n) : this.term(name, n);
@@ -187,6 +194,7 @@ class Translator {
     if (n.regex) {
       if (type !== 'text' && type !== 'list')
         throw badRequest(`${label} cannot be matched with a regular expression`);
+      assertRegex(n.term, 'q');
       return { kind: 'match', ref, pattern: n.term };
     }
     if (n.quoted) {

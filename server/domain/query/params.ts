@@ -1,7 +1,8 @@
 import { AppError, badRequest } from '../../errors.ts';
-import { and, DATE_MESSAGE, not, parseBoolean, parseIsoDate, parseScalar, type Cond } from './conditions.ts';
+import { and, invalidDate, not, parseBoolean, parseIsoDate, parseScalar, type Cond } from './conditions.ts';
 import { FIELD_NAMES, fieldNamed, resolveField, typeOf, type FieldRef } from './fields.ts';
 import { parseLucene } from './lucene.ts';
+import { assertRegex } from './regex.ts';
 
 /** Parameters that select, sort or page, and are never field filters (api.md §4). */
 const RESERVED = new Set([
@@ -95,7 +96,7 @@ function dateParam(params: Map<string, string[]>, name: string): number | undefi
   const raw = last(params, name);
   if (raw === undefined || raw === '') return undefined;
   const d = parseIsoDate(raw);
-  if (!d) throw badRequest(DATE_MESSAGE, [`${name}: '${raw}'`]);
+  if (!d) throw invalidDate(name, raw);
   return d.ms;
 }
 
@@ -131,9 +132,10 @@ export function valuesCondition(ref: FieldRef, values: string[], label: string, 
       throw badRequest(`Invalid filter parameter: ${parameter} cannot be matched with ~`);
     }
     const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
-    return texts.length === 1
-      ? { kind: 'like', ref, value: texts[0]! }
-      : { kind: 'match', ref, pattern: texts.join('|') };
+    if (texts.length === 1) return { kind: 'like', ref, value: texts[0]! };
+    const pattern = texts.join('|');
+    assertRegex(pattern, parameter);
+    return { kind: 'match', ref, pattern };
   }
   return { kind: 'in', ref, values: values.map((v) => parseScalar(ref, v, label)) };
 }

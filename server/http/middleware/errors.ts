@@ -2,7 +2,7 @@ import type { Middleware, Context } from 'koa';
 import { ZodError } from 'zod';
 import { NotFoundError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { ErrorBody } from '../../../shared/errors.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, invalidRegexFromDb } from '../../errors.ts';
 import type { Log } from '../../log.ts';
 
 interface HttpLikeError {
@@ -12,13 +12,26 @@ interface HttpLikeError {
   message?: string;
 }
 
+/** At most this many `errors` are listed, then counted: a body must not grow with the bad input. */
+export const MAX_LISTED_ERRORS = 20;
+const MAX_ERROR_LENGTH = 1000;
+
+const cut = (text: string) => (text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}…` : text);
+
+/** The first MAX_LISTED_ERRORS errors, each cut to MAX_ERROR_LENGTH characters, and "… and N more". */
+export function listedErrors(errors: readonly string[]): string[] {
+  const shown = errors.slice(0, MAX_LISTED_ERRORS).map(cut);
+  if (errors.length > MAX_LISTED_ERRORS) shown.push(`… and ${errors.length - MAX_LISTED_ERRORS} more`);
+  return shown;
+}
+
 /** Writes the one error shape every API failure has. */
 export function sendError(ctx: Context, status: number, message: string, errors?: string[] | null) {
   const body: ErrorBody = {
     status: 'error',
-    message,
+    message: cut(message),
     code: status,
-    errors: errors ?? null,
+    errors: errors ? listedErrors(errors) : null,
     requestId: ctx.state.requestId,
   };
   ctx.status = status;
@@ -56,10 +69,8 @@ export function errors(log: Log): Middleware {
       if (err instanceof UniqueIntegrityConstraintViolationError)
         return sendError(ctx, 409, 'already exists');
       const pgCode = (err as { code?: unknown }).code;
-      if (pgCode === '2201B') {
-        // A user-supplied regular expression (q /…/ or a ~ filter) Postgres cannot compile.
-        return sendError(ctx, 400, 'invalid regular expression', [(err as Error).message]);
-      }
+      const regex = invalidRegexFromDb(err);
+      if (regex) return sendError(ctx, regex.status, regex.message, regex.errors);
       if (typeof pgCode === 'string' && pgCode.startsWith('22')) {
         // Data exceptions: a value the database refused. Say so without echoing SQL.
         log.warn({ pgCode, requestId: ctx.state.requestId, path: ctx.path }, 'http.data_exception');

@@ -1,0 +1,49 @@
+/**
+ * Error amplification (issue #18, item 5): however many problems a request has, the error body
+ * lists the first 20 and counts the rest, so its size does not grow with the input.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ErrorBodySchema } from '../../shared/errors.ts';
+import type { Answer } from '../helpers/api.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+
+function assertCapped(r: Answer, bad: number, bytes: number) {
+  assert.is(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+  const body = ErrorBodySchema.parse(r.body);
+  assert.is(body.errors!.length, 21);
+  assert.is(body.errors![20], `… and ${bad - 20} more`);
+  assert.ok(bytes < 10_000, `the body is ${bytes} bytes`);
+}
+
+const app = suite<AppContext>('long lists of errors are capped', {} as AppContext);
+app.before((ctx) => startApp(ctx, { TEST_LABEL: 'error_lists' }));
+app.after(stopApp);
+
+app('the Grafana webhook with 100,000 bad evalMatches answers a small body', async ({ api }) => {
+  const res = await api.post('/webhooks/grafana', {
+    ruleId: 1,
+    ruleName: 'High CPU',
+    state: 'alerting',
+    evalMatches: Array<number>(100_000).fill(1),
+  });
+  const text = await res.text();
+  const body = JSON.parse(text) as Answer['body'];
+  assertCapped({ status: res.status, body, headers: res.headers }, 100_000, Buffer.byteLength(text));
+  assert.match(String(body.message), /invalid Grafana payload: .* \(and 99999 more\)/);
+});
+
+app('POST /alert with 50,000 bad tags answers a small body', async ({ api }) => {
+  const res = await api.post('/alert', {
+    resource: 'r',
+    event: 'e',
+    environment: 'Production',
+    service: ['web'],
+    tags: Array<number>(50_000).fill(7),
+  });
+  const text = await res.text();
+  const body = JSON.parse(text) as Answer['body'];
+  assertCapped({ status: res.status, body, headers: res.headers }, 50_000, Buffer.byteLength(text));
+});
+
+app.run();
