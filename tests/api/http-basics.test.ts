@@ -99,6 +99,19 @@ basics('JSON nested too deeply or holding NUL bytes → 400', async ({ api }) =>
   assert.match(nul.message, /NUL/);
 });
 
+basics('unpaired UTF-16 surrogates in any string or key → 400, nothing stored', async ({ api }) => {
+  const base = { resource: 'surrogate', event: 'e', environment: 'Production', service: ['s'] };
+  for (const attributes of [{ k: '\ud800' }, { '\udfff': 'v' }, { k: { deeper: ['x\ud800y'] } }]) {
+    const bad = await expectError(await api.post('/alert', { ...base, attributes }), 400);
+    assert.match(bad.message, /unpaired UTF-16 surrogates/);
+  }
+  const list = await api.call('GET', '/alerts?resource=surrogate');
+  assert.is(list.body.total, 0);
+  // A pair written as escapes is one character and is welcome.
+  const ok = await api.call('POST', '/alert', { ...base, attributes: { k: '\ud83d\udca9' } });
+  assert.is(ok.status, 201);
+});
+
 basics('body over MAX_BODY_SIZE → 413, by header or by streaming', async ({ api }) => {
   const big = JSON.stringify({ text: 'x'.repeat(70 * 1024) });
   const body = await expectError(

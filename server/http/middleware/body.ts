@@ -19,10 +19,15 @@ export interface BodyOptions {
   acceptsAnyType?: (path: string) => boolean;
 }
 
-/** Refuses what Postgres or a later read could not hold: NUL bytes and very deep nesting. */
+/**
+ * Refuses what Postgres or a later read could not hold: NUL bytes, unpaired UTF-16 surrogates
+ * (JSON may escape them, `"\ud800"`, but jsonb refuses them) and very deep nesting.
+ */
 export function checkJsonValue(value: unknown, depth = 0): string | null {
-  if (typeof value === 'string')
-    return value.includes('\u0000') ? 'strings must not contain NUL bytes' : null;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'strings must not contain NUL bytes';
+    return value.isWellFormed() ? null : 'strings must not contain unpaired UTF-16 surrogates';
+  }
   if (value === null || typeof value !== 'object') return null;
   if (depth >= MAX_DEPTH) return `JSON is nested more than ${MAX_DEPTH} levels deep`;
   const entries = Array.isArray(value) ? value : Object.entries(value).flat();
