@@ -321,8 +321,10 @@ test('key, keys (--alert), revoke, key -D; a new key authenticates', async (ctx)
   assert.match(value, /^\S{20,}$/);
   const ro = { ...ctx.admin, env: { ...ctx.admin.env, ALERTA_API_KEY: value } };
   assert.ok(Array.isArray(await alertaJson(['query'], ro)));
+  // A 403 refuses what was asked, not who asked: exit 1 as the established client (4 is for 401).
   const denied = await alerta(['ack', '-f', 'resource=none'], ro);
-  assert.is(denied.code, 4, 'a read-only key may not ack');
+  assert.is(denied.code, 1, 'a read-only key may not ack');
+  assert.match(denied.stderr, /^ERROR: .*\(HTTP 403\)\n$/);
 
   const custom = `cli-key-${tag()}`;
   const k = await alertaJson<ApiKey>(
