@@ -505,6 +505,8 @@ test('top: one frame as JSON or text when not on a terminal', async (ctx) => {
   assert.type(frame.status.version, 'string');
   const text = await alertaOk(['top', '-f', `resource=${r}`], ctx.run);
   assert.match(text, /^alerta top - /);
+  // The server's uptime in days, hours and minutes, as `uptime` shows it.
+  assert.match(text.split('\n')[0]!, / up \d+ days \d\d:\d\d /);
   assert.ok(text.includes(a.id.slice(0, 8)));
 });
 
