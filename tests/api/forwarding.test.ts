@@ -803,8 +803,9 @@ const inline = suite<InlineContext>(
   {} as InlineContext,
 );
 
-const INLINE_TIMEOUT_MS = 600;
-const HOLD_TIMEOUT_S = 3;
+// Long enough that a loaded test machine does not make an answered attempt look overdue.
+const INLINE_TIMEOUT_MS = 1500;
+const HOLD_TIMEOUT_S = 4;
 
 inline.before(async (ctx) => {
   ctx.received = [];
@@ -872,7 +873,7 @@ inline(
     const firstMs = performance.now() - started;
     // It waited for the inline attempts, but not for the held one's own 3 s timeout.
     assert.ok(firstMs >= INLINE_TIMEOUT_MS - 50, `answered in ${firstMs.toFixed(0)} ms`);
-    assert.ok(firstMs < HOLD_TIMEOUT_S * 1000 - 500, `answered in ${firstMs.toFixed(0)} ms`);
+    assert.ok(firstMs < HOLD_TIMEOUT_S * 1000 - 1000, `answered in ${firstMs.toFixed(0)} ms`);
     // The destinations that answer had it before the request returned.
     assert.is(to(ctx.answered, 'fast', 'inline-held-1').length, 1);
     assert.is(to(ctx.answered, 'slow', 'inline-held-1').length, 1);
@@ -883,7 +884,7 @@ inline(
     started = performance.now();
     const second = await createAlert(ctx.one, { resource: 'inline-held-2', event: 'Held' });
     const secondMs = performance.now() - started;
-    assert.ok(secondMs < INLINE_TIMEOUT_MS - 100, `the second answered in ${secondMs.toFixed(0)} ms`);
+    assert.ok(secondMs < INLINE_TIMEOUT_MS - 500, `the second answered in ${secondMs.toFixed(0)} ms`);
     assert.is(to(ctx.answered, 'fast', 'inline-held-2').length, 1);
 
     const hold = `${ctx.stubBase}/hold`;
@@ -922,7 +923,7 @@ inline(
     // In the order the destination answered them: the receipt by its body, the rest by their path.
     const slow = () =>
       to(ctx.answered, 'slow').filter((r) => r.path.includes(made.id) || r.body.includes('"inline-order"'));
-    await eventually('all four at the slow destination', async () => slow().length >= 4, 15_000);
+    await eventually('all four at the slow destination', async () => slow().length >= 4, 30_000);
     ctx.slowMs = 0;
     await sleep(1500);
     const got = slow();
