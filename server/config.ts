@@ -327,6 +327,7 @@ export const SETTINGS = {
     300,
     'a number of seconds above 0, at most 86400',
   ),
+  FWD_INLINE_TIMEOUT: value(z.number().min(0).max(60), 2, 'a number of seconds from 0 (off) to 60'),
   DEFAULT_ENVIRONMENT: str('Production'),
   GRAFANA_TAGS_AS_ATTRIBUTES: bool(true),
   GRAFANA_TAGS_AS_TAGS: bool(false),

@@ -3,12 +3,16 @@
  * PostgreSQL, at 32 connections for 10 s per scenario.
  *   (a) the same alert posted repeatedly (the de-duplication path)
  *   (b) 10,000 distinct resources (new alerts, then duplicates of them)
- * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward]
- *   --forward: the forwarder plugin with one destination where nothing listens (issue #10: a dead
- *   destination must not slow intake; every receipt is queued for it).
+ * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward [dead|live]] [--inline S]
+ *   --forward, --forward dead: the forwarder plugin with one destination where nothing listens
+ *   (issue #10: a dead destination must not slow intake; every receipt is queued for it).
+ *   --forward live: one destination that answers 200 at once, a stub in a process of its own, so
+ *   receipts are delivered inline (issue #17).
+ *   --inline S: FWD_INLINE_TIMEOUT, seconds (the server's default otherwise; 0 queues only).
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
  */
+import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
@@ -19,6 +23,27 @@ const arg = (name: string, fallback: number) => {
 };
 const duration = arg('duration', 10);
 const connections = arg('connections', 32);
+const forwardAt = process.argv.indexOf('--forward');
+const forward = forwardAt < 0 ? null : process.argv[forwardAt + 1] === 'live' ? 'live' : 'dead';
+const inlineAt = process.argv.indexOf('--inline');
+const inline = inlineAt < 0 ? {} : { FWD_INLINE_TIMEOUT: process.argv[inlineAt + 1] };
+
+/** A destination that takes every request at once, in its own process (not the load generator's). */
+async function startStubDestination() {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.end('{}')); });
+       s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<string>((ok) =>
+    child.stdout.once('data', (d: Buffer) => ok(d.toString().trim())),
+  );
+  return { url: `http://127.0.0.1:${port}/api`, stop: () => child.kill() };
+}
 
 const same = JSON.stringify({
   environment: 'Production',
@@ -50,14 +75,17 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
 }
 
 const db = await createTestDatabase('bench');
+const stub = forward === 'live' ? await startStubDestination() : null;
+const destination = stub?.url ?? 'http://127.0.0.1:9/api';
 const server = await startServerProcess({
   DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
   LOG_LEVEL: 'error',
   DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
-  ...(process.argv.includes('--forward')
+  ...(forward
     ? {
         BASE_URL: 'http://127.0.0.1:1/api',
-        FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', { key: 'bench-key' }, ['*']]]),
+        FWD_DESTINATIONS: JSON.stringify([[destination, { key: 'bench-key' }, ['*']]]),
+        ...inline,
       }
     : {}),
 });
@@ -96,7 +124,18 @@ try {
     console.log(
       `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`,
     );
+  if (forward) {
+    const status = (await (await fetch(`${server.url.replace(/\/$/, '')}/api/management/status`)).json()) as {
+      forwarding: { destinations: Record<string, unknown>[] };
+    };
+    const d = status.forwarding.destinations[0] ?? {};
+    console.log(
+      `\nforwarding to a ${forward} destination: delivered ${String(d.delivered)}, failed ${String(d.failed)}, ` +
+        `still queued ${String(d.queued)}`,
+    );
+  }
 } finally {
+  stub?.stop();
   await server.stop();
   await dropTestDatabase(db.name);
 }

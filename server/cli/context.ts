@@ -33,6 +33,8 @@ export interface Context {
   prompt(question: string, hidden?: boolean): Promise<string>;
   /** Whether a person is at the keyboard (stdin and stderr are terminals). */
   readonly interactive: boolean;
+  /** Whether stdout is a terminal (not a pipe or a file). */
+  readonly stdoutIsTty: boolean;
 }
 
 export interface Command {
@@ -144,15 +146,21 @@ export async function firstLine(stdin: NodeJS.ReadStream): Promise<string> {
 /**
  * Runs `fn` on each item with a progress bar. An API error on one item is reported on stderr and
  * counted, and the rest still run; gives the number that failed (the caller exits non-zero).
+ *
+ * With `announce`, the label is also a line on stdout in text output unless the bar shows it on the
+ * same terminal: the established client's progress bar (click) prints its label once on stdout when
+ * it cannot draw, so `Purging 3 heartbeats` reaches a pipe or a log. JSON output stays JSON only.
  */
 export async function eachReported<T>(
-  ctx: Pick<Context, 'warn'>,
+  ctx: Pick<Context, 'warn' | 'print' | 'isMachine' | 'stdoutIsTty'>,
   label: string,
   items: readonly T[],
   name: (item: T) => string,
   fn: (item: T) => Promise<void>,
+  options: { announce?: boolean } = {},
 ): Promise<number> {
   const progress = new Progress(label, items.length);
+  if (options.announce && !ctx.isMachine && !(progress.drawn && ctx.stdoutIsTty)) ctx.print(label);
   let failed = 0;
   for (const item of items) {
     try {

@@ -297,3 +297,33 @@ export function localTime(iso: unknown, timezone: string): string {
   );
   return `${p.year}/${p.month}/${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }
+
+// ---- durations ----------------------------------------------------------------------------
+// The established client shows durations two ways, and each output keeps its own: a count with
+// its unit where it formats the number itself (`3600s`, `4ms`), and Python's `str(timedelta)`
+// where it prints a time difference (a heartbeat's age: `0:00:03`, `2 days, 1:02:03`).
+
+/** Whole seconds as Python prints a timedelta: `H:MM:SS`, with `N day(s), ` in front past a day. */
+export function timedelta(seconds: number): string {
+  const negative = seconds < 0;
+  let s = Math.floor(Math.abs(seconds));
+  // Python keeps the seconds part positive and borrows a day: -1 s is "-1 day, 23:59:59".
+  let days = Math.floor(s / 86_400);
+  s -= days * 86_400;
+  if (negative && s > 0) {
+    days += 1;
+    s = 86_400 - s;
+  }
+  const two = (n: number) => String(n).padStart(2, '0');
+  const clock = `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
+  if (days === 0) return clock;
+  const d = negative ? -days : days;
+  return `${d} ${Math.abs(d) === 1 ? 'day' : 'days'}, ${clock}`;
+}
+
+/** An uptime in milliseconds as the `uptime` command shows it: `N days hh:mm`. */
+export function uptimeText(ms: number): string {
+  const mins = Math.floor(Math.max(0, ms) / 60_000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${Math.floor(mins / 1440)} days ${two(Math.floor((mins % 1440) / 60))}:${two(mins % 60)}`;
+}

@@ -21,7 +21,7 @@ export class ConnectionError extends CliError {
     super(message, 3);
   }
 }
-/** An error answer from the API: exit 1, or 4 for AuthError. */
+/** An error answer from the API: exit 1 (a 403 too, as the established client), or 4 for AuthError. */
 export class ApiError extends CliError {
   readonly status: number;
   readonly body: unknown;
@@ -31,7 +31,7 @@ export class ApiError extends CliError {
     this.body = body;
   }
 }
-/** The server refused the credentials (401) or the caller's permission (403): exit 4. */
+/** Authentication failed: the server refused the credentials (401), or the live socket did: exit 4. */
 export class AuthError extends ApiError {
   constructor(message: string, status = 401, body: unknown = null) {
     super(message, status, body, 4);
@@ -223,7 +223,11 @@ export class Http {
     });
   }
 
-  /** The error an error answer stands for (401/403 → AuthError, others → ApiError). */
+  /**
+   * The error an error answer stands for: 401 → AuthError (exit 4); anything else, 403 included →
+   * ApiError (exit 1). A 403 is a refusal of what was asked (a missing scope, a policy plugin
+   * rejecting an alert), not of who asked, and the established client exits 1 on it.
+   */
   errorFor(answer: Answer): CliError {
     const body = answer.body;
     const message =
@@ -233,7 +237,6 @@ export class Http {
           ? body.trim()
           : (http.STATUS_CODES[answer.status] ?? 'error');
     if (answer.status === 401) return new AuthError(`authentication failed: ${message}`, 401, body);
-    if (answer.status === 403) return new AuthError(`${message} (HTTP 403)`, 403, body);
     return new ApiError(`${message} (HTTP ${answer.status})`, answer.status, body);
   }
 

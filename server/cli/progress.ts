@@ -21,7 +21,8 @@ export function renderBar(label: string, done: number, total: number, elapsedMs:
 export class Progress {
   private readonly label: string;
   private readonly stream: NodeJS.WriteStream;
-  private readonly enabled: boolean;
+  /** Whether the bar is drawn (stderr is a terminal). */
+  readonly drawn: boolean;
   private readonly started = Date.now();
   private drawnAt = 0;
   private done = 0;
@@ -31,7 +32,7 @@ export class Progress {
     this.label = label;
     this.total = total;
     this.stream = stream;
-    this.enabled = Boolean(stream.isTTY) && process.env.TERM !== 'dumb';
+    this.drawn = Boolean(stream.isTTY) && process.env.TERM !== 'dumb';
   }
 
   update(done: number, total = this.total): void {
@@ -46,13 +47,13 @@ export class Progress {
   }
 
   finish(): void {
-    if (!this.enabled) return;
+    if (!this.drawn) return;
     this.draw();
     this.stream.write('\n');
   }
 
   private draw(): void {
-    if (!this.enabled) return;
+    if (!this.drawn) return;
     this.drawnAt = Date.now();
     const text = renderBar(this.label, this.done, this.total, Date.now() - this.started);
     this.stream.write(`\r\x1b[2K${text.slice(0, (this.stream.columns || 120) - 1)}`);

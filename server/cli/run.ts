@@ -228,6 +228,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       warn,
       ...makeOutput(settings.output, io.stdout),
       interactive,
+      stdoutIsTty: io.stdoutIsTty,
       async confirm(question) {
         if (!interactive) return false;
         const answer = await promptTerminal(io.stdin, `${question} [y/N]: `, false);

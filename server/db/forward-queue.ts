@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
 export type ForwardKind = 'alert' | 'action' | 'delete';
@@ -13,6 +13,11 @@ export interface ForwardEvent {
   /** The loop header value to send. */
   loop: string;
   requestId: string;
+  /**
+   * Above 0: insert the row already leased for this long by the enqueuing instance, so it can send
+   * it at once, if no earlier event of the same alert waits for this destination.
+   */
+  leaseMs?: number;
 }
 
 const QueuedRowSchema = z.object({
@@ -35,18 +40,38 @@ const columns = sql.fragment`id, destination, kind, alert_id AS "alertId", body,
  * Adds events in one statement, committed without waiting for the WAL flush: the alert they follow
  * was committed (and flushed) just before, and a second flush per receipt would cost intake a few
  * milliseconds. Only a crash of PostgreSQL itself within that moment can lose them.
+ *
+ * Events with `leaseMs` are inserted leased by `owner` when they head their alert's sequence for
+ * their destination (no earlier row of that alert is queued for it, delivered or not yet); those
+ * rows are returned, for the caller to deliver now. The worker never claims a leased row, so the
+ * two cannot both send it, and an event queued behind an earlier one still waits its turn.
  */
-export async function enqueue(db: DatabasePool, events: readonly ForwardEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function enqueue(
+  db: CommonQueryMethods,
+  events: readonly ForwardEvent[],
+  owner: string | null = null,
+): Promise<readonly QueuedRow[]> {
+  if (events.length === 0) return [];
   const texts = (pick: (e: ForwardEvent) => string | null) => sql.array(events.map(pick), 'text');
+  const leases = sql.array(
+    events.map((e) => (owner ? Math.max(0, Math.round(e.leaseMs ?? 0)) : 0)),
+    'int8',
+  );
   // One statement, one round trip: set_config(…, true) lasts for the statement's own implicit
   // transaction, whose commit then skips the flush (a BEGIN/SET/INSERT/COMMIT took four trips).
-  await db.query(sql.unsafe`
-    WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
-    INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id)
-    SELECT d, k, a, b, l, r FROM async_commit, unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)},
-      ${texts((e) => e.alertId)}, ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[],
-      ${texts((e) => e.loop)}, ${texts((e) => e.requestId)}) AS u(d, k, a, b, l, r)`);
+  return db.any(sql.type(QueuedRowSchema)`
+    WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),
+    added AS (
+      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, owner, lease_until)
+      SELECT d, k, a, b, l, r, CASE WHEN head THEN ${owner} END,
+        CASE WHEN head THEN now() + m * interval '1 millisecond' END
+      FROM async_commit, unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)},
+        ${texts((e) => e.alertId)}, ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[],
+        ${texts((e) => e.loop)}, ${texts((e) => e.requestId)}, ${leases}) AS u(d, k, a, b, l, r, m),
+      LATERAL (SELECT m > 0 AND NOT EXISTS (
+        SELECT 1 FROM forward_queue e WHERE e.destination = u.d AND e.alert_id = u.a)) AS x(head)
+      RETURNING ${columns}, owner IS NOT NULL AS leased)
+    SELECT * FROM added WHERE leased`);
 }
 
 /**

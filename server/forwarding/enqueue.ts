@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as queue from '../db/forward-queue.ts';
+import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
@@ -47,8 +48,11 @@ export interface ForwardTarget {
 
 /**
  * Queues an event for every destination whose filter wants it and that the request's loop headers
- * do not already name, then wakes delivery. Never throws: a queue that cannot be written costs the
- * event (logged, counted as `lost`), not the request that caused it.
+ * do not already name, then sends it at once to each destination that is taking events inline
+ * (FWD_INLINE_TIMEOUT, docs/forwarding.md) and waits for that, at most the inline timeout, so a
+ * peer usually has the event when the request that caused it returns; the rest is delivered in the
+ * background. Never throws: a queue that cannot be written costs the event (logged, counted as
+ * `lost`), not the request that caused it.
  */
 export async function queueForwards(
   deps: Deps,
@@ -63,6 +67,7 @@ export async function queueForwards(
   );
   if (chosen.length === 0) return;
   const loop = loopValue(names, deps.config.BASE_URL);
+  const forwarder = forwarderOf(deps);
   const events = chosen.map((d) => ({
     destination: d.url,
     kind: target.kind,
@@ -70,19 +75,22 @@ export async function queueForwards(
     body: target.body,
     loop,
     requestId: randomUUID(),
+    leaseMs: forwarder?.inlineLeaseMs(d.url) ?? 0,
   }));
   const count = (outcome: string) => {
     for (const d of chosen)
       deps.metrics.forwardEvents.inc({ destination: d.url, kind: target.kind, outcome });
   };
+  let leased: readonly QueuedRow[];
   try {
-    await queue.enqueue(deps.db, events);
+    leased = await queue.enqueue(deps.db, events, forwarder?.owner ?? null);
   } catch (err) {
     count('lost');
     log.error({ err, kind: target.kind, alertId: target.alertId }, 'forward.lost: could not queue the event');
     return;
   }
   count('queued');
-  const forwarder = forwarderOf(deps);
-  for (const d of chosen) forwarder?.kick(d.url);
+  if (!forwarder) return;
+  for (const d of chosen) if (!leased.some((row) => row.destination === d.url)) forwarder.kick(d.url);
+  await forwarder.deliverInline(leased);
 }

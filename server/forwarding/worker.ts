@@ -10,6 +10,8 @@ import { agentFor, buildRequest, send, type Agent, type Attempt } from './outbou
 const POLL_MS = 1000;
 /** Rows leased at once per destination, and requests in flight per destination. */
 const BATCH = 16;
+/** Events sent inline (from the request that caused them) in flight at once per destination. */
+const INLINE = 16;
 /** A lease outlives the request timeout by this much, so a row is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
 
@@ -46,6 +48,10 @@ class DestinationLoop {
     lastDeliveryTime: null,
   };
   private running: Promise<void> | null = null;
+  /** Inline deliveries in flight: sent from the request path, outside the drain loop. */
+  private readonly inline = new Set<Promise<void>>();
+  /** Inline deliveries still unanswered after the request stopped waiting for them. */
+  private readonly overdue = new Set<Promise<void>>();
   private again = false;
   private wake: NodeJS.Timeout | null = null;
   private readonly agent: Agent;
@@ -55,7 +61,51 @@ class DestinationLoop {
   constructor(forwarder: Forwarder, destination: Destination) {
     this.forwarder = forwarder;
     this.destination = destination;
-    this.agent = agentFor(destination, BATCH);
+    this.agent = agentFor(destination, BATCH + INLINE);
+  }
+
+  /** How long a leased row is held: the request timeout and a margin, so no one else sends it meanwhile. */
+  get leaseMs(): number {
+    return this.destination.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * May an event be sent inline now? Only while this instance has no failure on record for the
+   * destination and no inline request to it outlasted the inline timeout (a dead or slow one must
+   * not make every request wait), and a few at a time.
+   */
+  takesInline(): boolean {
+    return (
+      !this.forwarder.stopping.aborted &&
+      this.state.failures === 0 &&
+      this.state.pausedUntil <= Date.now() &&
+      this.overdue.size === 0 &&
+      this.inline.size < INLINE
+    );
+  }
+
+  /** The request stopped waiting for this inline delivery: no more inline ones until it ends. */
+  noteOverdue(attempt: Promise<void>): void {
+    if (!this.inline.has(attempt)) return;
+    this.overdue.add(attempt);
+    void attempt.finally(() => this.overdue.delete(attempt));
+  }
+
+  /**
+   * Sends a row the caller inserted already leased, as an attempt like any other (same counts,
+   * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
+   */
+  deliverNow(row: QueuedRow): Promise<void> {
+    const attempt: Promise<void> = this.deliver(row)
+      .catch((err: unknown) =>
+        this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.inline_failed'),
+      )
+      .finally(() => {
+        this.inline.delete(attempt);
+        this.kick();
+      });
+    this.inline.add(attempt);
+    return attempt;
   }
 
   kick(): void {
@@ -75,7 +125,7 @@ class DestinationLoop {
 
   async stop(): Promise<void> {
     if (this.wake) clearTimeout(this.wake);
-    await this.running;
+    await Promise.all([this.running, ...this.inline]);
     this.agent.destroy();
   }
 
@@ -94,7 +144,7 @@ class DestinationLoop {
           destination: this.destination.url,
           owner,
           limit: this.state.failures > 0 ? 1 : BATCH,
-          leaseMs: this.destination.timeoutMs + LEASE_MARGIN_MS,
+          leaseMs: this.leaseMs,
         });
         if (rows.length === 0) break;
         await Promise.all(rows.map((row) => this.deliver(row)));
@@ -206,6 +256,33 @@ export class Forwarder {
   kick(destination?: string): void {
     if (destination !== undefined) this.loops.get(destination)?.kick();
     else for (const loop of this.loops.values()) loop.kick();
+  }
+
+  /** How long to lease a new event of `destination` to send it inline; 0 when it should just be queued. */
+  inlineLeaseMs(destination: string): number {
+    if (this.deps.config.FWD_INLINE_TIMEOUT <= 0) return 0;
+    const loop = this.loops.get(destination);
+    return loop?.takesInline() ? loop.leaseMs : 0;
+  }
+
+  /**
+   * Sends rows enqueued leased by this instance and waits for them, at most FWD_INLINE_TIMEOUT:
+   * a request that waits longer returns anyway, and its attempt goes on (up to the destination's
+   * timeout) with the usual outcome — delivered, or back in the queue with its backoff.
+   */
+  async deliverInline(rows: readonly QueuedRow[]): Promise<void> {
+    const sent = rows.flatMap((row) => {
+      const loop = this.loops.get(row.destination);
+      return loop ? [{ loop, attempt: loop.deliverNow(row) }] : [];
+    });
+    if (sent.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.deps.config.FWD_INLINE_TIMEOUT * 1000);
+    });
+    const ended = await Promise.race([Promise.all(sent.map((s) => s.attempt)), timeUp]);
+    clearTimeout(timer);
+    if (ended === 'late') for (const { loop, attempt } of sent) loop.noteOverdue(attempt);
   }
 
   /** Aborts requests in flight (their rows go back to the queue) and waits for the loops to end. */

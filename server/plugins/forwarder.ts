@@ -4,8 +4,9 @@ import type { PluginFactory } from './types.ts';
 
 /**
  * forwarder: federation to FWD_DESTINATIONS (spec "Events", docs/forwarding.md). Received alerts,
- * actions that took effect and deletions are queued in Postgres per destination and delivered in
- * the background; heartbeats, notes, status, tags and attributes are never forwarded. Requests whose
+ * actions that took effect and deletions are queued in Postgres per destination, tried once before
+ * the hook returns (at most FWD_INLINE_TIMEOUT), and otherwise delivered in the background;
+ * heartbeats, notes, status, tags and attributes are never forwarded. Requests whose
  * loop header names this server never get here (server/forwarding/loop-guard.ts answers them).
  * List it last, so that a later hook cannot veto a deletion already forwarded.
  */

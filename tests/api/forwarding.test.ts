@@ -308,6 +308,19 @@ pair(
   },
 );
 
+pair('B has each event when the request on A that caused it returns (inline delivery)', async ({ a, b }) => {
+  // No waiting here: the first attempt is made before A answers (FWD_INLINE_TIMEOUT, default 2 s).
+  for (let i = 0; i < 3; i++) {
+    const made = await createAlert(a, { resource: `pair-inline-${i}`, event: 'Inline' });
+    assert.ok(await alertOn(b, made.id), `alert ${i} on B`);
+    await act(a, made.id, 'ack', 'inline ack');
+    assert.is((await alertOn(b, made.id))?.status, 'ack', `ack ${i} on B`);
+    assert.is((await a.api.delete(`/alert/${made.id}`, { headers: AUTH })).status, 200);
+    assert.is(await alertOn(b, made.id), null, `delete ${i} on B`);
+    assert.is(await queueRows(a), 0, `A's queue after ${i}`);
+  }
+});
+
 pair('a wrong HMAC secret is refused by the destination (401), counted, not retried', async (ctx) => {
   const { b } = ctx;
   ctx.wrong = await boot(await reserve('wrong'), {
@@ -768,3 +781,185 @@ stubs('two instances on one database share the queue: every event is sent once',
 });
 
 stubs.run();
+
+// ---- inline delivery, a destination that stalls, two instances --------------------------------
+
+interface InlineContext {
+  one: Peer;
+  two: Peer;
+  stub: Server;
+  stubBase: string;
+  /** Every request the stub got, answered or not. */
+  received: Received[];
+  /** Requests the stub answered 200, in the order it answered them. */
+  answered: Received[];
+  /** While true, /hold/ requests are never answered (the sender times out). */
+  holding: boolean;
+  /** How long /slow/ takes to answer. */
+  slowMs: number;
+}
+const inline = suite<InlineContext>(
+  'inline delivery: the first attempt before the request returns',
+  {} as InlineContext,
+);
+
+// Long enough that a loaded test machine does not make an answered attempt look overdue.
+const INLINE_TIMEOUT_MS = 1500;
+const HOLD_TIMEOUT_S = 4;
+
+inline.before(async (ctx) => {
+  ctx.received = [];
+  ctx.answered = [];
+  ctx.holding = false;
+  ctx.slowMs = 0;
+  ctx.stub = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const got: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      ctx.received.push(got);
+      if (got.path.startsWith('/hold/') && ctx.holding) return;
+      const answer = () => {
+        ctx.answered.push(got);
+        res.end('{}');
+      };
+      if (got.path.startsWith('/slow/') && ctx.slowMs > 0) setTimeout(answer, ctx.slowMs);
+      else answer();
+    });
+  });
+  await new Promise<void>((ok) => ctx.stub.listen(0, '127.0.0.1', ok));
+  ctx.stubBase = `http://127.0.0.1:${(ctx.stub.address() as AddressInfo).port}`;
+  const settings = {
+    FWD_INLINE_TIMEOUT: String(INLINE_TIMEOUT_MS / 1000),
+    FWD_DESTINATIONS: destinations(
+      [`${ctx.stubBase}/fast`, {}, ['*']],
+      [`${ctx.stubBase}/slow`, { timeout: 5 }, ['*']],
+      [`${ctx.stubBase}/hold`, { timeout: HOLD_TIMEOUT_S }, ['alerts']],
+    ),
+  };
+  // Two instances on one database, each named by its own BASE_URL.
+  ctx.one = await boot(await reserve('inline1'), settings);
+  ctx.two = await boot(await reserve('inline2'), settings, ctx.one.db);
+});
+inline.after(async (ctx) => {
+  await ctx.two?.running.close();
+  await shutdown([ctx.one]);
+  ctx.stub.closeAllConnections();
+  await new Promise((ok) => ctx.stub.close(ok));
+});
+
+/** The requests of `list` to one stub destination, optionally only those about one alert (by id or resource). */
+const to = (list: Received[], prefix: string, about?: string) =>
+  list.filter(
+    (r) =>
+      r.path.startsWith(`/${prefix}/`) &&
+      (about === undefined ||
+        r.path.includes(about) ||
+        (r.body !== '' && JSON.parse(r.body).resource === about)),
+  );
+const requestIds = (list: Received[]) => list.map((r) => String(r.headers['x-request-id']));
+
+inline(
+  'a destination that does not answer holds a request no longer than FWD_INLINE_TIMEOUT; the queue delivers it later, once',
+  async (ctx) => {
+    ctx.holding = true;
+    let started = performance.now();
+    const first = await createAlert(ctx.one, { resource: 'inline-held-1', event: 'Held' });
+    const firstMs = performance.now() - started;
+    // It waited for the inline attempts, but not for the held one's own 3 s timeout.
+    assert.ok(firstMs >= INLINE_TIMEOUT_MS - 50, `answered in ${firstMs.toFixed(0)} ms`);
+    assert.ok(firstMs < HOLD_TIMEOUT_S * 1000 - 1000, `answered in ${firstMs.toFixed(0)} ms`);
+    // The destinations that answer had it before the request returned.
+    assert.is(to(ctx.answered, 'fast', 'inline-held-1').length, 1);
+    assert.is(to(ctx.answered, 'slow', 'inline-held-1').length, 1);
+
+    // While that attempt is still unanswered (it runs on to its own timeout), the next event for
+    // the destination is only queued: the request does not wait, and the queue sends it at once.
+    ctx.holding = false;
+    started = performance.now();
+    const second = await createAlert(ctx.one, { resource: 'inline-held-2', event: 'Held' });
+    const secondMs = performance.now() - started;
+    assert.ok(secondMs < INLINE_TIMEOUT_MS - 500, `the second answered in ${secondMs.toFixed(0)} ms`);
+    assert.is(to(ctx.answered, 'fast', 'inline-held-2').length, 1);
+
+    const hold = `${ctx.stubBase}/hold`;
+    await eventually(
+      'the queue to deliver both',
+      async () =>
+        (await destinationStatus(ctx.one, hold)).queued === 0 && to(ctx.answered, 'hold').length >= 2,
+      15_000,
+    );
+    await sleep(1500); // each instance polls once a second: a second copy would have been sent by now
+    // The first after its held attempt timed out and was retried.
+    const delivered = to(ctx.answered, 'hold');
+    assert.equal(
+      delivered.map((r) => JSON.parse(r.body).id as string),
+      [second.lastReceiveId, first.lastReceiveId],
+    );
+    // The held request and its retry are one event: one request id, answered once.
+    const heldIds = requestIds(to(ctx.received, 'hold', 'inline-held-1'));
+    assert.is(heldIds.length, 2);
+    assert.is(new Set(heldIds).size, 1);
+    assert.is(new Set(requestIds(delivered)).size, 2);
+    assert.is((await destinationStatus(ctx.one, hold)).failed, 1);
+  },
+);
+
+inline(
+  'one alert’s events, made on two instances while the destination is slow, reach it in order, once each',
+  async (ctx) => {
+    ctx.slowMs = INLINE_TIMEOUT_MS + 300;
+    const { one, two } = ctx;
+    const made = await createAlert(one, { resource: 'inline-order', event: 'Ordered' });
+    await act(two, made.id, 'ack', 'acked on two');
+    await act(one, made.id, 'close', 'closed on one');
+    assert.is((await two.api.delete(`/alert/${made.id}`, { headers: AUTH })).status, 200);
+    const path = `/alert/${made.id}`;
+    // In the order the destination answered them: the receipt by its body, the rest by their path.
+    const slow = () =>
+      to(ctx.answered, 'slow').filter((r) => r.path.includes(made.id) || r.body.includes('"inline-order"'));
+    await eventually('all four at the slow destination', async () => slow().length >= 4, 30_000);
+    ctx.slowMs = 0;
+    await sleep(1500);
+    const got = slow();
+    assert.equal(
+      got.map(
+        (r) =>
+          `${r.method} ${r.path.replace('/slow', '')} ${r.body ? (JSON.parse(r.body).action ?? '') : ''}`,
+      ),
+      ['POST /alert ', `PUT ${path}/action ack`, `PUT ${path}/action close`, `DELETE ${path} `],
+    );
+    assert.is(new Set(requestIds(got)).size, 4);
+    assert.is(await queueRows(one), 0);
+  },
+);
+
+inline('receipts on two instances at once: every event delivered once to each destination', async (ctx) => {
+  const made = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      createAlert(i % 2 ? ctx.two : ctx.one, { resource: `inline-many-${i}`, event: 'Many' }),
+    ),
+  );
+  const want = made.map((a) => a.lastReceiveId).sort();
+  const sentTo = (prefix: string) =>
+    to(ctx.answered, prefix).filter((r) => r.method === 'POST' && JSON.parse(r.body).event === 'Many');
+  // Each went inline, before its request returned: the destination that answers at once has them all.
+  assert.is(sentTo('fast').length, 24);
+  await eventually('every alert everywhere', async () =>
+    ['fast', 'slow', 'hold'].every((p) => sentTo(p).length >= 24),
+  );
+  await sleep(1500);
+  for (const prefix of ['fast', 'slow', 'hold']) {
+    const got = sentTo(prefix);
+    assert.equal(got.map((r) => JSON.parse(r.body).id as string).sort(), want, prefix);
+    assert.is(new Set(requestIds(got)).size, 24, prefix);
+  }
+  assert.is(await queueRows(ctx.one), 0);
+});
+
+inline.run();

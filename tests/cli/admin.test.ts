@@ -276,7 +276,11 @@ test('blackout, blackouts, blackout -D', async (ctx) => {
   const list = await alertaJson<Blackout[]>(['blackouts'], ctx.admin);
   assert.equal(list.map((x) => x.id).sort(), [b.id, id].sort());
   assert.is(list.find((x) => x.id === id)!.status, 'pending');
-  assert.match(await alertaOk(['blackouts'], ctx.admin), /ENVIRONMENT/);
+  // Durations with their unit, as the established client formats them.
+  const table = await alertaOk(['blackouts'], ctx.admin);
+  assert.match(table, /ENVIRONMENT/);
+  assert.match(table, new RegExp(`^${b.id} .* 120s .* active +\\d+s$`, 'm'));
+  assert.match(table, new RegExp(`^${id} .* 3600s .* pending +3600s$`, 'm'));
   await alertaOk(['blackout', '-D', id], ctx.admin);
   assert.equal(
     (await alertaJson<Blackout[]>(['blackouts', '--purge'], ctx.admin)).map((x) => x.id),
@@ -306,7 +310,17 @@ test('heartbeat, heartbeats (--alert, --purge), heartbeat -D', async (ctx) => {
     alerts.map((a) => [a.event, a.severity, a.environment, a.service, a.type]),
     [['HeartbeatFail', 'major', 'Production', ['Web'], 'heartbeatAlert']],
   );
-  await alertaOk(['heartbeats', '--purge'], ctx.admin);
+  // Its age as Python prints a timedelta, as the established client sends it.
+  assert.match(String(alerts[0]!.value), /^0:00:\d\d$/);
+
+  // As text (stdout is a pipe here): the age as a timedelta, the rest with units, and the line the
+  // established client's progress bar prints when it is not on a terminal.
+  const text = await alertaOk(['heartbeats', '--alert'], ctx.admin);
+  const row = text.split('\n').find((l) => l.startsWith(hb.id))!;
+  assert.match(row, / 0:00:\d\d +1s +\d+ms +2000ms +expired$/);
+  assert.match(text, /^Alerting \d+ heartbeats$/m);
+  const purged = await alertaOk(['heartbeats', '--purge'], ctx.admin);
+  assert.match(purged, /^Purging [1-9]\d* heartbeats$/m);
   assert.not.ok((await alertaJson<Heartbeat[]>(['heartbeats'], ctx.admin)).some((h) => h.id === hb.id));
 
   const other = (await alertaOk(['heartbeat', '-O', `${origin}-2`], ctx.admin)).trim();
@@ -321,8 +335,10 @@ test('key, keys (--alert), revoke, key -D; a new key authenticates', async (ctx)
   assert.match(value, /^\S{20,}$/);
   const ro = { ...ctx.admin, env: { ...ctx.admin.env, ALERTA_API_KEY: value } };
   assert.ok(Array.isArray(await alertaJson(['query'], ro)));
+  // A 403 refuses what was asked, not who asked: exit 1 as the established client (4 is for 401).
   const denied = await alerta(['ack', '-f', 'resource=none'], ro);
-  assert.is(denied.code, 4, 'a read-only key may not ack');
+  assert.is(denied.code, 1, 'a read-only key may not ack');
+  assert.match(denied.stderr, /^ERROR: .*\(HTTP 403\)\n$/);
 
   const custom = `cli-key-${tag()}`;
   const k = await alertaJson<ApiKey>(
@@ -411,6 +427,8 @@ test('customer, customers, perm, perms, scopes', async (ctx) => {
   );
   assert.is(c.customer, 'Acme');
   assert.ok((await alertaJson<Customer[]>(['customers'], ctx.admin)).some((x) => x.id === c.id));
+  // The established client heads the match column GROUP.
+  assert.match(await alertaOk(['customers'], ctx.admin), /^ID +GROUP +CUSTOMER$/m);
   await alertaOk(['customer', '-D', c.id], ctx.admin);
   assert.not.ok((await alertaJson<Customer[]>(['customers'], ctx.admin)).some((x) => x.id === c.id));
   assert.is((await alerta(['customer', '--customer', 'X'], ctx.admin)).code, 2);

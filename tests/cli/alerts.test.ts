@@ -193,6 +193,12 @@ test('send: a refused alert is one ERROR line and a non-zero exit', async (ctx) 
   assert.match(r.stderr, /^ERROR: .*environment/);
 });
 
+test('send: a policy rejection (403 from the reject plugin) exits 1, as the established client', async (ctx) => {
+  const r = await alerta(['send', '-r', 'x', '-e', 'y', '-E', 'Nowhere', '-S', 'Web'], ctx.run);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /^ERROR: \[POLICY\] Alert environment does not match one of .* \(HTTP 403\)\n$/);
+});
+
 test('query: json, json_lines and the table styles', async (ctx) => {
   const r = `q-${tag()}`;
   const a = await send(ctx, `${r}-a`, ['-s', 'critical']);
@@ -499,6 +505,8 @@ test('top: one frame as JSON or text when not on a terminal', async (ctx) => {
   assert.type(frame.status.version, 'string');
   const text = await alertaOk(['top', '-f', `resource=${r}`], ctx.run);
   assert.match(text, /^alerta top - /);
+  // The server's uptime in days, hours and minutes, as `uptime` shows it.
+  assert.match(text.split('\n')[0]!, / up \d+ days \d\d:\d\d /);
   assert.ok(text.includes(a.id.slice(0, 8)));
 });
 

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs, UsageError, type OptionSpec } from '../../server/cli/args.ts';
 import { parseIni, redact, redactSecrets } from '../../server/cli/config.ts';
-import { localTime, renderTable } from '../../server/cli/format.ts';
+import { localTime, renderTable, timedelta, uptimeText } from '../../server/cli/format.ts';
 import { machineFor } from '../../server/cli/netrc.ts';
 import { renderBar } from '../../server/cli/progress.ts';
 
@@ -117,6 +117,16 @@ test('progress bar, times, machines, redaction', () => {
       nested: { api_key: '********1234' },
     },
   );
+});
+
+test('durations: Python timedelta text (heartbeat age) and uptime', () => {
+  assert.is(timedelta(3), '0:00:03');
+  assert.is(timedelta(3725.9), '1:02:05');
+  assert.is(timedelta(86_400), '1 day, 0:00:00');
+  assert.is(timedelta(2 * 86_400 + 3723), '2 days, 1:02:03');
+  assert.is(timedelta(-1), '-1 day, 23:59:59');
+  assert.is(uptimeText(0), '0 days 00:00');
+  assert.is(uptimeText((86_400 + 3600 + 61) * 1000), '1 days 01:01');
 });
 
 test.run();

@@ -125,6 +125,17 @@ settings('BASE_URL is required when the forwarder has destinations, and may not 
   assert.is(load({ FWD_RETRY_DELAY: '0.25' }).FWD_RETRY_DELAY, 0.25);
 });
 
+settings('FWD_INLINE_TIMEOUT: seconds from 0 (queue only) to 60, 2 by default', () => {
+  assert.is(load({}).FWD_INLINE_TIMEOUT, 2);
+  assert.is(load({ FWD_INLINE_TIMEOUT: '0' }).FWD_INLINE_TIMEOUT, 0);
+  assert.is(load({ FWD_INLINE_TIMEOUT: '0.5' }).FWD_INLINE_TIMEOUT, 0.5);
+  for (const bad of ['-1', '61', 'soon']) {
+    const problems = problemsOf({ FWD_INLINE_TIMEOUT: bad });
+    assert.is(problems.length, 1, bad);
+    assert.match(problems[0]!, /^FWD_INLINE_TIMEOUT/);
+  }
+});
+
 settings.run();
 
 // ---- filters, loop headers, retries --------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { Customer, Permission } from '../../../shared/perms.ts';
 import type { Group, GroupMember, User } from '../../../shared/users.ts';
 import { strings, UsageError, type OptionSpec } from '../args.ts';
 import { answered, eachReported, listing, type Command, type Context } from '../context.ts';
-import { localTime, type Column } from '../format.ts';
+import { localTime, timedelta, type Column } from '../format.ts';
 import { alertBody } from './alerts.ts';
 
 /** Blackouts, heartbeats, API keys, users, groups, permissions, customers and scopes. */
@@ -151,12 +151,12 @@ const blackouts: Command = {
       { header: 'CUSTOMER', value: (b) => b.customer },
       { header: 'START', value: (b) => t(b.startTime) },
       { header: 'END', value: (b) => t(b.endTime) },
-      { header: 'DURATION', value: (b) => b.duration },
+      { header: 'DURATION', value: (b) => `${b.duration}s` },
       { header: 'USER', value: (b) => b.user },
       { header: 'CREATED', value: (b) => t(b.createTime) },
       { header: 'COMMENT', value: (b) => b.text },
       { header: 'STATUS', value: (b) => b.status },
-      { header: 'REMAINING', value: (b) => b.remaining },
+      { header: 'REMAINING', value: (b) => `${b.remaining}s` },
     ]);
     if (!o.purge) return;
     const expired = r.blackouts.filter((b) => b.status === 'expired');
@@ -168,6 +168,7 @@ const blackouts: Command = {
       async (b) => {
         await ctx.http.delete(`/blackout/${enc(b.id)}`);
       },
+      { announce: true },
     );
     return failed ? 1 : 0;
   },
@@ -263,7 +264,7 @@ function heartbeatAlert(hb: Heartbeat, severity: string, normal: string, timeout
       ...common,
       event: 'HeartbeatFail',
       severity: wanted,
-      value: String(hb.since),
+      value: timedelta(hb.since),
       text: `Heartbeat not received in ${hb.timeout} seconds`,
     });
   }
@@ -313,10 +314,11 @@ const heartbeats: Command = {
       { header: 'ATTRIBUTES', value: (h) => h.attributes },
       { header: 'CREATED', value: (h) => t(h.createTime) },
       { header: 'RECEIVED', value: (h) => t(h.receiveTime) },
-      { header: 'SINCE', value: (h) => h.since },
-      { header: 'TIMEOUT', value: (h) => h.timeout },
-      { header: 'LATENCY', value: (h) => h.latency },
-      { header: 'MAX LATENCY', value: (h) => h.maxLatency },
+      // As the established client: its age as a Python timedelta, the rest with their units.
+      { header: 'SINCE', value: (h) => timedelta(h.since) },
+      { header: 'TIMEOUT', value: (h) => `${h.timeout}s` },
+      { header: 'LATENCY', value: (h) => `${h.latency}ms` },
+      { header: 'MAX LATENCY', value: (h) => `${h.maxLatency}ms` },
       { header: 'STATUS', value: (h) => h.status },
     ]);
     let failed = 0;
@@ -330,6 +332,7 @@ const heartbeats: Command = {
         async (h) => {
           await ctx.http.delete(`/heartbeat/${enc(h.id)}`);
         },
+        { announce: true },
       );
     }
     if (o.alert) {
@@ -344,6 +347,7 @@ const heartbeats: Command = {
         async (h) => {
           await ctx.http.post('/alert', heartbeatAlert(h, severity, normal, timeout));
         },
+        { announce: true },
       );
     }
     return failed ? 1 : 0;
@@ -669,7 +673,8 @@ const customers: Command = {
     const r = await ctx.http.get<{ customers: Customer[] }>('/customers');
     listing(ctx, r.customers, [
       { header: 'ID', value: (c) => c.id },
-      { header: 'MATCH', value: (c) => c.match },
+      // The established client heads the match (a login, group, domain or role) GROUP.
+      { header: 'GROUP', value: (c) => c.match },
       { header: 'CUSTOMER', value: (c) => c.customer },
     ]);
   },

@@ -1,6 +1,6 @@
 import type { Alert, LiveAlert } from '../../../shared/alerts.ts';
 import type { Command, Context } from '../context.ts';
-import { localTime, toJsonLine } from '../format.ts';
+import { localTime, toJsonLine, uptimeText } from '../format.ts';
 import { streamLive } from '../live.ts';
 import { selectionOf, selectOptions } from '../selection.ts';
 import { alertLines, alertTable, type AnyAlert } from '../views.ts';
@@ -216,10 +216,8 @@ const counts = (c: Record<string, number> | undefined) =>
     .join('  ');
 
 function renderFrame(ctx: Context, f: Frame, rows: number): string {
-  const up = f.status.uptime ?? 0;
-  const days = Math.floor(up / 86_400_000);
   const head = [
-    `alerta top - ${ctx.http.endpoint}  ${localTime(f.status.time ?? Date.now(), ctx.settings.timezone)}  up ${days} days  version ${f.status.version ?? '?'}`,
+    `alerta top - ${ctx.http.endpoint}  ${localTime(f.status.time ?? Date.now(), ctx.settings.timezone)}  up ${uptimeText(f.status.uptime ?? 0)}  version ${f.status.version ?? '?'}`,
     `Total: ${f.alerts.total ?? f.alerts.alerts.length}   ${counts(f.alerts.severityCounts)}`,
     `Status: ${counts(f.alerts.statusCounts)}`,
     '',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { redactSecrets } from '../config.ts';
 import type { Command } from '../context.ts';
-import { renderTable, safeTimeZone } from '../format.ts';
+import { renderTable, safeTimeZone, uptimeText } from '../format.ts';
 
 /** status, uptime, version, config, housekeeping. */
 
@@ -55,8 +55,6 @@ const status: Command = {
   },
 };
 
-const two = (n: number) => String(n).padStart(2, '0');
-
 const uptime: Command = {
   name: 'uptime',
   summary: 'Show server uptime',
@@ -70,10 +68,7 @@ const uptime: Command = {
       hourCycle: 'h23',
       timeZone: safeTimeZone(ctx.settings.timezone),
     }).format(new Date(r.time));
-    const mins = Math.floor(r.uptime / 60_000);
-    ctx.print(
-      `${now} up ${Math.floor(mins / 1440)} days ${two(Math.floor((mins % 1440) / 60))}:${two(mins % 60)}`,
-    );
+    ctx.print(`${now} up ${uptimeText(r.uptime)}`);
   },
 };
 
