@@ -32,3 +32,11 @@ export const payloadTooLarge = (limit: number) =>
 export const unsupportedMediaType = () =>
   new AppError(415, "POST and PUT requests must set 'Content-type' to 'application/json'");
 export const rejected = (message: string) => new AppError(403, message);
+
+/** Seconds a client is asked to wait (Retry-After) while the database cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+/** 503 for a database outage: a message of our own; the driver's detail (host, port) is only logged. */
+export const databaseUnavailable = () =>
+  new AppError(503, 'The database is unavailable; try again shortly', undefined, {
+    'Retry-After': String(RETRY_AFTER_SECONDS),
+  });
