@@ -43,3 +43,11 @@ export function invalidRegexFromDb(err: unknown): AppError | null {
     'the database could not compile a regular expression in the query',
   ]);
 }
+
+/** Seconds a client is asked to wait (Retry-After) while the database cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+/** 503 for a database outage: a message of our own; the driver's detail (host, port) is only logged. */
+export const databaseUnavailable = () =>
+  new AppError(503, 'The database is unavailable; try again shortly', undefined, {
+    'Retry-After': String(RETRY_AFTER_SECONDS),
+  });

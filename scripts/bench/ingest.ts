@@ -3,6 +3,8 @@
  * PostgreSQL, at 32 connections for 10 s per scenario.
  *   (a) the same alert posted repeatedly (the de-duplication path)
  *   (b) 10,000 distinct resources (new alerts, then duplicates of them)
+ *   (c) every request a new resource (the insert path)
+ *   (d) ten events on each of 1,000 resources (receipts of one resource with different events)
  * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward [dead|live]] [--inline S]
  *   --forward, --forward dead: the forwarder plugin with one destination where nothing listens
  *   (issue #10: a dead destination must not slow intake; every receipt is queued for it).
@@ -118,9 +120,25 @@ try {
       severity: 'major',
     }),
   });
+  // (d): ten events on each of 1,000 resources, a resource's ten sent one after the other so they
+  // are in flight together: receipts of one resource with different events, which the receive
+  // path orders per resource since they might correlate.
+  const events = Array.from({ length: 10_000 }, (_, k) =>
+    JSON.stringify({
+      environment: 'Production',
+      service: ['network'],
+      resource: `switch${Math.floor(k / 10)}`,
+      event: `port${k % 10}_down`,
+      severity: 'minor',
+    }),
+  );
+  let j = 0;
+  const d = await run('(d) 10 events on each of 1,000 resources', url, {
+    requests: [{ setupRequest: (req) => ({ ...req, body: events[j++ % events.length] }) }],
+  });
   console.log('\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
-  for (const r of [a, b, c])
+  for (const r of [a, b, c, d])
     console.log(
       `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`,
     );

@@ -157,21 +157,54 @@ export interface NewAlert {
   entry: HistoryRecord;
 }
 
+/** The columns a new alert is inserted with, in the order of insertNew's rows. */
+const insertColumns = sql.fragment`id, resource, event, environment, severity, correlate, status, service, "group",
+  value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count, repeat,
+  previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time`;
+
+/**
+ * Positions of the alerts that would de-duplicate or correlate with an earlier one of the same
+ * list (same environment, resource and customer; same event, or the event in the earlier one's
+ * correlate list): one statement cannot see its own rows, so these wait for the next round.
+ */
+function heldBack(items: readonly NewAlert[]): Set<number> {
+  const held = new Set<number>();
+  const earlier = new Map<string, AlertRecord[]>();
+  items.forEach(({ alert: a }, i) => {
+    const key = JSON.stringify([a.environment, a.resource, a.customer ?? '']);
+    const before = earlier.get(key) ?? [];
+    if (before.some((b) => b.event === a.event || b.correlate.includes(a.event))) held.add(i);
+    before.push(a);
+    earlier.set(key, before);
+  });
+  return held;
+}
+
 /**
  * Creates several new alerts, each with its first history entry, in one statement. An alert whose
- * identity (or id) a concurrent receipt took first is skipped: its place in the answer is null.
+ * identity (or id) a concurrent receipt took first is skipped, and so is one that would now
+ * de-duplicate or correlate with an alert created since it was read: `alert_claim_new`
+ * (migration 0010) locks each (environment, resource, customer) and checks again on a fresh
+ * snapshot. A skipped alert's place in the answer is null: its receipt is decided again.
  */
 export async function insertNew(
   db: CommonQueryMethods,
-  items: readonly NewAlert[],
+  all: readonly NewAlert[],
 ): Promise<(WrittenAlert | null)[]> {
+  const held = heldBack(all);
+  const items = all.filter((_, i) => !held.has(i));
   const rows = sql.join(
     items.map(
-      ({ alert: a }) => sql.fragment`(${a.id}, ${a.resource}, ${a.event}, ${a.environment}, ${a.severity},
-        ${texts(a.correlate)}, ${a.status}, ${texts(a.service)}, ${a.group}, ${a.value}, ${a.text}, ${texts(a.tags)},
-        ${sql.jsonb(a.attributes as never)}, ${a.origin}, ${a.type}, ${ts(a.createTime)}, ${a.timeout}, ${a.rawData},
-        ${a.customer}, ${a.duplicateCount}, ${a.repeat}, ${a.previousSeverity}, ${a.trendIndication},
-        ${ts(a.receiveTime)}, ${a.lastReceiveId}, ${ts(a.lastReceiveTime)}, ${ts(a.updateTime)})`,
+      (
+        { alert: a },
+        i,
+      ) => sql.fragment`(${i + 1}::integer, ${a.id}::text, ${a.resource}::text, ${a.event}::text,
+        ${a.environment}::text, ${a.severity}::text, ${texts(a.correlate)}, ${a.status}::text, ${texts(a.service)},
+        ${a.group}::text, ${a.value}::text, ${a.text}::text, ${texts(a.tags)}, ${sql.jsonb(a.attributes as never)},
+        ${a.origin}::text, ${a.type}::text, ${ts(a.createTime)}::timestamptz, ${a.timeout}::integer,
+        ${a.rawData}::text, ${a.customer}::text, ${a.duplicateCount}::integer, ${a.repeat}::boolean,
+        ${a.previousSeverity}::text, ${a.trendIndication}::text, ${ts(a.receiveTime)}::timestamptz,
+        ${a.lastReceiveId}::text, ${ts(a.lastReceiveTime)}::timestamptz, ${ts(a.updateTime)}::timestamptz)`,
     ),
     sql.fragment`, `,
   );
@@ -186,12 +219,16 @@ export async function insertNew(
     ),
     sql.fragment`, `,
   );
+  const alerts = items.map((item) => item.alert);
   const written = await db.any(sql.type(WrittenRowSchema)`
-    WITH w AS (
-      INSERT INTO alerts AS a (id, resource, event, environment, severity, correlate, status, service, "group",
-        value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count,
-        repeat, previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-      VALUES ${rows}
+    WITH claimed AS (
+      SELECT alert_claim_new(${texts(alerts.map((a) => a.environment))}, ${texts(alerts.map((a) => a.resource))},
+        ${texts(alerts.map((a) => a.customer ?? ''))}, ${texts(alerts.map((a) => a.event))}) AS i
+    ),
+    w AS (
+      INSERT INTO alerts AS a (${insertColumns})
+      SELECT ${insertColumns} FROM (VALUES ${rows}) AS v(i, ${insertColumns})
+      WHERE v.i IN (SELECT i FROM claimed)
       ON CONFLICT DO NOTHING
       RETURNING ${columns}
     ),
@@ -204,7 +241,7 @@ export async function insertNew(
     )
     SELECT w.*, '[]'::json AS history FROM w`);
   const byId = new Map(written.map((r) => [r.id, r]));
-  return items.map(({ alert }) => byId.get(alert.id) ?? null);
+  return all.map(({ alert }, i) => (held.has(i) ? null : (byId.get(alert.id) ?? null)));
 }
 
 /** What a receipt (duplicate or correlate) writes onto the stored alert. */

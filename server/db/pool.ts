@@ -10,6 +10,7 @@ import {
   type QueryResultRow,
 } from 'slonik';
 import { clampTime, MAX_TIME_MS, MIN_TIME_MS } from '../../shared/alerts.ts';
+import { connectionLossInterceptor } from './unavailable.ts';
 
 export type Db = DatabasePool;
 
@@ -104,7 +105,7 @@ export function connectionUrl(url: string, options: PoolOptions = {}): string {
 /** A slonik pool: rows parsed by zod, timestamps as epoch ms (in range), int8 as number, no per-release reset. */
 export async function createDb(url: string, options: PoolOptions = {}): Promise<Db> {
   return createPool(connectionUrl(url, { applicationName: 'alertwall', ...options }), {
-    interceptors: [preparedStatements, resultParser],
+    interceptors: [preparedStatements, resultParser, connectionLossInterceptor],
     maxPoolSize: options.size ?? 10,
     // We keep no session state, so the default DISCARD ALL on every release would only cost a round trip.
     resetConnection: async () => {},

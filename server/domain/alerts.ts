@@ -96,7 +96,7 @@ export async function receiveAlert(deps: Deps, input: AlertInput, caller: Caller
   draft = pre.alert;
   assertSeverity(deps, draft.severity);
 
-  const written = await batcherOf(deps).submit(identityKey(draft), { draft, caller, now });
+  const written = await batcherOf(deps).submit(batchKey(draft), { draft, caller, now });
   let record = written.record;
   if (!pre.suppressed) {
     const changes = await deps.plugins.postReceive(record, caller);
@@ -126,13 +126,27 @@ interface Receipt {
   now: number;
 }
 
-const identityKey = (d: AlertDraft) => JSON.stringify([d.environment, d.resource, d.event, d.customer ?? '']);
+/**
+ * Which receipts this instance combines and orders (the database guarantees the outcome either
+ * way: `insertNew`). A receipt with a correlate list may correlate with any alert of its
+ * environment, resource and customer (lifecycle §4), so those are keyed by that, whatever the
+ * event: NodeDown and NodeUp of one resource then queue behind each other here instead of racing
+ * to create two alerts and having one decided again. A receipt without one is keyed by its
+ * identity, so different events of one resource are still received in parallel.
+ */
+const batchKey = (d: AlertDraft) =>
+  JSON.stringify(
+    d.correlate.length
+      ? [d.environment, d.resource, d.customer ?? '']
+      : [d.environment, d.resource, d.customer ?? '', d.event],
+  );
 const batchers = new WeakMap<Deps, KeyedBatcher<Receipt, Written & { created: boolean }>>();
 
 /**
- * Receipts of one alert identity are combined per instance: while one is written, the next ones
- * wait and are then written together, so a storm of duplicates costs one read and one write per
- * round instead of a row-lock queue in the database.
+ * Receipts that may touch the same alerts are combined per instance: while one is written, the
+ * next ones wait and are then written in order (a leading run of duplicates of one alert as one
+ * write), so a storm of duplicates costs one read and one write per round instead of a row-lock
+ * queue in the database.
  */
 function batcherOf(deps: Deps) {
   let batcher = batchers.get(deps);

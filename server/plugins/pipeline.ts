@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { AppError } from '../errors.ts';
@@ -134,8 +135,8 @@ const withOptional = <T extends object>(result: T, changes: AlertChanges | undef
 
 /**
  * Runs the hooks in PLUGINS order (reference §1): each hook sees the changes of the ones before;
- * PluginSignal and AppError pass through; any other failure is a 500 with PLUGINS_RAISE_ON_ERROR,
- * else logged and skipped. Every call is timed and failures counted.
+ * PluginSignal, AppError and database outages pass through; any other failure is a 500 with
+ * PLUGINS_RAISE_ON_ERROR, else logged and skipped. Every call is timed and failures counted.
  */
 export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
   const { config, log, metrics } = deps;
@@ -156,6 +157,9 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
       return await call();
     } catch (err) {
       if (err instanceof PluginSignal || err instanceof AppError) throw err;
+      // An outage is not the plugin's failure: it stays what it is (503 at the edge), whether the
+      // plugin let it through or wrapped it, and PLUGINS_RAISE_ON_ERROR does not hide it.
+      if (isDatabaseUnavailable(err)) throw err;
       metrics.pluginErrors.inc(labels);
       const message = err instanceof Error ? err.message : String(err);
       if (config.PLUGINS_RAISE_ON_ERROR) {

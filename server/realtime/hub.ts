@@ -15,11 +15,12 @@ import { authenticateSocket } from '../auth/authenticate.ts';
 import { isGranted } from '../auth/scopes.ts';
 import type { Auth } from '../auth/types.ts';
 import { viewMembers } from '../db/alert-query.ts';
+import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/alerts.ts';
 import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
-import { AppError, invalidRegexFromDb } from '../errors.ts';
+import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import { compileMatcher, type Matcher } from './matcher.ts';
 
 /** How often each socket hears the server's time and position. */
@@ -177,6 +178,19 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return `${proto}://${socket.handshake.headers.host ?? 'localhost'}${config.API_PREFIX}`;
   };
 
+  /** What a socket is told of a failure, as HTTP would answer it: the detail is only logged. */
+  const answerFor = (err: unknown, what: string): AppError => {
+    if (err instanceof AppError) return err;
+    const regex = invalidRegexFromDb(err);
+    if (regex) return regex;
+    if (isUnreachable(err)) {
+      log.warn({ err }, `${what}: database unavailable`);
+      return databaseUnavailable();
+    }
+    log.error({ err }, what);
+    return new AppError(500, 'An internal error has occurred!');
+  };
+
   io.use(async (socket, next) => {
     try {
       const header = (name: string) => String(socket.handshake.headers[name.toLowerCase()] ?? '');
@@ -197,8 +211,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       socket.data.behind = new Map();
       next();
     } catch (err) {
-      const e = err instanceof AppError ? err : new AppError(500, 'An internal error has occurred!');
-      if (!(err instanceof AppError)) log.error({ err }, 'live.auth_failed');
+      const e = answerFor(err, 'live.auth_failed');
       const refusal = new Error(e.message) as Error & { data: unknown };
       refusal.data = { status: 'error', message: e.message, code: e.status };
       next(refusal);
@@ -227,15 +240,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       void subscribe(socket, req).then(
         (answer) => (typeof ack === 'function' ? ack(answer) : undefined),
         (err: unknown) => {
-          const e = err instanceof AppError ? err : invalidRegexFromDb(err);
-          if (!e) log.error({ err }, 'live.subscribe_failed');
-          if (typeof ack === 'function') {
-            ack({
-              status: 'error',
-              message: e?.message ?? 'An internal error has occurred!',
-              code: e?.status ?? 500,
-            });
-          }
+          const e = answerFor(err, 'live.subscribe_failed');
+          if (typeof ack === 'function') ack({ status: 'error', message: e.message, code: e.status });
         },
       );
     });

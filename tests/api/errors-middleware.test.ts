@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ConnectionError } from 'slonik';
 import { z } from 'zod';
 import { errors } from '../../server/http/middleware/errors.ts';
 import { requestId } from '../../server/http/middleware/request-id.ts';
@@ -30,6 +31,7 @@ async function call(thrower: () => unknown) {
       status: res.status,
       body: (await res.json()) as Record<string, unknown>,
       requestId: res.headers.get('x-request-id'),
+      retryAfter: res.headers.get('retry-after'),
     };
   } finally {
     server.close();
@@ -96,6 +98,23 @@ test('a long list of errors is cut to the first 20 and a count, whatever threw i
   assert.ok(errors.slice(0, 20).every((e) => e === `${'y'.repeat(1000)}…`));
   assert.is(app.body.message, `${'x'.repeat(1000)}…`);
   assert.ok(JSON.stringify(app.body).length < 25_000);
+});
+
+test('a database outage is a 503 with Retry-After and our message, also when wrapped or bare', async () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5433'), { code: 'ECONNREFUSED' });
+  const outage = new ConnectionError(refused.message, { cause: refused });
+  for (const thrown of [outage, new Error(`lookup failed: ${outage.message}`, { cause: outage }), refused]) {
+    const r = await call(() => thrown);
+    assert.is(r.status, 503);
+    assert.is(r.retryAfter, '5');
+    assert.equal(r.body, {
+      status: 'error',
+      message: 'The database is unavailable; try again shortly',
+      code: 503,
+      errors: null,
+      requestId: r.requestId,
+    });
+  }
 });
 
 test.run();

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ConnectionError } from 'slonik';
 import { loadConfig } from '../../server/config.ts';
+import { isDatabaseUnavailable } from '../../server/db/unavailable.ts';
 import type { Deps } from '../../server/deps.ts';
 import type { AlertDraft, AlertRecord } from '../../server/domain/alert-types.ts';
 import { AppError } from '../../server/errors.ts';
@@ -619,6 +621,36 @@ mechanics('signals and API errors pass through unchanged, whatever PLUGINS_RAISE
     assert.equal(errors.values, []);
   }
 });
+
+mechanics(
+  'a database outage passes through, also wrapped by the plugin, whatever PLUGINS_RAISE_ON_ERROR says',
+  async () => {
+    const outage = new ConnectionError('connect ECONNREFUSED 127.0.0.1:5432');
+    const wrapped = new Error(`site lookup failed: ${outage.message}`, { cause: outage });
+    for (const raise of ['True', 'False']) {
+      const { pipeline, deps } = pipelineOf(
+        [
+          {
+            name: 'lookup',
+            preReceive: () => {
+              throw outage;
+            },
+            statusChange: () => {
+              throw wrapped;
+            },
+          },
+        ],
+        { PLUGINS_RAISE_ON_ERROR: raise },
+      );
+      assert.is(await failure(() => pipeline.preReceive(draft(), request())), outage);
+      const err = await failure(() => pipeline.statusChange(record(), 'ack', '', request()));
+      assert.is(err, wrapped);
+      assert.ok(isDatabaseUnavailable(err));
+      const errors = await deps.metrics.pluginErrors.get();
+      assert.equal(errors.values, []);
+    }
+  },
+);
 
 const broken = (message: string): Plugin => {
   const fail = () => {

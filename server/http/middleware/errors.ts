@@ -2,7 +2,8 @@ import type { Middleware, Context } from 'koa';
 import { ZodError } from 'zod';
 import { NotFoundError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { ErrorBody } from '../../../shared/errors.ts';
-import { AppError, invalidRegexFromDb } from '../../errors.ts';
+import { AppError, databaseUnavailable, invalidRegexFromDb } from '../../errors.ts';
+import { isUnreachable } from '../../db/unavailable.ts';
 import type { Log } from '../../log.ts';
 
 interface HttpLikeError {
@@ -68,6 +69,15 @@ export function errors(log: Log): Middleware {
       if (err instanceof NotFoundError) return sendError(ctx, 404, 'not found');
       if (err instanceof UniqueIntegrityConstraintViolationError)
         return sendError(ctx, 409, 'already exists');
+      if (isUnreachable(err)) {
+        log.warn(
+          { err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path },
+          'http.database_unavailable',
+        );
+        const outage = databaseUnavailable();
+        ctx.set(outage.headers!);
+        return sendError(ctx, outage.status, outage.message);
+      }
       const pgCode = (err as { code?: unknown }).code;
       const regex = invalidRegexFromDb(err);
       if (regex) return sendError(ctx, regex.status, regex.message, regex.errors);

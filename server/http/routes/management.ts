@@ -11,7 +11,7 @@ import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
 import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
-import { badRequest } from '../../errors.ts';
+import { RETRY_AFTER_SECONDS, badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
 import { callerOf } from './alerts.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -89,6 +89,7 @@ export function managementRoutes(deps: Deps): Router {
       ctx.body = 'OK';
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'gtg.database.down');
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
       ctx.status = 503;
       ctx.body = 'FAILED';
     }
@@ -108,6 +109,7 @@ export function managementRoutes(deps: Deps): Router {
       ctx.body = 'OK';
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'healthcheck.failed');
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
       ctx.status = 503;
       ctx.body = 'HEALTH_CHECK_FAILED: Internal Error!';
     }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { SlonikError } from 'slonik';
 import { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import type { WebhookRegistry } from '../../webhooks/index.ts';
@@ -49,7 +50,7 @@ const isResult = (value: unknown): value is WebhookResult => {
 /**
  * Runs a receiver. As in the established server an exception is 400 with its message, except
  * errors that carry their own answer (AppError, ZodError) and database or system failures, which
- * stay 500s so their text never reaches the client.
+ * stay 500s (503 for a database outage, also when wrapped) so their text never reaches the client.
  */
 async function runReceiver(webhook: Webhook, request: WebhookRequest, ctx: WebhookContext) {
   let result: unknown;
@@ -58,6 +59,8 @@ async function runReceiver(webhook: Webhook, request: WebhookRequest, ctx: Webho
   } catch (err) {
     if (!(err instanceof Error) || err instanceof AppError || err instanceof ZodError) throw err;
     if (err instanceof SlonikError || typeof (err as { code?: unknown }).code === 'string') throw err;
+    // A receiver that wrapped a database outage in an error of its own: still a 503, not its text.
+    if (isDatabaseUnavailable(err)) throw err;
     ctx.log.warn({ err }, 'webhook.failed');
     throw badRequest(err.message || `webhook '${webhook.name}' failed`);
   }
