@@ -9,7 +9,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # ---- build: the web UI is a static SvelteKit build, which needs the dev dependencies ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
+# The command-line client is a package of its own in cli/, a dependency by path: npm ci links it.
 COPY package.json package-lock.json ./
+COPY cli/package.json ./cli/
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY shared ./shared
 COPY web ./web
@@ -21,14 +23,16 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 HEARTBEAT_SEVERITY=major
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY cli/package.json ./cli/
 # --omit=optional leaves out embedded PostgreSQL's binaries (60 MB): the image always uses DATABASE_URL.
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=optional --no-audit --no-fund
 COPY shared ./shared
 COPY server ./server
+COPY cli ./cli
 COPY bin ./bin
 COPY deploy/docker-entrypoint.sh ./deploy/docker-entrypoint.sh
 COPY --from=build /src/web/build ./web/build
-RUN ln -s /app/bin/alerta.js /usr/local/bin/alerta
+RUN ln -s /app/cli/alerta.js /usr/local/bin/alerta
 ARG GIT_REVISION=unknown
 ARG BUILD_DATE=unknown
 ENV GIT_REVISION=${GIT_REVISION} BUILD_DATE=${BUILD_DATE}

@@ -15,4 +15,18 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'tests/**'], rules: { 'no-console': 'off' } },
+  {
+    // The command-line client is a package of its own: HTTP, the socket and shared/ only.
+    files: ['cli/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/server/**', '**/web/**'], message: 'cli/ imports only shared/ and its own files' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -21,7 +21,7 @@ heartbeat_alerts() {
   # process tree would not).
   while sleep "$interval" && kill -0 "$server" 2>/dev/null; do
     ALERTA_ENDPOINT="http://127.0.0.1:${PORT:-8080}/api" ALERTA_API_KEY="${ADMIN_KEY:-}" \
-      node "$app/bin/alerta.js" heartbeats --alert --severity "$HEARTBEAT_SEVERITY" >/dev/null ||
+      node "$app/cli/alerta.js" heartbeats --alert --severity "$HEARTBEAT_SEVERITY" >/dev/null ||
       echo "alertwall: heartbeat alerts: the run failed (next in ${interval}s)" >&2
   done
 }

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { until } from '../helpers/live.ts';
 
 /**
- * Runs the `alerta` CLI as a subprocess (`node server/cli/main.ts …`), the way a user or script
+ * Runs the `alerta` CLI as a subprocess (`node cli/main.ts …`), the way a user or script
  * does, with HOME pointed at a temporary directory and an environment of our choosing only.
  */
 
 const root = new URL('../../', import.meta.url).pathname;
-export const MAIN = join(root, 'server/cli/main.ts');
+export const MAIN = join(root, 'cli/main.ts');
 export const BIN = join(root, 'bin/alerta.js');
 
 export interface Result {
@@ -24,7 +24,7 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed; without it stdin is /dev/null. */
   input?: string;
-  /** Run this script instead of server/cli/main.ts (the bin shim). */
+  /** Run this script instead of cli/main.ts (the bin shim). */
   script?: string;
   timeoutMs?: number;
 }

@@ -1,11 +1,11 @@
 /** The CLI's pure parts: the INI reader, option parsing, table styles, the progress bar, redaction. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseArgs, UsageError, type OptionSpec } from '../../server/cli/args.ts';
-import { parseIni, redact, redactSecrets } from '../../server/cli/config.ts';
-import { localTime, renderTable, timedelta, uptimeText } from '../../server/cli/format.ts';
-import { machineFor } from '../../server/cli/netrc.ts';
-import { renderBar } from '../../server/cli/progress.ts';
+import { parseArgs, UsageError, type OptionSpec } from '../../cli/args.ts';
+import { parseIni, redact, redactSecrets } from '../../cli/config.ts';
+import { localTime, renderTable, timedelta, uptimeText } from '../../cli/format.ts';
+import { machineFor } from '../../cli/netrc.ts';
+import { renderBar } from '../../cli/progress.ts';
 
 const test = suite('alerta: pure parts');
 

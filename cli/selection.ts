@@ -1,4 +1,4 @@
-import type { Alert } from '../../shared/alerts.ts';
+import type { Alert } from '../shared/alerts.ts';
 import { splitPair, UsageError, type OptionSpec, type Values } from './args.ts';
 import type { Http } from './http.ts';
 

@@ -1,6 +1,6 @@
 import { fstatSync, readFileSync } from 'node:fs';
-import type { Alert, Note } from '../../../shared/alerts.ts';
-import type { HistoryListEntry } from '../../../shared/queries.ts';
+import type { Alert, Note } from '../../shared/alerts.ts';
+import type { HistoryListEntry } from '../../shared/queries.ts';
 import { keyValues, strings, UsageError } from '../args.ts';
 import { answered, eachReported, listing, readStdin, type Command } from '../context.ts';
 import { localTime } from '../format.ts';

@@ -1,10 +1,10 @@
-import type { LiveAlert } from '../../shared/alerts.ts';
+import type { LiveAlert } from '../shared/alerts.ts';
 import type {
   ClientToServerEvents,
   Position,
   ServerToClientEvents,
   SubscribeAnswer,
-} from '../../shared/events.ts';
+} from '../shared/events.ts';
 import type { Socket } from 'socket.io-client';
 import type { Context } from './context.ts';
 import { AuthError, CliError } from './http.ts';

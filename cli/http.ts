@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { hawkHeader, type HawkCredentials } from '../../shared/hawk.ts';
+import { hawkHeader, type HawkCredentials } from '../shared/hawk.ts';
 import type { Settings } from './config.ts';
 import { redact } from './config.ts';
 

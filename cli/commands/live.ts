@@ -1,4 +1,4 @@
-import type { Alert, LiveAlert } from '../../../shared/alerts.ts';
+import type { Alert, LiveAlert } from '../../shared/alerts.ts';
 import type { Command, Context } from '../context.ts';
 import { localTime, toJsonLine, uptimeText } from '../format.ts';
 import { streamLive } from '../live.ts';

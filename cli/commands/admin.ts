@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
-import type { Blackout } from '../../../shared/blackouts.ts';
-import type { Heartbeat } from '../../../shared/heartbeats.ts';
-import type { ApiKey } from '../../../shared/keys.ts';
-import type { Customer, Permission } from '../../../shared/perms.ts';
-import type { Group, GroupMember, User } from '../../../shared/users.ts';
+import type { Blackout } from '../../shared/blackouts.ts';
+import type { Heartbeat } from '../../shared/heartbeats.ts';
+import type { ApiKey } from '../../shared/keys.ts';
+import type { Customer, Permission } from '../../shared/perms.ts';
+import type { Group, GroupMember, User } from '../../shared/users.ts';
 import { strings, UsageError, type OptionSpec } from '../args.ts';
 import { answered, eachReported, listing, type Command, type Context } from '../context.ts';
 import { localTime, timedelta, type Column } from '../format.ts';

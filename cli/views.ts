@@ -1,4 +1,4 @@
-import type { Alert, LiveAlert } from '../../shared/alerts.ts';
+import type { Alert, LiveAlert } from '../shared/alerts.ts';
 import { localTime, renderTable, severityPainter, type Column } from './format.ts';
 
 /** The alert fields every view reads: a LiveAlert (socket) or a full Alert (HTTP). */

@@ -1,4 +1,4 @@
-import type { BulkTask } from '../../../shared/queries.ts';
+import type { BulkTask } from '../../shared/queries.ts';
 import { keyValues, UsageError, type OptionSpec, type Values } from '../args.ts';
 import type { Command, Context } from '../context.ts';
 import { ApiError, CliError, type Http } from '../http.ts';
@@ -165,7 +165,7 @@ async function countOf(http: Http, sel: Selection): Promise<number> {
 /** Waits for a bulk task, drawing its progress, and gives its result. */
 async function followTask(ctx: Context, id: string, doing: string): Promise<BulkOutcome> {
   // zod loads only when a task is followed: most commands start faster without it.
-  const { BulkTaskSchema } = await import('../../../shared/queries.ts');
+  const { BulkTaskSchema } = await import('../../shared/queries.ts');
   let progress: Progress | null = null;
   for (let wait = 100; ; wait = Math.min(wait * 1.5, 1000)) {
     const answer = await ctx.http.get(`/_bulk/task/${encodeURIComponent(id)}`);

@@ -21,9 +21,9 @@ interface MgmtStatus {
   metrics: Metric[];
 }
 
-/** This client's version: the package's. */
+/** This client's version: its package's (cli/package.json). */
 export function clientVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version?: string;
   };
   return pkg.version ?? 'unknown';
