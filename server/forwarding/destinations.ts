@@ -86,23 +86,45 @@ const show = (v: unknown) => {
   return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
 };
 
+/**
+ * What a value is, without its content: start-up errors are logged, and an entry or a credentials
+ * dict can hold passwords, keys and tokens.
+ */
+const kindOf = (v: unknown) =>
+  Array.isArray(v)
+    ? `a list of ${v.length} item${v.length === 1 ? '' : 's'}`
+    : v === null
+      ? 'None'
+      : isRecord(v)
+        ? 'a dict'
+        : typeof v === 'string'
+          ? 'a string'
+          : `a ${typeof v}`;
+
+/** A URL as given, with any user and password in it replaced by `***`. */
+function withoutUserInfo(url: string): string {
+  return url.replace(/^([a-z][\w+.-]*:\/\/)[^/@]*@/i, '$1***@');
+}
+
 function urlProblem(url: unknown): string | null {
-  if (typeof url !== 'string' || !url.trim()) return `the URL must be a string, got ${show(url)}`;
+  if (typeof url !== 'string' || !url.trim()) return `the URL must be a string, got ${kindOf(url)}`;
+  const shown = withoutUserInfo(url);
   let u: URL;
   try {
     u = new URL(url.trim());
   } catch {
-    return `'${url}' is not a URL; expected one such as http://peer:8080/api`;
+    return `'${shown}' is not a URL; expected one such as http://peer:8080/api`;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `'${url}' must be an http:// or https:// URL`;
-  if (u.search || u.hash) return `'${url}' must not have a query or a fragment`;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return `'${shown}' must be an http:// or https:// URL`;
+  if (u.search || u.hash) return `'${shown}' must not have a query or a fragment`;
   if (u.username || u.password)
-    return `'${url}' must not carry credentials; give them in the credentials dict`;
+    return `'${shown}' must not carry credentials; give them in the credentials dict`;
   return null;
 }
 
 function credentialProblems(c: unknown): string[] {
-  if (!isRecord(c)) return [`credentials must be a dict (${SCHEMES}), got ${show(c)}`];
+  if (!isRecord(c)) return [`credentials must be a dict (${SCHEMES}), got ${kindOf(c)}`];
   const problems: string[] = [];
   for (const k of Object.keys(c)) {
     if (!CREDENTIAL_KEYS.has(k)) {
@@ -158,13 +180,13 @@ function filterProblems(f: unknown): string[] {
 
 /** Every problem with a FWD_DESTINATIONS value, each naming the entry; [] when it is usable. */
 export function destinationProblems(value: unknown): string[] {
-  if (!Array.isArray(value)) return [`expected a list of (url, credentials, filter), got ${show(value)}`];
+  if (!Array.isArray(value)) return [`expected a list of (url, credentials, filter), got ${kindOf(value)}`];
   const problems: string[] = [];
   const seen = new Set<string>();
   value.forEach((entry, i) => {
     const where = `entry ${i + 1}`;
     if (!Array.isArray(entry) || entry.length !== 3) {
-      problems.push(`${where}: expected (url, credentials, filter), got ${show(entry)}`);
+      problems.push(`${where}: expected (url, credentials, filter), got ${kindOf(entry)}`);
       return;
     }
     const [url, credentials, filter] = entry as unknown[];

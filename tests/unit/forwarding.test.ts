@@ -92,6 +92,31 @@ settings('every problem is named with its entry', () => {
   }
 });
 
+settings(
+  'problems never repeat a credential: entries and dicts are described, URLs lose user and password',
+  () => {
+    const secret = 'hunter2-top-secret';
+    const values: unknown[] = [
+      { url: 'http://a', token: secret },
+      [['http://a', { token: secret }]],
+      [['http://a', [secret], ['*']]],
+      [[`http://admin:${secret}@peer/api`, {}, ['*']]],
+      [[`http://admin:${secret}@peer/api?x=1`, {}, ['*']]],
+      [[`ftp://admin:${secret}@peer/api`, {}, ['*']]],
+    ];
+    for (const value of values) {
+      const problems = destinationProblems(value);
+      assert.ok(problems.length > 0, JSON.stringify(value));
+      assert.not.ok(problems.join('\n').includes(secret), problems.join('\n'));
+    }
+    assert.ok(
+      destinationProblems([[`http://admin:${secret}@peer/api`, {}, ['*']]]).some((p) =>
+        p.includes("'http://***@peer/api' must not carry credentials"),
+      ),
+    );
+  },
+);
+
 settings('loadConfig reports each problem under FWD_DESTINATIONS, from the environment or a file', () => {
   const problems = problemsOf({
     BASE_URL: 'http://me/api',
