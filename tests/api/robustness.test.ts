@@ -20,6 +20,21 @@ const SEED = Number(process.env.ROBUSTNESS_SEED ?? 20261125);
 const COUNT = Number(process.env.ROBUSTNESS_COUNT ?? 1500);
 const ADMIN_KEY = 'robustness-admin-key-000000000000000000';
 
+/** The tables FINGERPRINT hashes, in its order. */
+const TABLES = [
+  'alerts',
+  'alert_history',
+  'notes',
+  'blackouts',
+  'heartbeats',
+  'keys',
+  'users',
+  'groups',
+  'group_users',
+  'perms',
+  'customers',
+];
+
 /**
  * Every table's rows as one hash, leaving out what authenticating itself changes (a key's use
  * count and last use, a user's last login).
@@ -54,7 +69,13 @@ function send(
   r: BadRequest,
 ): Promise<{ status: number; contentType: string; location: string; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${r.path}`, { method: r.method, headers: r.headers }, (res) => {
+    // Content-Length always: node:http frames no body of its own on GET or DELETE, and unframed
+    // bytes would reach the server as a second, malformed request.
+    const headers =
+      r.body === undefined
+        ? r.headers
+        : { ...r.headers, 'Content-Length': String(Buffer.byteLength(r.body)) };
+    const req = request(`${base}${r.path}`, { method: r.method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -207,8 +228,11 @@ async function replay(ctx: AppContext, auth: Record<string, string>, seed: numbe
       if (problem) failures.push({ request: describe(r), status, problem });
       // An accepted bulk task runs after the answer: let it finish before the next comparison.
       if (task) await settle(ctx, r.headers, task);
-      if (status >= 400 && mayWrite(r) && (await fingerprint(db)) !== before) {
-        failures.push({ request: describe(r), status, problem: 'refused, but the database changed' });
+      const after = status >= 400 && mayWrite(r) ? await fingerprint(db) : before;
+      if (after !== before) {
+        const [was, now] = [before.split('|'), after.split('|')];
+        const changed = TABLES.filter((_, i) => was[i] !== now[i]).join(', ');
+        failures.push({ request: describe(r), status, problem: `refused, but ${changed} changed` });
       }
     }
   } finally {
