@@ -1,0 +1,116 @@
+import type { Deps } from '../deps.ts';
+import * as store from '../db/notifications.ts';
+import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
+import type { AlertRecord } from '../domain/alert-types.ts';
+import { KeyedBatcher } from '../domain/keyed-batcher.ts';
+import { notificationMetrics, type NotificationMetrics } from './metrics.ts';
+import { Routing } from './routing.ts';
+import { Scheduler } from './schedule.ts';
+import { Worker } from './worker.ts';
+
+/** The alert as messages tell it, from a stored record. */
+export function notifiedAlert(a: AlertRecord): NotifiedAlert {
+  return {
+    id: a.id,
+    resource: a.resource,
+    event: a.event,
+    environment: a.environment,
+    severity: a.severity,
+    status: a.status,
+    service: a.service,
+    group: a.group,
+    value: a.value,
+    text: a.text,
+    tags: a.tags,
+    attributes: a.attributes,
+    origin: a.origin,
+    type: a.type,
+    customer: a.customer,
+    duplicateCount: a.duplicateCount,
+    createTime: a.createTime,
+    lastReceiveTime: a.lastReceiveTime,
+  };
+}
+
+/** Notifications on one instance: the routing copy, the trigger writer, the scheduler and the delivery worker. */
+export class Engine {
+  readonly routing: Routing;
+  readonly metrics: NotificationMetrics;
+  readonly worker: Worker;
+  readonly scheduler: Scheduler;
+  private readonly deps: Deps;
+  /** Triggers of concurrent receipts are written together: one statement per round, not per alert. */
+  private readonly fires: KeyedBatcher<Trigger[], null>;
+
+  constructor(deps: Deps, routing: Routing) {
+    this.deps = deps;
+    this.routing = routing;
+    this.metrics = notificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
+    this.worker = new Worker(deps, routing, this.metrics);
+    this.scheduler = new Scheduler(deps, routing, (id) => this.worker.kick(id));
+    this.fires = new KeyedBatcher(async (batches) => {
+      await this.write(batches.flat());
+      return batches.map(() => null);
+    });
+  }
+
+  /**
+   * A stored alert changed in a way people may need to hear about (new, severity or status
+   * changed). Open alerts go through the rules in memory — nothing touches the database unless a
+   * rule matches; acked or closed ones go to the scheduler, which knows what was said about them.
+   */
+  async alertChanged(record: AlertRecord, cls: 'open' | 'ack' | 'closed' | 'quiet'): Promise<void> {
+    if (cls === 'ack' || cls === 'closed') return this.scheduler.changed(record.id);
+    if (cls !== 'open' || this.routing.isIdle) return;
+    const triggers = this.routing.triggersFor(notifiedAlert(record));
+    if (triggers.length) await this.fires.submit('fire', triggers);
+  }
+
+  private async write(triggers: Trigger[]): Promise<void> {
+    // One row per rule and alert in a statement: the newest change of an alert wins.
+    const latest = new Map(triggers.map((t) => [`${t.ruleId} ${t.alert.id}`, t]));
+    try {
+      await store.fire(this.deps.db, [...latest.values()]);
+    } catch (err) {
+      for (const t of latest.values()) {
+        for (const target of t.targets) {
+          const type = this.routing.receivers.get(target.receiverId)?.type ?? 'unknown';
+          this.metrics.sent.inc({ receiver_type: type, outcome: 'lost' });
+        }
+      }
+      this.deps.log.error({ err, alerts: latest.size }, 'notify.lost: could not queue notifications');
+      return;
+    }
+    // Rows due at once (no group wait) go now; the rest are found by the worker's poll when due.
+    for (const t of latest.values())
+      for (const target of t.targets) if (target.waitMs === 0) this.worker.kick(target.receiverId);
+  }
+
+  async stop(): Promise<void> {
+    this.routing.stop();
+    await this.scheduler.stop();
+    await this.worker.stop();
+  }
+}
+
+const running = new WeakMap<Deps, Engine>();
+
+/** This instance's notifications, once started. */
+export const engineOf = (deps: Deps): Engine | undefined => running.get(deps);
+
+/** Loads receivers and rules (refusing bad settings-made ones) and starts delivery and the scheduler. */
+export async function startNotifications(deps: Deps): Promise<{ stop(): Promise<void> }> {
+  const routing = new Routing(deps);
+  await routing.load();
+  routing.start();
+  const engine = new Engine(deps, routing);
+  running.set(deps, engine);
+  engine.worker.kick();
+  engine.scheduler.kick();
+  return {
+    stop: async () => {
+      running.delete(deps);
+      await engine.stop();
+    },
+  };
+}
