@@ -35,29 +35,31 @@ export class Routing {
     this.listeners.push(fn);
   }
 
-  /** Reads everything again (one transaction, so receivers and rules agree). */
+  /**
+   * Reads everything again (one transaction, so receivers and rules agree). Loads run one after
+   * another and each reads afresh, so a caller that just wrote sees its write.
+   */
   load(): Promise<void> {
-    this.loading ??= (async () => {
-      try {
-        const { version, receivers, rules } = await this.deps.db.transaction(async (tx) => ({
-          version: await store.readVersion(tx),
-          receivers: await store.listReceivers(tx),
-          rules: await store.listRules(tx),
-        }));
-        const all = [...this.fromSettings.receivers, ...receivers];
-        const defs = [...(this.fromSettings.rule ? [this.fromSettings.rule] : []), ...rules].sort(byPriority);
-        const rank = (s: string) => this.deps.model.severityRank(s);
-        this.receivers = new Map(all.map((r) => [r.id, r]));
-        this.byName = new Map(all.map((r) => [r.name, r]));
-        this.rules = defs.map((d) => compileRule(d, rank));
-        this.rulesById = new Map(defs.map((d) => [d.id, d]));
-        this.version = version;
-      } finally {
-        this.loading = null;
-      }
-      for (const fn of this.listeners) fn();
-    })();
-    return this.loading;
+    const next = (this.loading ?? Promise.resolve()).catch(() => {}).then(() => this.read());
+    this.loading = next;
+    return next;
+  }
+
+  private async read(): Promise<void> {
+    const { version, receivers, rules } = await this.deps.db.transaction(async (tx) => ({
+      version: await store.readVersion(tx),
+      receivers: await store.listReceivers(tx),
+      rules: await store.listRules(tx),
+    }));
+    const all = [...this.fromSettings.receivers, ...receivers];
+    const defs = [...(this.fromSettings.rule ? [this.fromSettings.rule] : []), ...rules].sort(byPriority);
+    const rank = (s: string) => this.deps.model.severityRank(s);
+    this.receivers = new Map(all.map((r) => [r.id, r]));
+    this.byName = new Map(all.map((r) => [r.name, r]));
+    this.rules = defs.map((d) => compileRule(d, rank));
+    this.rulesById = new Map(defs.map((d) => [d.id, d]));
+    this.version = version;
+    for (const fn of this.listeners) fn();
   }
 
   /** Reloads when another instance changed something. */
