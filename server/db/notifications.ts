@@ -500,9 +500,10 @@ export async function deleteState(db: CommonQueryMethods, ruleId: string, alertI
 // ---- history --------------------------------------------------------------------------------
 
 /**
- * One history entry per alert (type `notification`), with the alert's status at the moment of
- * writing so the state machine's view of "the previous status" is not disturbed, and history kept
- * to `limit` entries. Alerts deleted meanwhile get nothing.
+ * One history entry per alert (type `notification`). Its status is null: a delivery changes no
+ * status, so "who set the current status" and "the status before the ack" look past it (and the
+ * receive path's state machine skips the type). History is kept to `limit` entries; alerts
+ * deleted meanwhile get nothing.
  */
 export async function addHistory(
   db: DatabasePool,
@@ -520,7 +521,7 @@ export async function addHistory(
         WHERE h.n >= ${limit})
     )
     INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
-    SELECT a.id, e.id, a.event, a.severity, a.status, a.value, e.text, 'notification', now()
+    SELECT a.id, e.id, a.event, a.severity, NULL, a.value, e.text, 'notification', now()
     FROM unnest(${texts(ids)}, ${texts(entries.map((e) => e.id))}, ${texts(entries.map((e) => e.text))})
       AS e(alert_id, id, text)
     JOIN alerts a ON a.id = e.alert_id`);
