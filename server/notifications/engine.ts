@@ -2,7 +2,6 @@ import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
-import { KeyedBatcher } from '../domain/keyed-batcher.ts';
 import { notificationMetrics, type NotificationMetrics } from './metrics.ts';
 import { Routing } from './routing.ts';
 import { Scheduler } from './schedule.ts';
@@ -32,6 +31,12 @@ export function notifiedAlert(a: AlertRecord): NotifiedAlert {
   };
 }
 
+/**
+ * Triggers wait this long in memory to be written together: at saturation one statement carries a
+ * few dozen alerts instead of one, and receipts never wait for it.
+ */
+const FLUSH_MS = 25;
+
 /** Notifications on one instance: the routing copy, the trigger writer, the scheduler and the delivery worker. */
 export class Engine {
   readonly routing: Routing;
@@ -39,8 +44,10 @@ export class Engine {
   readonly worker: Worker;
   readonly scheduler: Scheduler;
   private readonly deps: Deps;
-  /** Triggers of concurrent receipts are written together: one statement per round, not per alert. */
-  private readonly fires: KeyedBatcher<Trigger[], null>;
+  private buffer: Trigger[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  /** The write in progress: writes run one after another, so an alert's changes keep their order. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(deps: Deps, routing: Routing) {
     this.deps = deps;
@@ -48,22 +55,33 @@ export class Engine {
     this.metrics = notificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
     this.worker = new Worker(deps, routing, this.metrics);
     this.scheduler = new Scheduler(deps, routing, (id) => this.worker.kick(id));
-    this.fires = new KeyedBatcher(async (batches) => {
-      await this.write(batches.flat());
-      return batches.map(() => null);
-    });
   }
 
   /**
    * A stored alert changed in a way people may need to hear about (new, severity or status
    * changed). Open alerts go through the rules in memory — nothing touches the database unless a
-   * rule matches; acked or closed ones go to the scheduler, which knows what was said about them.
+   * rule matches, and then not on the receipt's time: triggers are written FLUSH_MS later, together.
+   * Acked or closed alerts go to the scheduler, which knows what was said about them.
    */
-  async alertChanged(record: AlertRecord, cls: 'open' | 'ack' | 'closed' | 'quiet'): Promise<void> {
+  alertChanged(record: AlertRecord, cls: 'open' | 'ack' | 'closed' | 'quiet'): void {
+    // Without rules there is nothing routed, and nothing remembered to ack or resolve.
+    if (this.routing.isIdle) return;
     if (cls === 'ack' || cls === 'closed') return this.scheduler.changed(record.id);
-    if (cls !== 'open' || this.routing.isIdle) return;
+    if (cls !== 'open') return;
     const triggers = this.routing.triggersFor(notifiedAlert(record));
-    if (triggers.length) await this.fires.submit('fire', triggers);
+    if (!triggers.length) return;
+    this.buffer.push(...triggers);
+    this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** Writes what is buffered (after any write in progress). */
+  flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.buffer;
+    this.buffer = [];
+    this.writing = this.writing.then(() => (batch.length ? this.write(batch) : undefined));
+    return this.writing;
   }
 
   private async write(triggers: Trigger[]): Promise<void> {
@@ -87,6 +105,7 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
+    await this.flush();
     this.routing.stop();
     await this.scheduler.stop();
     await this.worker.stop();

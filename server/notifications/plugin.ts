@@ -9,16 +9,17 @@ import { statusClass } from './rules.ts';
  */
 export const notificationsPlugin: PluginFactory = () => ({
   name: 'notifications',
-  async postReceive(alert, ctx) {
+  postReceive(alert, ctx) {
     const engine = engineOf(ctx.deps);
     if (!engine) return;
     // A duplicate that changed neither severity nor status (updateTime moves only with the
     // status) is nothing people need to hear again: no work at all on the busiest path.
     if (alert.repeat && alert.updateTime !== alert.lastReceiveTime) return;
-    await engine.alertChanged(alert, statusClass(alert.status));
+    engine.alertChanged(alert, statusClass(alert.status));
   },
   postAction(alert, _action, _text, _timeout, ctx) {
-    engineOf(ctx.deps)?.scheduler.changed(alert.id);
+    const engine = engineOf(ctx.deps);
+    if (engine && !engine.routing.isIdle) engine.scheduler.changed(alert.id);
   },
 });
 
