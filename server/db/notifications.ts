@@ -264,7 +264,7 @@ export async function fire(db: CommonQueryMethods, triggers: readonly Trigger[])
     ),
     q AS (
       INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)
-      SELECT t."receiverId", i.rule_id, i.alert_id, 'trigger', i.alert,
+      SELECT t."receiverId", i.rule_id, i.alert_id, 'trigger', NULL,
         now() + t."waitMs" * interval '1 millisecond'
       FROM input i JOIN s USING (rule_id, alert_id)
         CROSS JOIN LATERAL jsonb_to_recordset(i.targets) AS t("receiverId" text, "waitMs" int8)
@@ -304,7 +304,7 @@ const QueuedRowSchema = z.object({
   ruleId: z.string(),
   alertId: z.string(),
   kind: z.enum(['trigger', 'repeat', 'escalate', 'ack', 'resolve']),
-  alert: NotifiedAlertSchema,
+  alert: NotifiedAlertSchema.nullable(),
   attempts: z.number(),
 });
 export type QueuedRow = z.infer<typeof QueuedRowSchema>;

@@ -154,7 +154,11 @@ class ReceiverLoop {
     const isBlackedOut = await blackoutsNow(deps);
     for (const [alertId, group] of byAlert) {
       const last = group.at(-1)!;
-      const alert = current.get(alertId) ?? last.alert;
+      const alert = current.get(alertId) ?? group.findLast((r) => r.alert)?.alert;
+      if (!alert) {
+        dropped.push(...group.map((r) => r.id));
+        continue;
+      }
       let keep = receiver.enabled && wants(receiver, last.kind);
       if (keep && !isAlarm(last.kind) && group.some((r) => r.kind === 'trigger')) keep = false;
       if (keep && isAlarm(last.kind)) {

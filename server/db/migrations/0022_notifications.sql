@@ -66,7 +66,9 @@ CREATE TABLE notification_queue (
   rule_id     text NOT NULL,
   alert_id    text NOT NULL,
   kind        text NOT NULL CHECK (kind IN ('trigger', 'repeat', 'escalate', 'ack', 'resolve')),
-  alert       jsonb NOT NULL,
+  -- A copy of the alert for acks and resolves (which may outlive it); null for triggers, which are
+  -- told from the alert as it is when sent (and dropped if it is gone).
+  alert       jsonb,
   due_at      timestamptz NOT NULL,
   attempts    integer NOT NULL DEFAULT 0,
   owner       text,
