@@ -12,6 +12,7 @@ import { adminCommands } from './commands/admin.ts';
 import { alertCommands } from './commands/alerts.ts';
 import { bulkCommands } from './commands/bulk.ts';
 import { liveCommands } from './commands/live.ts';
+import { notificationCommands } from './commands/notifications.ts';
 import { serverCommands } from './commands/server.ts';
 import { sessionCommands } from './commands/session.ts';
 
@@ -51,6 +52,7 @@ const COMMANDS: Command[] = [
   ...liveCommands,
   ...bulkCommands,
   ...adminCommands,
+  ...notificationCommands,
   ...sessionCommands,
   ...serverCommands,
 ];

@@ -20,6 +20,7 @@ import { configRoutes } from './http/routes/config.ts';
 import { heartbeatRoutes } from './http/routes/heartbeats.ts';
 import { keyRoutes } from './http/routes/keys.ts';
 import { managementRoutes } from './http/routes/management.ts';
+import { notificationRoutes } from './http/routes/notifications.ts';
 import { permissionRoutes } from './http/routes/permissions.ts';
 import { searchRoutes } from './http/routes/search.ts';
 import { usersRoutes } from './http/routes/users.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
     usersRoutes(deps),
     keyRoutes(deps),
     permissionRoutes(deps),
+    notificationRoutes(deps),
     webhookRoutes(deps, options.webhooks ?? builtinWebhooks()),
   ])
     api.use(routes.routes());

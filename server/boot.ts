@@ -9,6 +9,8 @@ import { createHub, type Hub } from './realtime/hub.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
 import { startForwarding } from './forwarding/worker.ts';
+import { startNotifications } from './notifications/engine.ts';
+import { notificationsPlugin } from './notifications/plugin.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -63,6 +65,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bulk: { stop(): Promise<void> } | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
   let forwarding: { stop(): Promise<void> } | null = null;
+  let notifications: { stop(): Promise<void> } | null = null;
   let keyUsage: { stop(): Promise<void> } | null = null;
   let hub: Hub | null = null;
   // Settings the established server accepts but that are unsafe: start anyway, and say so loudly.
@@ -113,12 +116,14 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       model,
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
     };
-    deps.plugins = createPipeline(plugins, deps);
+    // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
+    deps.plugins = createPipeline([...plugins, await notificationsPlugin({ config, log })], deps);
     await bootstrapAccess(deps);
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);
     forwarding = await startForwarding(deps);
+    notifications = await startNotifications(deps);
     const app = createApp(deps, { webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
@@ -152,6 +157,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         await stopped;
         clearTimeout(timer);
         await forwarding?.stop();
+        await notifications?.stop();
         await housekeeping?.stop();
         await bulk?.stop();
         await keyUsage?.stop();
@@ -164,6 +170,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   } catch (err) {
     await hub?.close().catch(() => {});
     await forwarding?.stop().catch(() => {});
+    await notifications?.stop().catch(() => {});
     await housekeeping?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
     await keyUsage?.stop().catch(() => {});

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
 import { DestinationsSettingSchema, isForwardingOn, serverName } from './forwarding/destinations.ts';
 import { isSecretName } from './secrets.ts';
+import { NOTIFICATION_SETTINGS } from './notifications/settings.ts';
 
 /**
  * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
@@ -344,6 +345,8 @@ export const SETTINGS = {
   // ours: webhooks (docs/webhooks.md)
   CUSTOM_WEBHOOKS: list([]),
   TELEGRAM_API_URL: str('https://api.telegram.org'),
+  // ours and alerta-contrib's: notifications (docs/notifications.md)
+  ...NOTIFICATION_SETTINGS,
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

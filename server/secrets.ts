@@ -47,7 +47,12 @@ const ABOUT_A_SECRET = new Set([
   'METHODS',
 ]);
 /** Settings that carry credentials inside a structure under a harmless name. */
-const HOLDS_CREDENTIALS = new Set(['FWD_DESTINATIONS']);
+const HOLDS_CREDENTIALS = new Set([
+  'FWD_DESTINATIONS',
+  // Incoming-webhook URLs carry their token in the path (docs/notifications.md).
+  'SLACK_WEBHOOK_URL',
+  'MS_TEAMS_WEBHOOK_URL',
+]);
 
 /** The words of a name: split at `_`, `-`, `.`, spaces and lower→upper case changes. */
 const wordsOf = (name: string) =>

@@ -6,17 +6,26 @@
  *   (c) every request a new resource (the insert path)
  *   (d) ten events on each of 1,000 resources (receipts of one resource with different events)
  * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward [dead|live]] [--inline S]
+ *        [--rules N]
  *   --forward, --forward dead: the forwarder plugin with one destination where nothing listens
  *   (issue #10: a dead destination must not slow intake; every receipt is queued for it).
  *   --forward live: one destination that answers 200 at once, a stub in a process of its own, so
  *   receipts are delivered inline (issue #17).
  *   --inline S: FWD_INLINE_TIMEOUT, seconds (the server's default otherwise; 0 queues only).
+ *   --rules N: N notification rules (issue #22): N - 1 that match none of the benchmark's alerts
+ *   and, last, one that matches every one of them, for a webhook receiver served by this process
+ *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
+ * Each scenario also reports the CPU the server and its PostgreSQL backends used per 1,000 requests.
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import pg from 'pg';
+import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -54,7 +63,24 @@ const same = JSON.stringify({
   event: 'node_down',
 });
 
+/** CPU seconds a process has used (Linux /proc; clock ticks of 10 ms). */
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU the server and its PostgreSQL backends have used so far, in ms. Throughput on a shared,
+ * busy machine swings with what else runs; the CPU spent per request does much less.
+ */
+let cpuNow = async () => 0;
+
 async function run(title: string, url: string, opts: Partial<autocannon.Options>) {
+  const cpuBefore = await cpuNow();
   const result = await autocannon({
     url,
     method: 'POST',
@@ -71,6 +97,7 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     total: result.requests.total,
+    'cpu ms/1k': Math.round(((await cpuNow()) - cpuBefore) / (result.requests.total / 1000)),
   };
   console.log(JSON.stringify(row));
   return row;
@@ -92,6 +119,59 @@ const server = await startServerProcess({
     : {}),
 });
 const url = `${server.url.replace(/\/$/, '')}/api/alert`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+cpuNow = async () => {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    db.name,
+  ]);
+  return 1000 * (cpuOf(server.child.pid!) + rows.reduce((sum, r) => sum + cpuOf(r.pid), 0));
+};
+const rules = arg('rules', 0);
+// The receiver: answers at once and counts what it got.
+let delivered = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    delivered++;
+    res.end('{}');
+  });
+});
+if (rules > 0) {
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', () => ok()));
+  const api = url.replace(/\/alert$/, '');
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${api}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  };
+  const port = (receiver.address() as AddressInfo).port;
+  await post('/notifications/receivers', {
+    name: 'bench',
+    type: 'webhook',
+    settings: { url: `http://127.0.0.1:${port}/hook` },
+  });
+  for (let k = 1; k < rules; k++) {
+    await post('/notifications/rules', {
+      name: `miss-${k}`,
+      environment: `Staging|Dev-${k}`,
+      event: `(disk|cpu)_${k}.*`,
+      minSeverity: 'major',
+      tags: [`team=${k}`],
+      receivers: ['bench'],
+    });
+  }
+  await post('/notifications/rules', {
+    name: 'every-production-alert',
+    environment: 'Prod.*',
+    service: 'net.*',
+    receivers: ['bench'],
+    groupWait: 10,
+  });
+}
 try {
   await run('warm-up', url, { body: same, duration: 2 });
   const a = await run('(a) same alert repeatedly', url, { body: same });
@@ -136,11 +216,13 @@ try {
   const d = await run('(d) 10 events on each of 1,000 resources', url, {
     requests: [{ setupRequest: (req) => ({ ...req, body: events[j++ % events.length] }) }],
   });
-  console.log('\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of [a, b, c, d])
     console.log(
-      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} |`,
+      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} |`,
     );
   if (forward) {
     const status = (await (await fetch(`${server.url.replace(/\/$/, '')}/api/management/status`)).json()) as {
@@ -152,8 +234,15 @@ try {
         `still queued ${String(d.queued)}`,
     );
   }
+  if (rules > 0) {
+    // The last groups come due 10 s after their first alert: give delivery a moment.
+    await new Promise((r) => setTimeout(r, 12_000));
+    console.log(`\n${rules} rules; webhook requests received: ${delivered}`);
+  }
 } finally {
   stub?.stop();
+  await admin.end();
+  receiver.close();
   await server.stop();
   await dropTestDatabase(db.name);
 }

@@ -29,6 +29,9 @@ export const BUILTIN_SCOPES = [
   'read:management',
   'admin:management',
   'read:userinfo',
+  // ours: notification receivers and rules (docs/notifications.md)
+  'read:notifications',
+  'admin:notifications',
 ] as const;
 
 export const CUSTOM_SCOPE = /^(admin|write|read|delete):\w+(\.\w+)?$/;

@@ -42,9 +42,13 @@ export const columns = sql.fragment`
   a.last_receive_id AS "lastReceiveId", a.last_receive_time AS "lastReceiveTime",
   a.update_time AS "updateTime"`;
 
-/** Statuses of the two newest history entries (S and P of the state machine), newest first. */
+/**
+ * Statuses of the two newest history entries (S and P of the state machine), newest first; entries
+ * recording a notification's delivery (docs/notifications.md) change no status and do not count.
+ */
 const recentStatuses = sql.fragment`
-  ARRAY(SELECT h.status FROM alert_history h WHERE h.alert_id = a.id ORDER BY h.seq DESC LIMIT 2) AS "recentStatuses"`;
+  ARRAY(SELECT h.status FROM alert_history h WHERE h.alert_id = a.id AND h.type <> 'notification'
+    ORDER BY h.seq DESC LIMIT 2) AS "recentStatuses"`;
 
 const CandidateRowSchema = AlertRowSchema.extend({
   recentStatuses: z.array(z.string().nullable()),

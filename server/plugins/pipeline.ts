@@ -13,6 +13,7 @@ import escalate from './escalate.ts';
 import forwarder from './forwarder.ts';
 import heartbeat from './heartbeat.ts';
 import normalise from './normalise.ts';
+import { settingsPlugins } from '../notifications/plugin.ts';
 import reject from './reject.ts';
 import remoteIp from './remote-ip.ts';
 import timeout from './timeout.ts';
@@ -39,6 +40,8 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, PluginFactory>> = Object.f
   normalise,
   enhance,
   forwarder,
+  // The established notification plugins: receivers made from their settings (docs/notifications.md).
+  ...settingsPlugins,
 });
 
 /** A PLUGINS entry naming a module rather than a built-in. */

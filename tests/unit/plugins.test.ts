@@ -763,7 +763,7 @@ loading('built-ins load by name, in PLUGINS order', async () => {
 
 loading('unknown names are logged and skipped; the forwarder loads quietly', async () => {
   const log = recordingLog();
-  const plugins = await loadPlugins(settings({ PLUGINS: 'remote_ip,slack,forwarder' }), log);
+  const plugins = await loadPlugins(settings({ PLUGINS: 'remote_ip,geoip,forwarder' }), log);
   assert.equal(
     plugins.map((p) => p.name),
     ['remote_ip', 'forwarder'],
@@ -771,7 +771,7 @@ loading('unknown names are logged and skipped; the forwarder loads quietly', asy
   const warned = log.lines.filter((l) => l.level === 'warn');
   assert.equal(
     warned.map((l) => l.data),
-    [{ plugin: 'slack' }],
+    [{ plugin: 'geoip' }],
   );
   assert.is(log.lines.filter((l) => l.level === 'debug' && l.data.plugin === 'forwarder').length, 1);
 });

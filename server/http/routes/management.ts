@@ -10,6 +10,7 @@ import type { Deps } from '../../deps.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
+import { notificationStatus } from '../../notifications/status.ts';
 import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
 import { RETRY_AFTER_SECONDS, badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
@@ -154,6 +155,7 @@ export function managementRoutes(deps: Deps): Router {
     await countAlerts();
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
+    const notifications = await notificationStatus(deps);
     const now = Date.now();
     const auth = ctx.state.auth as Auth;
     const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
@@ -165,6 +167,7 @@ export function managementRoutes(deps: Deps): Router {
       metrics: [
         ...(await deps.metrics.app.snapshot()),
         ...forwarding.metrics,
+        ...notifications.metrics,
         ...switches.map((s) => ({
           group: 'switch',
           name: s.name,
@@ -175,6 +178,7 @@ export function managementRoutes(deps: Deps): Router {
         })),
       ],
       forwarding: forwarding.forwarding,
+      notifications: notifications.notifications,
       // Which settings are unsafe is for administrators only (docs/management.md).
       ...(isAdmin ? { warnings: config.warnings } : {}),
     };

@@ -1,0 +1,528 @@
+import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { EscalationSchema, ReceiverTypeSchema } from '../../shared/notifications.ts';
+import type { ReceiverDef } from '../notifications/receivers.ts';
+import type { RuleDef } from '../notifications/rules.ts';
+
+const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
+const json = (value: unknown) => sql.jsonb(value as never);
+
+// ---- receivers and rules --------------------------------------------------------------------
+
+const ReceiverRowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: ReceiverTypeSchema,
+  enabled: z.boolean(),
+  rateLimit: z.number().nullable(),
+  sendResolved: z.boolean(),
+  settings: z.record(z.string(), z.unknown()),
+  createTime: z.number(),
+  updateTime: z.number(),
+});
+const receiverColumns = sql.fragment`id::text, name, type, enabled, rate_limit AS "rateLimit",
+  send_resolved AS "sendResolved", settings, create_time AS "createTime", update_time AS "updateTime"`;
+
+export type ReceiverWrite = Omit<ReceiverDef, 'source' | 'createTime' | 'updateTime'>;
+
+export async function listReceivers(db: CommonQueryMethods): Promise<ReceiverDef[]> {
+  const rows = await db.any(sql.type(ReceiverRowSchema)`
+    SELECT ${receiverColumns} FROM notification_receivers ORDER BY name`);
+  return rows.map((r) => ({ ...r, source: 'api' as const }));
+}
+
+export async function insertReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO notification_receivers (id, name, type, enabled, rate_limit, send_resolved, settings)
+    VALUES (${r.id}, ${r.name}, ${r.type}, ${r.enabled}, ${r.rateLimit}, ${r.sendResolved}, ${json(r.settings)})`);
+}
+
+export async function updateReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_receivers SET name = ${r.name}, enabled = ${r.enabled}, rate_limit = ${r.rateLimit},
+      send_resolved = ${r.sendResolved}, settings = ${json(r.settings)}, update_time = now()
+    WHERE id = ${r.id}`);
+}
+
+/** Deletes a receiver and whatever is still queued for it. */
+export async function deleteReceiver(db: CommonQueryMethods, id: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notification_queue WHERE receiver_id = ${id}`);
+  await db.query(sql.unsafe`DELETE FROM notification_receivers WHERE id = ${id}`);
+}
+
+/** A receiver's new name, in every rule that names it (receivers and escalations). */
+export async function renameInRules(db: CommonQueryMethods, from: string, to: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_rules SET receivers = array_replace(receivers, ${from}, ${to}),
+      escalations = COALESCE((
+        SELECT jsonb_agg(jsonb_set(e, '{receivers}', (
+          SELECT COALESCE(jsonb_agg(CASE WHEN r = ${from} THEN ${to} ELSE r END), '[]')
+          FROM jsonb_array_elements_text(e->'receivers') AS r)))
+        FROM jsonb_array_elements(escalations) AS e), '[]'),
+      update_time = now()
+    WHERE ${from} = ANY(receivers) OR escalations::text LIKE ${`%${JSON.stringify(from)}%`}`);
+}
+
+const MatchSchema = z.object({
+  environment: z.string().nullish(),
+  severity: z.array(z.string()).nullish(),
+  minSeverity: z.string().nullish(),
+  service: z.string().nullish(),
+  group: z.string().nullish(),
+  event: z.string().nullish(),
+  resource: z.string().nullish(),
+  tags: z.array(z.string()).nullish(),
+  customer: z.string().nullish(),
+});
+const RuleRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    priority: z.number(),
+    enabled: z.boolean(),
+    match: MatchSchema,
+    receivers: z.array(z.string()),
+    continue: z.boolean(),
+    groupWait: z.number(),
+    repeatInterval: z.number(),
+    escalations: z.array(EscalationSchema),
+    createTime: z.number(),
+    updateTime: z.number(),
+  })
+  .transform(({ match: m, ...r }): RuleDef => ({
+    ...r,
+    environment: m.environment ?? null,
+    severity: m.severity ?? [],
+    minSeverity: m.minSeverity ?? null,
+    service: m.service ?? null,
+    group: m.group ?? null,
+    event: m.event ?? null,
+    resource: m.resource ?? null,
+    tags: m.tags ?? [],
+    customer: m.customer ?? null,
+    source: 'api',
+  }));
+const ruleColumns = sql.fragment`id::text, name, priority, enabled, match, receivers, continue,
+  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations,
+  create_time AS "createTime", update_time AS "updateTime"`;
+
+export type RuleWrite = Omit<RuleDef, 'source' | 'createTime' | 'updateTime'>;
+
+const matchOf = (r: RuleWrite) =>
+  json({
+    environment: r.environment,
+    severity: r.severity,
+    minSeverity: r.minSeverity,
+    service: r.service,
+    group: r.group,
+    event: r.event,
+    resource: r.resource,
+    tags: r.tags,
+    customer: r.customer,
+  });
+
+export function listRules(db: CommonQueryMethods): Promise<readonly RuleDef[]> {
+  return db.any(sql.type(RuleRowSchema)`
+    SELECT ${ruleColumns} FROM notification_rules ORDER BY priority, name`);
+}
+
+export async function insertRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO notification_rules (id, name, priority, enabled, match, receivers, continue, group_wait,
+      repeat_interval, escalations)
+    VALUES (${r.id}, ${r.name}, ${r.priority}, ${r.enabled}, ${matchOf(r)}, ${texts(r.receivers)},
+      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)})`);
+}
+
+export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_rules SET name = ${r.name}, priority = ${r.priority}, enabled = ${r.enabled},
+      match = ${matchOf(r)}, receivers = ${texts(r.receivers)}, continue = ${r.continue},
+      group_wait = ${r.groupWait}, repeat_interval = ${r.repeatInterval},
+      escalations = ${json(r.escalations)}, update_time = now()
+    WHERE id = ${r.id}`);
+}
+
+/** Deletes a rule and what it remembered about open alerts (queued messages still go out). */
+export async function deleteRule(db: CommonQueryMethods, id: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notification_state WHERE rule_id = ${id}`);
+  await db.query(sql.unsafe`DELETE FROM notification_rules WHERE id = ${id}`);
+}
+
+/** Marks a change of receivers or rules, for the other instances' copies. */
+export async function bumpVersion(db: CommonQueryMethods): Promise<void> {
+  await db.query(sql.unsafe`UPDATE notification_config SET version = version + 1 WHERE id = 1`);
+}
+
+export function readVersion(db: CommonQueryMethods): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ version: z.number() }))`
+    SELECT version FROM notification_config WHERE id = 1`);
+}
+
+// ---- alerts as notifications see them ------------------------------------------------------
+
+/** What a message says about an alert (a copy, so it can still be told after a deletion). */
+export const NotifiedAlertSchema = z.object({
+  id: z.string(),
+  resource: z.string(),
+  event: z.string(),
+  environment: z.string(),
+  severity: z.string(),
+  status: z.string(),
+  service: z.array(z.string()),
+  group: z.string(),
+  value: z.string().nullable(),
+  text: z.string(),
+  tags: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  origin: z.string(),
+  type: z.string(),
+  customer: z.string().nullable(),
+  duplicateCount: z.number(),
+  createTime: z.number(),
+  lastReceiveTime: z.number(),
+});
+export type NotifiedAlert = z.infer<typeof NotifiedAlertSchema>;
+
+const epochMs = (column: string) =>
+  sql.fragment`(extract(epoch FROM ${sql.identifier(['a', column])}) * 1000)::bigint`;
+
+/** The same object built in SQL from alerts `a`. */
+const snapshotSql = sql.fragment`jsonb_build_object('id', a.id, 'resource', a.resource, 'event', a.event,
+  'environment', a.environment, 'severity', a.severity, 'status', a.status, 'service', to_jsonb(a.service),
+  'group', a."group", 'value', a.value, 'text', a.text, 'tags', to_jsonb(a.tags), 'attributes', a.attributes,
+  'origin', a.origin, 'type', a.type, 'customer', a.customer, 'duplicateCount', a.duplicate_count,
+  'createTime', ${epochMs('create_time')}, 'lastReceiveTime', ${epochMs('last_receive_time')})`;
+
+/** The alerts still there, as they are now. */
+export async function currentAlerts(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+): Promise<Map<string, NotifiedAlert>> {
+  if (!ids.length) return new Map();
+  const rows = await db.any(sql.type(z.object({ alert: NotifiedAlertSchema }))`
+    SELECT ${snapshotSql} AS alert FROM alerts a WHERE a.id = ANY(${texts(ids)})`);
+  return new Map(rows.map((r) => [r.alert.id, r.alert]));
+}
+
+// ---- triggers: state and queue in one statement --------------------------------------------
+
+export interface Trigger {
+  ruleId: string;
+  alert: NotifiedAlert;
+  /** The rule's receivers (names), remembered for repeats and resolves. */
+  receivers: string[];
+  /** Receiver ids to tell now, each with its group wait in ms. */
+  targets: { receiverId: string; waitMs: number }[];
+  repeatMs: number;
+  /** Until the first escalation step, ms; 0: none. */
+  escalateMs: number;
+}
+
+/**
+ * Records that rules fire for alerts and queues their messages, in one statement committed without
+ * waiting for the WAL flush (as the forward queue: only a crash of PostgreSQL in that moment could
+ * lose them). A rule already firing for an alert at the same severity queues nothing, so a change
+ * that rules do not care about cannot notify twice; a changed severity re-notifies and re-arms the
+ * repeat, keeping the escalation where it is.
+ */
+export async function fire(db: CommonQueryMethods, triggers: readonly Trigger[]): Promise<number> {
+  if (!triggers.length) return 0;
+  const col = <T>(pick: (t: Trigger) => T) => triggers.map(pick);
+  const queued = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),
+    input AS (
+      SELECT * FROM unnest(${texts(col((t) => t.ruleId))}, ${texts(col((t) => t.alert.id))},
+        ${texts(col((t) => t.alert.severity))}, ${texts(col((t) => JSON.stringify(t.alert)))}::jsonb[],
+        ${texts(col((t) => JSON.stringify(t.receivers)))}::jsonb[],
+        ${texts(col((t) => JSON.stringify(t.targets)))}::jsonb[],
+        ${sql.array(
+          col((t) => t.repeatMs),
+          'int8',
+        )}, ${sql.array(
+          col((t) => t.escalateMs),
+          'int8',
+        )})
+        AS i(rule_id, alert_id, severity, alert, receivers, targets, repeat_ms, escalate_ms)
+    ),
+    s AS (
+      INSERT INTO notification_state AS s (rule_id, alert_id, phase, severity, receivers, alert, repeat_at,
+        escalate_at)
+      SELECT i.rule_id, i.alert_id, 'firing', i.severity,
+        ARRAY(SELECT jsonb_array_elements_text(i.receivers)), i.alert,
+        CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
+        CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
+      FROM async_commit, input i
+      ON CONFLICT (rule_id, alert_id) DO UPDATE SET
+        severity = EXCLUDED.severity, alert = EXCLUDED.alert, repeat_at = EXCLUDED.repeat_at,
+        phase = 'firing', update_time = now(),
+        step = CASE WHEN s.phase = 'firing' THEN s.step ELSE 0 END,
+        escalate_at = CASE WHEN s.phase = 'firing' THEN s.escalate_at ELSE EXCLUDED.escalate_at END,
+        receivers = CASE WHEN s.phase = 'firing' THEN s.receivers ELSE EXCLUDED.receivers END
+      WHERE s.phase <> 'firing' OR s.severity <> EXCLUDED.severity
+      RETURNING s.rule_id, s.alert_id
+    ),
+    q AS (
+      INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)
+      SELECT t."receiverId", i.rule_id, i.alert_id, 'trigger', NULL,
+        now() + t."waitMs" * interval '1 millisecond'
+      FROM input i JOIN s USING (rule_id, alert_id)
+        CROSS JOIN LATERAL jsonb_to_recordset(i.targets) AS t("receiverId" text, "waitMs" int8)
+      RETURNING 1
+    )
+    SELECT count(*) AS n FROM q`);
+  return queued;
+}
+
+// ---- the queue ------------------------------------------------------------------------------
+
+export interface Enqueued {
+  receiverId: string;
+  ruleId: string;
+  kind: 'trigger' | 'repeat' | 'escalate' | 'ack' | 'resolve';
+  alert: NotifiedAlert;
+  waitMs: number;
+}
+
+export async function enqueue(db: CommonQueryMethods, rows: readonly Enqueued[]): Promise<void> {
+  if (!rows.length) return;
+  const col = (pick: (r: Enqueued) => string) => texts(rows.map(pick));
+  await db.query(sql.unsafe`
+    INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)
+    SELECT r, u, a, k, j, now() + w * interval '1 millisecond'
+    FROM unnest(${col((r) => r.receiverId)}, ${col((r) => r.ruleId)}, ${col((r) => r.alert.id)},
+      ${col((r) => r.kind)}, ${col((r) => JSON.stringify(r.alert))}::jsonb[],
+      ${sql.array(
+        rows.map((r) => r.waitMs),
+        'int8',
+      )}) AS x(r, u, a, k, j, w)`);
+}
+
+const QueuedRowSchema = z.object({
+  id: z.number(),
+  receiverId: z.string(),
+  ruleId: z.string(),
+  alertId: z.string(),
+  kind: z.enum(['trigger', 'repeat', 'escalate', 'ack', 'resolve']),
+  alert: NotifiedAlertSchema.nullable(),
+  attempts: z.number(),
+});
+export type QueuedRow = z.infer<typeof QueuedRowSchema>;
+
+/** Per receiver with something due now, and when the next row of each comes due (one cheap poll). */
+export function dueReceivers(db: CommonQueryMethods) {
+  return db.any(sql.type(z.object({ receiverId: z.string(), dueAt: z.number() }))`
+    SELECT receiver_id AS "receiverId", min(due_at) AS "dueAt" FROM notification_queue
+    WHERE lease_until IS NULL OR lease_until < now()
+    GROUP BY receiver_id`);
+}
+
+/**
+ * Leases the next message of a receiver: the rule of its oldest due row, and every row of that rule
+ * for that receiver not waiting for a retry, up to `limit` — so alerts that arrive within the
+ * rule's group wait of the first go out together. Called inside a transaction holding the
+ * receiver's advisory lock, so two instances never split one group.
+ */
+export function claim(
+  db: CommonQueryMethods,
+  p: { receiverId: string; owner: string; limit: number; leaseMs: number },
+) {
+  return db.any(sql.type(QueuedRowSchema)`
+    UPDATE notification_queue q SET owner = ${p.owner},
+      lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
+    WHERE q.id IN (
+      SELECT f.id FROM notification_queue f
+      WHERE f.receiver_id = ${p.receiverId}
+        AND f.rule_id = (
+          SELECT h.rule_id FROM notification_queue h
+          WHERE h.receiver_id = ${p.receiverId} AND h.due_at <= now()
+            AND (h.lease_until IS NULL OR h.lease_until < now())
+          ORDER BY h.due_at, h.id LIMIT 1)
+        AND (f.lease_until IS NULL OR f.lease_until < now())
+        AND (f.due_at <= now() OR f.attempts = 0)
+      ORDER BY f.id LIMIT ${p.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
+      q.alert, q.attempts`);
+}
+
+/** Takes the receiver's claim lock for this transaction; false when another instance holds it. */
+export function lockReceiver(db: CommonQueryMethods, receiverId: string): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ ok: z.boolean() }))`
+    SELECT pg_try_advisory_xact_lock(hashtext('notify:' || ${receiverId})) AS ok`);
+}
+
+/** Requests sent to a receiver within the last minute, and when the oldest of them leaves the window. */
+export function recentSends(db: CommonQueryMethods, receiverId: string) {
+  return db.one(sql.type(z.object({ n: z.number(), freeAt: z.number().nullable() }))`
+    SELECT count(*)::int AS n, min(sent_at) + interval '1 minute' AS "freeAt" FROM notification_sends
+    WHERE receiver_id = ${receiverId} AND sent_at > now() - interval '1 minute'`);
+}
+
+/** Counts `n` requests against a receiver's rate limit (old entries are cleared on the way). */
+export async function recordSends(db: CommonQueryMethods, receiverId: string, n: number): Promise<void> {
+  await db.query(sql.unsafe`
+    WITH old AS (DELETE FROM notification_sends WHERE sent_at < now() - interval '10 minutes')
+    INSERT INTO notification_sends (receiver_id) SELECT ${receiverId} FROM generate_series(1, ${n})`);
+}
+
+export async function remove(db: CommonQueryMethods, ids: readonly number[], owner: string): Promise<void> {
+  if (!ids.length) return;
+  await db.query(sql.unsafe`
+    DELETE FROM notification_queue WHERE id = ANY(${sql.array(ids, 'int8')}) AND owner = ${owner}`);
+}
+
+export async function retryLater(
+  db: CommonQueryMethods,
+  p: { ids: readonly number[]; owner: string; delayMs: number; error: string },
+): Promise<void> {
+  if (!p.ids.length) return;
+  await db.query(sql.unsafe`
+    UPDATE notification_queue SET attempts = attempts + 1, owner = NULL, lease_until = NULL,
+      due_at = now() + ${p.delayMs} * interval '1 millisecond', last_error = ${p.error}
+    WHERE id = ANY(${sql.array(p.ids, 'int8')}) AND owner = ${p.owner}`);
+}
+
+export async function release(db: CommonQueryMethods, ids: readonly number[], owner: string): Promise<void> {
+  if (!ids.length) return;
+  await db.query(sql.unsafe`
+    UPDATE notification_queue SET owner = NULL, lease_until = NULL
+    WHERE id = ANY(${sql.array(ids, 'int8')}) AND owner = ${owner}`);
+}
+
+/** Per receiver: rows waiting, the oldest one's time and the last error seen. */
+export function depths(db: CommonQueryMethods) {
+  return db.any(sql.type(
+    z.object({
+      receiverId: z.string(),
+      queued: z.number(),
+      oldest: z.number().nullable(),
+      lastError: z.string().nullable(),
+    }),
+  )`
+    SELECT receiver_id AS "receiverId", count(*)::int AS queued, min(create_time) AS oldest,
+      (array_agg(last_error ORDER BY id DESC) FILTER (WHERE last_error IS NOT NULL))[1] AS "lastError"
+    FROM notification_queue GROUP BY receiver_id`);
+}
+
+/** What is waiting for one alert. */
+export function queuedFor(db: CommonQueryMethods, alertId: string) {
+  return db.any(sql.type(
+    z.object({
+      receiverId: z.string(),
+      kind: z.string(),
+      dueAt: z.number(),
+      attempts: z.number(),
+      lastError: z.string().nullable(),
+    }),
+  )`
+    SELECT receiver_id AS "receiverId", kind, due_at AS "dueAt", attempts, last_error AS "lastError"
+    FROM notification_queue WHERE alert_id = ${alertId} ORDER BY id`);
+}
+
+// ---- state: acks, resolves, repeats, escalations ------------------------------------------
+
+const StateRowSchema = z.object({
+  ruleId: z.string(),
+  alertId: z.string(),
+  phase: z.enum(['firing', 'acked']),
+  severity: z.string(),
+  receivers: z.array(z.string()),
+  step: z.number(),
+  alert: NotifiedAlertSchema,
+  repeatAt: z.number().nullable(),
+  escalateAt: z.number().nullable(),
+  createTime: z.number(),
+  now: z.number(),
+  /** The alert as it is now; null once deleted. */
+  current: NotifiedAlertSchema.nullable(),
+});
+export type StateRow = z.infer<typeof StateRowSchema>;
+
+const stateColumns = sql.fragment`s.rule_id AS "ruleId", s.alert_id AS "alertId", s.phase, s.severity,
+  s.receivers, s.step, s.alert, s.repeat_at AS "repeatAt", s.escalate_at AS "escalateAt",
+  s.create_time AS "createTime", now() AS now,
+  CASE WHEN a.id IS NULL THEN NULL ELSE ${snapshotSql} END AS current`;
+
+/** The states of some alerts, locked for this transaction (skipping those another instance holds). */
+export function lockStatesOf(db: CommonQueryMethods, alertIds: readonly string[]) {
+  return db.any(sql.type(StateRowSchema)`
+    SELECT ${stateColumns} FROM notification_state s LEFT JOIN alerts a ON a.id = s.alert_id
+    WHERE s.alert_id = ANY(${texts(alertIds)})
+    FOR UPDATE OF s SKIP LOCKED`);
+}
+
+/**
+ * States with something to do, locked: a repeat or escalation due, or an alert whose status moved
+ * away from what the state says by a path without a hook (PUT /status, bulk changes, deletion by
+ * housekeeping): firing but no longer open or quiet, acked but no longer acked.
+ */
+export function lockDueStates(
+  db: CommonQueryMethods,
+  p: { limit: number; firingStatuses: readonly string[]; ackedStatuses: readonly string[] },
+) {
+  return db.any(sql.type(StateRowSchema)`
+    SELECT ${stateColumns} FROM notification_state s LEFT JOIN alerts a ON a.id = s.alert_id
+    WHERE s.repeat_at <= now() OR s.escalate_at <= now() OR a.id IS NULL
+      OR (s.phase = 'firing' AND a.status <> ALL(${texts(p.firingStatuses)}))
+      OR (s.phase = 'acked' AND a.status <> ALL(${texts(p.ackedStatuses)}))
+    LIMIT ${p.limit}
+    FOR UPDATE OF s SKIP LOCKED`);
+}
+
+export async function updateState(
+  db: CommonQueryMethods,
+  s: {
+    ruleId: string;
+    alertId: string;
+    phase: 'firing' | 'acked';
+    receivers: readonly string[];
+    step: number;
+    alert: NotifiedAlert;
+    repeatInMs: number | null;
+    escalateInMs: number | null;
+  },
+): Promise<void> {
+  const at = (ms: number | null) =>
+    ms === null ? sql.fragment`NULL` : sql.fragment`now() + ${ms} * interval '1 millisecond'`;
+  await db.query(sql.unsafe`
+    UPDATE notification_state SET phase = ${s.phase}, receivers = ${texts(s.receivers)}, step = ${s.step},
+      alert = ${json(s.alert)}, repeat_at = ${at(s.repeatInMs)}, escalate_at = ${at(s.escalateInMs)},
+      update_time = now()
+    WHERE rule_id = ${s.ruleId} AND alert_id = ${s.alertId}`);
+}
+
+export async function deleteState(db: CommonQueryMethods, ruleId: string, alertId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM notification_state WHERE rule_id = ${ruleId} AND alert_id = ${alertId}`);
+}
+
+// ---- history --------------------------------------------------------------------------------
+
+/**
+ * One history entry per alert (type `notification`). Its status is null: a delivery changes no
+ * status, so "who set the current status" and "the status before the ack" look past it (and the
+ * receive path's state machine skips the type). History is kept to `limit` entries; alerts
+ * deleted meanwhile get nothing.
+ */
+export async function addHistory(
+  db: DatabasePool,
+  entries: readonly { alertId: string; id: string; text: string }[],
+  limit: number,
+): Promise<void> {
+  if (!entries.length) return;
+  const ids = entries.map((e) => e.alertId);
+  await db.query(sql.unsafe`
+    WITH trimmed AS (
+      DELETE FROM alert_history WHERE seq IN (
+        SELECT seq FROM (
+          SELECT seq, row_number() OVER (PARTITION BY alert_id ORDER BY seq DESC) AS n
+          FROM alert_history WHERE alert_id = ANY(${texts(ids)})) h
+        WHERE h.n >= ${limit})
+    )
+    INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
+    SELECT a.id, e.id, a.event, a.severity, NULL, a.value, e.text, 'notification', now()
+    FROM unnest(${texts(ids)}, ${texts(entries.map((e) => e.id))}, ${texts(entries.map((e) => e.text))})
+      AS e(alert_id, id, text)
+    JOIN alerts a ON a.id = e.alert_id`);
+}

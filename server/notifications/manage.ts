@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  QueuedNotification,
+  Receiver,
+  ReceiverInput,
+  ReceiverUpdate,
+  Rule,
+  RuleInput,
+  RuleUpdate,
+  TestResult,
+} from '../../shared/notifications.ts';
+import type { HistoryEntry } from '../../shared/alerts.ts';
+import type { Deps } from '../deps.ts';
+import * as store from '../db/notifications.ts';
+import { getAlert, type Caller } from '../domain/alerts.ts';
+import { AppError, badRequest, conflict, notFound } from '../errors.ts';
+import { engineOf } from './engine.ts';
+import { fromSettings } from './from-settings.ts';
+import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
+import { linksOf, testAlert, type Item } from './render/common.ts';
+import type { RuleDef } from './rules.ts';
+import { Agents, sendMessage } from './senders/index.ts';
+
+/** Receivers, rules and test messages: the use cases behind /notifications (docs/notifications.md). */
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function presentReceiver(r: ReceiverDef): Receiver {
+  return {
+    id: r.id,
+    name: r.name,
+    type: r.type,
+    enabled: r.enabled,
+    rateLimit: r.rateLimit,
+    sendResolved: r.sendResolved,
+    settings: maskedSettings(r.type, r.settings),
+    source: r.source,
+    createTime: iso(r.createTime),
+    updateTime: iso(r.updateTime),
+  };
+}
+
+export function presentRule(r: RuleDef): Rule {
+  return { ...r, createTime: iso(r.createTime), updateTime: iso(r.updateTime) };
+}
+
+/** Every receiver: the ones the settings make, then the API's, by name. */
+async function allReceivers(deps: Deps): Promise<ReceiverDef[]> {
+  return [...fromSettings(deps.config).receivers, ...(await store.listReceivers(deps.db))];
+}
+
+async function allRules(deps: Deps): Promise<RuleDef[]> {
+  const { rule } = fromSettings(deps.config);
+  return [...(rule ? [rule] : []), ...(await store.listRules(deps.db))];
+}
+
+/** By id or name. */
+async function findReceiver(deps: Deps, key: string): Promise<ReceiverDef> {
+  const found = (await allReceivers(deps)).find((r) => r.id === key || r.name === key);
+  if (!found) throw notFound('receiver');
+  return found;
+}
+
+async function findRule(deps: Deps, key: string): Promise<RuleDef> {
+  const found = (await allRules(deps)).find((r) => r.id === key || r.name === key);
+  if (!found) throw notFound('rule');
+  return found;
+}
+
+const readOnly = (what: string) =>
+  conflict(`${what} is made from the server's settings (PLUGINS); change the settings instead`);
+
+/** Writes in a transaction with the version bump, then reloads this instance's copy at once. */
+async function write(
+  deps: Deps,
+  fn: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0]) => Promise<void>,
+) {
+  await deps.db.transaction(async (tx) => {
+    await fn(tx);
+    await store.bumpVersion(tx);
+  });
+  await engineOf(deps)?.routing.load();
+}
+
+export async function listReceivers(deps: Deps): Promise<Receiver[]> {
+  return (await allReceivers(deps)).map(presentReceiver);
+}
+
+export async function getReceiver(deps: Deps, key: string): Promise<Receiver> {
+  return presentReceiver(await findReceiver(deps, key));
+}
+
+function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>) {
+  const problems = checkSettings(r.type, r.settings);
+  if (problems.length) throw badRequest(problems[0]!, problems);
+}
+
+async function assertFreeName(deps: Deps, name: string, self: string | null, what: 'receiver' | 'rule') {
+  const all = what === 'receiver' ? await allReceivers(deps) : await allRules(deps);
+  if (all.some((x) => x.name === name && x.id !== self))
+    throw conflict(`a ${what} named '${name}' already exists`);
+}
+
+export async function createReceiver(deps: Deps, input: ReceiverInput): Promise<Receiver> {
+  await assertFreeName(deps, input.name, null, 'receiver');
+  const r: store.ReceiverWrite = {
+    id: randomUUID(),
+    name: input.name,
+    type: input.type,
+    enabled: input.enabled ?? true,
+    rateLimit: input.rateLimit ?? null,
+    sendResolved: input.sendResolved ?? true,
+    settings: input.settings ?? {},
+  };
+  assertSettings(r);
+  await write(deps, (tx) => store.insertReceiver(tx, r));
+  return getReceiver(deps, r.id);
+}
+
+export async function updateReceiver(deps: Deps, key: string, change: ReceiverUpdate): Promise<Receiver> {
+  const current = await findReceiver(deps, key);
+  if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
+  if (change.type != null && change.type !== current.type)
+    throw badRequest('the type of a receiver cannot change; create a new receiver');
+  if (change.name != null) await assertFreeName(deps, change.name, current.id, 'receiver');
+  const next: store.ReceiverWrite = {
+    id: current.id,
+    name: change.name ?? current.name,
+    type: current.type,
+    enabled: change.enabled ?? current.enabled,
+    rateLimit: change.rateLimit === undefined ? current.rateLimit : change.rateLimit,
+    sendResolved: change.sendResolved ?? current.sendResolved,
+    settings: change.settings
+      ? mergeSettings(current.type, current.settings, change.settings)
+      : current.settings,
+  };
+  assertSettings(next);
+  await write(deps, async (tx) => {
+    await store.updateReceiver(tx, next);
+    if (next.name !== current.name) await store.renameInRules(tx, current.name, next.name);
+  });
+  return getReceiver(deps, current.id);
+}
+
+export async function deleteReceiver(deps: Deps, key: string): Promise<void> {
+  const current = await findReceiver(deps, key);
+  if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
+  const users = (await allRules(deps)).filter(
+    (rule) =>
+      rule.receivers.includes(current.name) ||
+      rule.escalations.some((e) => e.receivers.includes(current.name)),
+  );
+  if (users.length)
+    throw conflict(
+      `receiver '${current.name}' is used by rule ${users.map((u) => `'${u.name}'`).join(', ')}`,
+    );
+  await write(deps, (tx) => store.deleteReceiver(tx, current.id));
+}
+
+/**
+ * Sends a made-up alert to the receiver at once (not through the queue) and says what happened. A
+ * paging service gets the test incident resolved right after it was opened.
+ */
+export async function testReceiver(deps: Deps, key: string): Promise<TestResult> {
+  const receiver = await findReceiver(deps, key);
+  const alert = testAlert(Date.now(), receiver.name);
+  const items: Item[] = [{ kind: 'test', alert }];
+  const agents = new Agents();
+  try {
+    const message = {
+      rule: null,
+      receiver: receiver.name,
+      deliveryId: `test:${randomUUID()}`,
+      links: linksOf(deps.config),
+    };
+    const options = {
+      config: deps.config,
+      timeoutMs: deps.config.NOTIFY_TIMEOUT * 1000,
+      stop: new AbortController().signal,
+      agents,
+      now: Date.now(),
+    };
+    const [sent] = await sendMessage(receiver, { ...message, items }, options);
+    const attempt = sent!.attempt;
+    if (attempt.outcome === 'delivered' && (receiver.type === 'pagerduty' || receiver.type === 'opsgenie')) {
+      await sendMessage(receiver, { ...message, items: [{ kind: 'resolve', alert }] }, options);
+    }
+    deps.log.info({ receiver: receiver.name, type: receiver.type, outcome: attempt.outcome }, 'notify.test');
+    if (attempt.outcome === 'delivered')
+      return { status: 'ok', receiver: receiver.name, outcome: 'sent', detail: null };
+    if (attempt.outcome === 'stopped') throw new AppError(503, 'the server is stopping');
+    return { status: 'ok', receiver: receiver.name, outcome: attempt.outcome, detail: attempt.error };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    return { status: 'ok', receiver: receiver.name, outcome: 'rejected', detail: (err as Error).message };
+  } finally {
+    agents.drop();
+  }
+}
+
+// ---- rules ----------------------------------------------------------------------------------
+
+export async function listRules(deps: Deps): Promise<Rule[]> {
+  return (await allRules(deps)).map(presentRule);
+}
+
+export async function getRule(deps: Deps, key: string): Promise<Rule> {
+  return presentRule(await findRule(deps, key));
+}
+
+/** Receivers and severities a rule names must exist. */
+async function assertRule(deps: Deps, r: store.RuleWrite): Promise<void> {
+  const names = new Set((await allReceivers(deps)).map((x) => x.name));
+  const problems: string[] = [];
+  for (const name of [...r.receivers, ...r.escalations.flatMap((e) => e.receivers)]) {
+    if (!names.has(name)) problems.push(`receivers: no receiver named '${name}'`);
+  }
+  for (const s of [...r.severity, ...(r.minSeverity ? [r.minSeverity] : [])]) {
+    if (!deps.model.isSeverity(s)) problems.push(deps.model.unknownSeverityMessage(s));
+  }
+  if (r.receivers.length === 0 && r.escalations.length === 0)
+    problems.push('receivers: name at least one receiver (or an escalation)');
+  for (let i = 1; i < r.escalations.length; i++) {
+    if (r.escalations[i]!.after <= r.escalations[i - 1]!.after)
+      problems.push('escalations: each step must come after the one before');
+  }
+  if (problems.length) throw badRequest(problems[0]!, [...new Set(problems)]);
+}
+
+function ruleFrom(id: string, base: Omit<store.RuleWrite, 'id'>, change: RuleUpdate): store.RuleWrite {
+  const pick = <K extends keyof RuleUpdate & keyof store.RuleWrite>(k: K, fallback: store.RuleWrite[K]) =>
+    (change[k] === undefined ? fallback : (change[k] ?? fallback)) as store.RuleWrite[K];
+  const nullable = <
+    K extends 'environment' | 'minSeverity' | 'service' | 'group' | 'event' | 'resource' | 'customer',
+  >(
+    k: K,
+  ) => (change[k] === undefined ? base[k] : (change[k] ?? null));
+  return {
+    id,
+    name: pick('name', base.name),
+    priority: pick('priority', base.priority),
+    enabled: pick('enabled', base.enabled),
+    environment: nullable('environment'),
+    severity: change.severity === undefined ? base.severity : (change.severity ?? []),
+    minSeverity: nullable('minSeverity'),
+    service: nullable('service'),
+    group: nullable('group'),
+    event: nullable('event'),
+    resource: nullable('resource'),
+    tags: change.tags === undefined ? base.tags : (change.tags ?? []),
+    customer: nullable('customer'),
+    receivers: pick('receivers', base.receivers),
+    continue: pick('continue', base.continue),
+    groupWait: pick('groupWait', base.groupWait),
+    repeatInterval: pick('repeatInterval', base.repeatInterval),
+    escalations: change.escalations === undefined ? base.escalations : (change.escalations ?? []),
+  };
+}
+
+export async function createRule(deps: Deps, input: RuleInput): Promise<Rule> {
+  await assertFreeName(deps, input.name, null, 'rule');
+  const rules = await store.listRules(deps.db);
+  const last = rules.reduce((max, r) => Math.max(max, r.priority), 0);
+  const base: Omit<store.RuleWrite, 'id'> = {
+    name: input.name,
+    priority: last + 10,
+    enabled: true,
+    environment: null,
+    severity: [],
+    minSeverity: null,
+    service: null,
+    group: null,
+    event: null,
+    resource: null,
+    tags: [],
+    customer: null,
+    receivers: [],
+    continue: false,
+    groupWait: 30,
+    repeatInterval: 0,
+    escalations: [],
+  };
+  const rule = ruleFrom(randomUUID(), base, input);
+  await assertRule(deps, rule);
+  await write(deps, (tx) => store.insertRule(tx, rule));
+  return getRule(deps, rule.id);
+}
+
+export async function updateRule(deps: Deps, key: string, change: RuleUpdate): Promise<Rule> {
+  const current = await findRule(deps, key);
+  if (current.source === 'settings') throw readOnly(`rule '${current.name}'`);
+  if (change.name != null) await assertFreeName(deps, change.name, current.id, 'rule');
+  const rule = ruleFrom(current.id, current, change);
+  await assertRule(deps, rule);
+  await write(deps, (tx) => store.updateRule(tx, rule));
+  return getRule(deps, current.id);
+}
+
+export async function deleteRule(deps: Deps, key: string): Promise<void> {
+  const current = await findRule(deps, key);
+  if (current.source === 'settings') throw readOnly(`rule '${current.name}'`);
+  await write(deps, (tx) => store.deleteRule(tx, current.id));
+}
+
+// ---- per alert --------------------------------------------------------------------------------
+
+/** GET /alert/:id/notifications: what is waiting to be sent about an alert, and what was (history). */
+export async function alertNotifications(
+  deps: Deps,
+  id: string,
+  caller: Caller,
+): Promise<{ queued: QueuedNotification[]; delivered: HistoryEntry[] }> {
+  const alert = await getAlert(deps, id, caller);
+  const receivers = new Map((await allReceivers(deps)).map((r) => [r.id, r]));
+  const queued = (await store.queuedFor(deps.db, alert.id)).map((q) => ({
+    receiver: receivers.get(q.receiverId)?.name ?? q.receiverId,
+    type: receivers.get(q.receiverId)?.type ?? 'unknown',
+    kind: q.kind,
+    dueTime: new Date(q.dueAt).toISOString(),
+    attempts: q.attempts,
+    lastError: q.lastError,
+  }));
+  return { queued, delivered: alert.history.filter((h) => h.type === 'notification') };
+}

@@ -1,0 +1,83 @@
+import type { SettingsOf } from '../receivers.ts';
+import {
+  colorOf,
+  factsOf,
+  headline,
+  isAlarm,
+  JSON_HEADERS,
+  labelOf,
+  LISTED,
+  summaryOf,
+  type HttpRequest,
+  type Item,
+  type Message,
+} from './common.ts';
+
+/** Slack's and Mattermost's markup needs &, < and > escaped in free text. */
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The buttons POST /webhooks/slack understands: `callback_id` is the alert id, the pressed
+ * button's value the action (reference §4).
+ */
+const BUTTONS = [
+  { name: 'ack', text: 'Ack', type: 'button', value: 'ack' },
+  { name: 'close', text: 'Close', type: 'button', value: 'close' },
+];
+
+function attachmentOf(m: Message, item: Item, buttons: boolean) {
+  const a = item.alert;
+  const link = m.links.alert(a.id);
+  return {
+    fallback: `${labelOf(item.kind)}: ${headline(a)}`,
+    color: colorOf(item),
+    title: `${labelOf(item.kind)}: ${headline(a)}`,
+    ...(link ? { title_link: link } : {}),
+    text: escape(a.text),
+    fields: factsOf(a)
+      .filter(([name]) => name !== 'Event' && name !== 'Resource')
+      .map(([title, value]) => ({ title, value: escape(value), short: true })),
+    ...(buttons && isAlarm(item.kind) && item.kind !== 'test'
+      ? { callback_id: a.id, attachment_type: 'default', actions: BUTTONS }
+      : {}),
+  };
+}
+
+/** The message body both services take: text plus one attachment per alert (the first LISTED). */
+function chatBody(m: Message, buttons: boolean) {
+  const listed = m.items.slice(0, LISTED);
+  const rest = m.items.length - listed.length;
+  const attachments: Record<string, unknown>[] = listed.map((i) => attachmentOf(m, i, buttons));
+  if (rest > 0) {
+    attachments.push({
+      fallback: `and ${rest} more`,
+      color: '#808080',
+      text: m.links.console ? `and ${rest} more: <${m.links.console}|all alerts>` : `and ${rest} more`,
+    });
+  }
+  return { text: escape(summaryOf(m)), attachments };
+}
+
+/** Slack incoming webhook (or chat.postMessage with a token): Ack / Close buttons unless turned off. */
+export function slackRequest(m: Message, s: SettingsOf<'slack'>): HttpRequest {
+  const body = {
+    ...chatBody(m, s.buttons !== false),
+    ...(s.channel ? { channel: s.channel } : {}),
+    ...(s.username ? { username: s.username } : {}),
+    ...(s.iconEmoji ? { icon_emoji: s.iconEmoji } : {}),
+  };
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (s.token) headers.Authorization = `Bearer ${s.token}`;
+  return { method: 'POST', url: s.url, headers, body: JSON.stringify(body) };
+}
+
+/** Mattermost incoming webhook: the same attachments, links instead of buttons. */
+export function mattermostRequest(m: Message, s: SettingsOf<'mattermost'>): HttpRequest {
+  const body = {
+    ...chatBody(m, false),
+    ...(s.channel ? { channel: s.channel } : {}),
+    ...(s.username ? { username: s.username } : {}),
+    ...(s.iconUrl ? { icon_url: s.iconUrl } : {}),
+  };
+  return { method: 'POST', url: s.url, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+}

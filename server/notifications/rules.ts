@@ -1,0 +1,129 @@
+import type { Escalation } from '../../shared/notifications.ts';
+
+/** A routing rule as stored (API rules) or made from the settings (docs/notifications.md). */
+export interface RuleDef {
+  id: string;
+  name: string;
+  priority: number;
+  enabled: boolean;
+  environment: string | null;
+  severity: string[];
+  minSeverity: string | null;
+  service: string | null;
+  group: string | null;
+  event: string | null;
+  resource: string | null;
+  tags: string[];
+  customer: string | null;
+  /** Receiver names. */
+  receivers: string[];
+  continue: boolean;
+  /** Seconds. */
+  groupWait: number;
+  /** Seconds; 0: no repeats. */
+  repeatInterval: number;
+  escalations: Escalation[];
+  source: 'api' | 'settings';
+  createTime: number | null;
+  updateTime: number | null;
+}
+
+/** The alert fields rules look at. */
+export interface Routable {
+  environment: string;
+  severity: string;
+  service: readonly string[];
+  group: string;
+  event: string;
+  resource: string;
+  tags: readonly string[];
+  customer: string | null;
+}
+
+export interface CompiledRule {
+  def: RuleDef;
+  matches(alert: Routable): boolean;
+}
+
+/** A whole-value regular expression: a plain name matches only itself (as perms' `match`). */
+const whole = (pattern: string) => new RegExp(`^(?:${pattern})$`);
+
+/**
+ * Turns a rule into a predicate, compiling its patterns once. `rank` orders severities (smaller is
+ * more severe, alarm-model's severityRank), for `minSeverity`.
+ */
+export function compileRule(def: RuleDef, rank: (severity: string) => number): CompiledRule {
+  const tests: ((a: Routable) => boolean)[] = [];
+  const field = (pattern: string | null, pick: (a: Routable) => string) => {
+    if (pattern === null) return;
+    const re = whole(pattern);
+    tests.push((a) => re.test(pick(a)));
+  };
+  field(def.environment, (a) => a.environment);
+  field(def.group, (a) => a.group);
+  field(def.event, (a) => a.event);
+  field(def.resource, (a) => a.resource);
+  field(def.customer, (a) => a.customer ?? '');
+  if (def.service !== null) {
+    const re = whole(def.service);
+    tests.push((a) => a.service.some((s) => re.test(s)));
+  }
+  if (def.tags.length) {
+    const res = def.tags.map(whole);
+    tests.push((a) => res.every((re) => a.tags.some((t) => re.test(t))));
+  }
+  if (def.severity.length) {
+    const set = new Set(def.severity);
+    tests.push((a) => set.has(a.severity));
+  }
+  if (def.minSeverity !== null) {
+    const limit = rank(def.minSeverity);
+    tests.push((a) => rank(a.severity) <= limit);
+  }
+  return { def, matches: (a) => tests.every((t) => t(a)) };
+}
+
+/** Orders rules for routing: ascending priority, then name. */
+export const byPriority = (a: RuleDef, b: RuleDef) => a.priority - b.priority || a.name.localeCompare(b.name);
+
+/**
+ * The rules an alert goes to: in order, each enabled rule that matches, stopping at the first
+ * match that does not say `continue`.
+ */
+export function routeAlert(rules: readonly CompiledRule[], alert: Routable): CompiledRule[] {
+  const chosen: CompiledRule[] = [];
+  for (const rule of rules) {
+    if (!rule.def.enabled || !rule.matches(alert)) continue;
+    chosen.push(rule);
+    if (!rule.def.continue) break;
+  }
+  return chosen;
+}
+
+/**
+ * What a status means for notifications: `open` (tell people), `ack` (someone is on it: no
+ * repeats or escalation), `closed` (send resolves), `quiet` (shelved or blacked out: say nothing,
+ * but the alert is not over). Both alarm models; anything unknown counts as open.
+ */
+export type StatusClass = 'open' | 'ack' | 'closed' | 'quiet';
+
+const CLASSES: Record<string, StatusClass> = {
+  ack: 'ack',
+  closed: 'closed',
+  expired: 'closed',
+  shelved: 'quiet',
+  blackout: 'quiet',
+  // ISA 18.2
+  ACKED: 'ack',
+  NORM: 'closed',
+  RTNUN: 'closed',
+  SHLVD: 'quiet',
+  DSUPR: 'quiet',
+  OOSRV: 'quiet',
+};
+
+export const statusClass = (status: string): StatusClass => CLASSES[status] ?? 'open';
+
+/** The statuses of a model in one class (for SQL that compares stored statuses). */
+export const statusesOf = (all: readonly string[], cls: StatusClass): string[] =>
+  all.filter((s) => statusClass(s) === cls);

@@ -1,0 +1,70 @@
+import { createTransport } from 'nodemailer';
+import type { Config } from '../../config.ts';
+import type { Attempt } from '../../forwarding/outbound.ts';
+import type { SettingsOf } from '../receivers.ts';
+import type { Mail } from '../render/email.ts';
+
+export type SmtpSettings = Pick<
+  Config,
+  | 'SMTP_HOST'
+  | 'SMTP_PORT'
+  | 'MAIL_LOCALHOST'
+  | 'SMTP_STARTTLS'
+  | 'SMTP_USE_SSL'
+  | 'SMTP_SKIP_SSL_VERIFY'
+  | 'MAIL_FROM'
+  | 'SMTP_USERNAME'
+  | 'SMTP_PASSWORD'
+>;
+
+/**
+ * Sends one e-mail over SMTP (nodemailer): the receiver's own server when it names a host, else
+ * the server's SMTP_* settings. A 5xx answer (bad address, refused sender, failed login) will be
+ * refused again, so it is not retried; 4xx and connection problems are.
+ */
+export async function sendMail(
+  mail: Mail,
+  s: SettingsOf<'email'>,
+  config: SmtpSettings,
+  options: { timeoutMs: number; stop: AbortSignal },
+): Promise<Attempt> {
+  if (options.stop.aborted) return { outcome: 'stopped' };
+  const own = s.host !== undefined;
+  const secure = own ? (s.secure ?? false) : config.SMTP_USE_SSL;
+  const starttls = own ? (s.starttls ?? false) : config.SMTP_STARTTLS;
+  const username = own ? s.username : config.SMTP_USERNAME || undefined;
+  const password = own ? s.password : config.SMTP_PASSWORD;
+  const transport = createTransport({
+    host: own ? s.host : config.SMTP_HOST,
+    port: own ? (s.port ?? (secure ? 465 : 587)) : config.SMTP_PORT,
+    secure,
+    requireTLS: starttls && !secure,
+    ignoreTLS: !starttls && !secure,
+    name: config.MAIL_LOCALHOST,
+    auth: username ? { user: username, pass: password ?? '' } : undefined,
+    tls: { rejectUnauthorized: !(own ? s.skipVerify : config.SMTP_SKIP_SSL_VERIFY) },
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+  });
+  const from = s.from ?? (config.MAIL_FROM || username || 'alertwall@localhost');
+  const stopped = new Promise<Attempt>((resolve) =>
+    options.stop.addEventListener('abort', () => resolve({ outcome: 'stopped' }), { once: true }),
+  );
+  try {
+    return await Promise.race([
+      transport.sendMail({ from, to: s.to, subject: mail.subject, text: mail.text, html: mail.html }).then(
+        (): Attempt => ({ outcome: 'delivered', status: 250 }),
+        (err: { responseCode?: number; code?: string; message?: string }): Attempt => {
+          const code = err.responseCode;
+          if (code && code >= 500) return { outcome: 'rejected', status: code, error: `SMTP ${code}` };
+          if (code) return { outcome: 'failed', error: `SMTP ${code}` };
+          return { outcome: 'failed', error: err.code ?? err.message ?? 'SMTP error' };
+        },
+      ),
+      stopped,
+    ]);
+  } finally {
+    transport.close();
+  }
+}

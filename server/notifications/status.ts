@@ -1,0 +1,79 @@
+import type { Deps } from '../deps.ts';
+import * as store from '../db/notifications.ts';
+import type { StatusMetric } from '../metrics.ts';
+import { engineOf } from './engine.ts';
+
+const OUTCOMES = ['sent', 'failed', 'rejected', 'expired', 'suppressed', 'lost'] as const;
+const DESCRIPTIONS: Record<(typeof OUTCOMES)[number], string> = {
+  sent: 'Alert notifications a service took',
+  failed: 'Notification attempts that failed and will be retried',
+  rejected: 'Notifications a service refused (not retried)',
+  expired: 'Notifications given up after NOTIFY_MAX_ATTEMPTS',
+  suppressed: 'Notifications dropped before sending (acked, closed, shelved or blacked out meanwhile)',
+  lost: 'Notifications that could not be queued',
+};
+
+const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
+
+/**
+ * The `notifications` section of /management/status: per receiver the queue (shared by every
+ * instance) and this instance's counts, backoff and last error; totals in the `metrics` list.
+ */
+export async function notificationStatus(deps: Deps) {
+  const engine = engineOf(deps);
+  if (!engine)
+    return { notifications: { receivers: [], rules: 0, queued: 0 }, metrics: [] as StatusMetric[] };
+  const { routing, worker, metrics: m } = engine;
+  const depths = await store.depths(deps.db);
+  const counted = (await m.sent.get()).values;
+  const countOf = (type: string | null, outcome: string) =>
+    counted
+      .filter((v) => v.labels.outcome === outcome && (type === null || v.labels.receiver_type === type))
+      .reduce((sum, v) => sum + v.value, 0);
+  const now = Date.now();
+  const receivers = [...routing.receivers.values()].map((r) => {
+    const depth = depths.find((d) => d.receiverId === r.id);
+    const state = worker.loops.get(r.id)?.state;
+    return {
+      name: r.name,
+      type: r.type,
+      source: r.source,
+      enabled: r.enabled,
+      queued: depth?.queued ?? 0,
+      oldestQueuedTime: iso(depth?.oldest),
+      retryingUntil: state && state.pausedUntil > now ? iso(state.pausedUntil) : null,
+      lastError: state?.lastError ?? depth?.lastError ?? null,
+      lastErrorTime: iso(state?.lastErrorTime),
+      lastSentTime: iso(state?.lastSentTime),
+    };
+  });
+  const queued = depths.reduce((sum, d) => sum + d.queued, 0);
+  const metrics: StatusMetric[] = [
+    {
+      group: 'notifications',
+      name: 'queued',
+      title: 'Queued notifications',
+      description: 'Notifications waiting to be sent, all receivers',
+      type: 'gauge',
+      value: queued,
+    },
+    ...OUTCOMES.map((o): StatusMetric => ({
+      group: 'notifications',
+      name: o,
+      title: `Notifications ${o}`,
+      description: DESCRIPTIONS[o],
+      type: 'counter',
+      count: countOf(null, o),
+    })),
+  ];
+  return {
+    notifications: {
+      receivers,
+      rules: routing.rules.length,
+      queued,
+      sent: countOf(null, 'sent'),
+      failed: countOf(null, 'failed') + countOf(null, 'expired') + countOf(null, 'rejected'),
+    },
+    metrics,
+  };
+}
