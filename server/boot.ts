@@ -19,7 +19,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, createRedisBus, type Bus } from './realtime/bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
-import type { PluginPipeline } from './plugins/types.ts';
+import type { PluginPipeline } from './domain/plugin-hooks.ts';
 import { loadWebhooks } from './webhooks/index.ts';
 
 export interface Running {

@@ -5,7 +5,7 @@ import * as alertsDb from '../db/alerts.ts';
 import * as notesDb from '../db/notes.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
-import { PluginSignal, type AlertChanges, type PluginRequest } from '../plugins/types.ts';
+import { PluginSignal, type AlertChanges, type PluginRequest } from './plugin-hooks.ts';
 import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from './alert-types.ts';
 import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';

@@ -1,7 +1,7 @@
 import * as housekeepingDb from '../db/housekeeping.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest } from '../errors.ts';
-import { PluginSignal } from '../plugins/types.ts';
+import { PluginSignal } from './plugin-hooks.ts';
 import { takeHousekeepingAction, type Caller, type StillDue } from './alerts.ts';
 
 /** Alerts selected (and deleted) per statement, so a backlog never holds one long transaction. */
