@@ -65,3 +65,22 @@ export interface PluginPipeline {
   /** False when a hook vetoed the deletion. */
   delete(alert: AlertRecord, request: PluginRequest): Promise<boolean>;
 }
+
+/** Merges hook changes into a record the way the established server persists them. */
+export function mergeChanges(record: AlertRecord, changes: AlertChanges | null | undefined): AlertRecord {
+  if (!changes) return record;
+  const attributes = { ...record.attributes };
+  for (const [k, v] of Object.entries(changes.attributes ?? {})) {
+    if (v === null) delete attributes[k];
+    else attributes[k] = v;
+  }
+  return {
+    ...record,
+    severity: changes.severity ?? record.severity,
+    tags: changes.tags ?? record.tags,
+    attributes,
+  };
+}
+
+export const hasChanges = (c: AlertChanges | null | undefined): c is AlertChanges =>
+  Boolean(c && (c.severity !== undefined || c.tags !== undefined || c.attributes !== undefined));

@@ -17,7 +17,7 @@ import type { Auth } from '../auth/types.ts';
 import { viewMembers } from '../db/alert-query.ts';
 import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
-import type { Caller } from '../domain/alerts.ts';
+import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
