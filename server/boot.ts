@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
-import { bootstrapAccess } from './auth/bootstrap.ts';
+import { bootstrapAccess } from './domain/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
 import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
-import { isDomainAllowed, signInExternal, type ExternalIdentity } from '../../domain/users.ts';
+import { isDomainAllowed } from '../access.ts';
+import { signInExternal, type ExternalIdentity } from '../external-users.ts';
 import { AppError, badRequest, forbidden } from '../../errors.ts';
 import { githubIdentity, githubSecretFor } from './github.ts';
 import { discoverOidc, identityOfClaims, issuerOf, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import type { ExternalIdentity } from '../../domain/users.ts';
+import type { ExternalIdentity } from '../external-users.ts';
 import { AppError, badRequest, unauthorized } from '../../errors.ts';
 import { callProvider, cleanText, isObject, namesIn, objectFrom } from './provider-http.ts';
 

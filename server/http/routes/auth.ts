@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
-import { logIn, signUp } from '../../domain/users.ts';
+import { logIn } from '../../auth/sign-in.ts';
+import { signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
 import { oidcLogoutUrl } from '../../auth/sso/index.ts';
 import { forbidden, unauthorized } from '../../errors.ts';
