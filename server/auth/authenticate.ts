@@ -4,7 +4,7 @@ import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, unauthorized } from '../errors.ts';
-import { apiBase } from '../http/base-url.ts';
+import { apiBase } from '../base-url.ts';
 import { verifyHawkRequest } from './hawk.ts';
 import { noteKeyUse } from './key-usage.ts';
 import { ldapBasicAuth } from './ldap.ts';

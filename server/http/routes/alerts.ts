@@ -17,7 +17,7 @@ import { addNote, deleteNote, listNotes, updateNote } from '../../domain/notes.t
 import { receiveAlert } from '../../domain/receive.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { timed } from '../timed.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';

@@ -6,7 +6,7 @@ import { signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
 import { oidcLogoutUrl } from '../../auth/sso/index.ts';
 import { forbidden, unauthorized } from '../../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 

@@ -12,7 +12,7 @@ import {
 import { handBackPage, type HandBack } from '../../auth/sso/saml.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { bodyObject } from '../body.ts';
 import { originMatcher } from '../../config/origins.ts';
 
