@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { FilterParser } from 'ldapts';
 import { z } from 'zod';
 import { parsePySettings, PyLiteralError, type PyValue } from './config/py-literal.ts';
-import { DestinationsSettingSchema, isForwardingOn, serverName } from './forwarding/destinations.ts';
+import { DestinationsSettingSchema, isForwardingOn, serverName } from './config/destinations.ts';
 import { isSecretName } from './secrets.ts';
 
 /**
