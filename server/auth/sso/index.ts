@@ -101,7 +101,12 @@ export const CODE_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'] as cons
 export async function signInWithCode(
   deps: Deps,
   provider: string,
-  input: { code: string; clientId?: string | undefined; redirectUri: string },
+  input: {
+    code: string;
+    clientId?: string | undefined;
+    redirectUri: string;
+    codeVerifier?: string | undefined;
+  },
   baseUrl: string,
 ): Promise<string> {
   const { config } = deps;
@@ -121,6 +126,7 @@ export async function signInWithCode(
     clientId,
     clientSecret: secret,
     redirectUri: input.redirectUri,
+    codeVerifier: input.codeVerifier,
   };
   let who: ExternalIdentity;
   if (provider === 'github') who = await githubIdentity(config, grant);
@@ -134,12 +140,12 @@ export async function signInWithCode(
 
 /** The end-session URL GET /auth/logout hands to the web UI: OIDC_LOGOUT_URL or the discovered one. */
 export function oidcLogoutUrl(config: Config): string | null {
-  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.discovery.end_session_endpoint ?? null;
+  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.server.end_session_endpoint ?? null;
 }
 
 /** The authorisation URL the web UI sends people to: OIDC_AUTH_URL or the discovered one. */
 export function oidcAuthUrl(config: Config): string | null {
-  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.discovery.authorization_endpoint ?? null;
+  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.server.authorization_endpoint ?? null;
 }
 
 /** 400 unless AUTH_PROVIDER is saml2: the SAML endpoints answer nothing else. */
