@@ -145,6 +145,9 @@ function providerFailure(err: unknown, what: string): AppError | null {
     }
     return new AppError(502, `${what}: the identity provider did not answer with JSON`);
   }
+  if (err instanceof client.ClientError && err.code === 'OAUTH_HTTP_REQUEST_FORBIDDEN') {
+    return new AppError(502, `${what}: the identity provider's endpoint is not https`);
+  }
   if (err instanceof client.ClientError && err.code === 'OAUTH_PARSE_ERROR') {
     return new AppError(502, `${what}: the identity provider did not answer with JSON`);
   }
