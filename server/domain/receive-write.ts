@@ -1,3 +1,4 @@
+import * as receiveDb from '../db/alert-receive.ts';
 import * as alertsDb from '../db/alerts.ts';
 import type { Deps } from '../deps.ts';
 import { conflict } from '../errors.ts';
@@ -29,41 +30,41 @@ export function serverAttributes(
   return flapping === undefined ? { notify: !quiet } : { notify: !quiet, flapping };
 }
 
-const readers = new WeakMap<Deps, KeyedBatcher<AlertDraft, alertsDb.Candidate | null>>();
+const readers = new WeakMap<Deps, KeyedBatcher<AlertDraft, receiveDb.Candidate | null>>();
 
 /** Matching reads of any identity that arrive while one runs are made together in the next one. */
 export function readsOf(deps: Deps) {
   let batcher = readers.get(deps);
   if (!batcher) {
     batcher = new KeyedBatcher((drafts) =>
-      alertsDb.findForReceive(deps.db, drafts, deps.clock.now() - FLAP_WINDOW_MS),
+      receiveDb.findForReceive(deps.db, drafts, deps.clock.now() - FLAP_WINDOW_MS),
     );
     readers.set(deps, batcher);
   }
   return batcher;
 }
 
-const updaters = new WeakMap<Deps, KeyedBatcher<alertsDb.PlainDuplicate, alertsDb.WrittenAlert | null>>();
+const updaters = new WeakMap<Deps, KeyedBatcher<receiveDb.PlainDuplicate, alertsDb.WrittenAlert | null>>();
 
 /** Plain duplicates of any identity that arrive while one such write runs go together in the next. */
 function updatesOf(deps: Deps) {
   let batcher = updaters.get(deps);
   if (!batcher) {
     batcher = new KeyedBatcher((items) =>
-      alertsDb.updateDuplicates(deps.db, items, deps.config.HISTORY_LIMIT),
+      receiveDb.updateDuplicates(deps.db, items, deps.config.HISTORY_LIMIT),
     );
     updaters.set(deps, batcher);
   }
   return batcher;
 }
 
-const inserters = new WeakMap<Deps, KeyedBatcher<alertsDb.NewAlert, alertsDb.WrittenAlert | null>>();
+const inserters = new WeakMap<Deps, KeyedBatcher<receiveDb.NewAlert, alertsDb.WrittenAlert | null>>();
 
 /** New alerts of any identity that arrive while one insert runs are created together in the next one. */
 function insertsOf(deps: Deps) {
   let batcher = inserters.get(deps);
   if (!batcher) {
-    batcher = new KeyedBatcher((items) => alertsDb.insertNew(deps.db, items));
+    batcher = new KeyedBatcher((items) => receiveDb.insertNew(deps.db, items));
     inserters.set(deps, batcher);
   }
   return batcher;
@@ -139,7 +140,7 @@ function historyEntry(
 export async function applyToExisting(
   deps: Deps,
   draft: AlertDraft,
-  candidate: alertsDb.Candidate,
+  candidate: receiveDb.Candidate,
   caller: Caller,
   now: number,
 ): Promise<Written | 'conflict'> {
@@ -184,7 +185,7 @@ export async function applyToExisting(
     ...serverAttributes(deps, status, flapping),
     ...changes?.attributes,
   };
-  const update: alertsDb.ReceiveUpdate = {
+  const update: receiveDb.ReceiveUpdate = {
     event: draft.event,
     severity: changes?.severity ?? draft.severity,
     status,
@@ -208,7 +209,7 @@ export async function applyToExisting(
   const written =
     entries.length === 0 && !changes
       ? await updatesOf(deps).submit('update', { expected: candidate, update })
-      : await alertsDb.updateReceived(deps.db, candidate, update, entries, config.HISTORY_LIMIT);
+      : await receiveDb.updateReceived(deps.db, candidate, update, entries, config.HISTORY_LIMIT);
   if (!written) return 'conflict';
   const { history: prior, ...record } = written;
   return { record, history: [...entries, ...prior] };

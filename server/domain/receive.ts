@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Alert, AlertInput } from '../../shared/alerts.ts';
+import * as receiveDb from '../db/alert-receive.ts';
 import * as alertsDb from '../db/alerts.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest } from '../errors.ts';
@@ -164,7 +165,7 @@ async function receiveSome(deps: Deps, items: Receipt[]): Promise<(Written & { c
 }
 
 /** How many leading receipts are plain duplicates of the stored alert: same severity, no status change, no history. */
-function foldableDuplicates(deps: Deps, candidate: alertsDb.Candidate, items: Receipt[]): number {
+function foldableDuplicates(deps: Deps, candidate: receiveDb.Candidate, items: Receipt[]): number {
   const { model, config } = deps;
   let value = candidate.value;
   let n = 0;
@@ -186,13 +187,13 @@ function foldableDuplicates(deps: Deps, candidate: alertsDb.Candidate, items: Re
 }
 
 /** Writes a run of plain duplicates as one update; each receipt gets the alert as it stood after it. */
-async function writeDuplicates(deps: Deps, candidate: alertsDb.Candidate, run: Receipt[]) {
+async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: Receipt[]) {
   const last = run.at(-1)!;
   const attributes = Object.assign(
     {},
     ...run.map((r) => ({ ...r.draft.attributes, ...serverAttributes(deps, candidate.status, undefined) })),
   ) as Record<string, unknown>;
-  const written = await alertsDb.updateReceived(
+  const written = await receiveDb.updateReceived(
     deps.db,
     candidate,
     {
