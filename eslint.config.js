@@ -22,6 +22,7 @@ const LAYERS = [
     paths: [
       'server/domain/alert-types.ts',
       'server/domain/alarm-model.ts',
+      'server/domain/alarm-rules.ts',
       'server/domain/plugin-hooks.ts',
       'server/domain/query',
     ],
