@@ -2,7 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Deps } from './deps.ts';
 import { AppError, methodNotAllowed } from './errors.ts';
-import { apiBase } from './http/base-url.ts';
+import { apiBase } from './base-url.ts';
 import { accessLog } from './http/middleware/access-log.ts';
 import { body } from './http/middleware/body.ts';
 import { corsFrom } from './http/middleware/cors.ts';

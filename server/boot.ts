@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
-import { bootstrapAccess } from './auth/bootstrap.ts';
+import { bootstrapAccess } from './domain/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
 import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
@@ -21,7 +21,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, createRedisBus, type Bus } from './realtime/bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
-import type { PluginPipeline } from './plugins/types.ts';
+import type { PluginPipeline } from './domain/plugin-hooks.ts';
 import { loadWebhooks } from './webhooks/index.ts';
 
 export interface Running {

@@ -4,7 +4,7 @@ import type { Log } from './log.ts';
 import type { Metrics } from './metrics.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { AlarmModel } from './domain/alarm-model.ts';
-import type { PluginPipeline } from './plugins/types.ts';
+import type { PluginPipeline } from './domain/plugin-hooks.ts';
 
 export interface Clock {
   /** Milliseconds since the epoch. */

@@ -1,18 +1,18 @@
 import type { Context } from 'koa';
-import { customerMatches } from '../db/customers.ts';
 import { findKeyForAuth } from '../db/keys.ts';
 import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, forbidden, unauthorized } from '../errors.ts';
-import { apiBase } from '../http/base-url.ts';
+import { AppError, unauthorized } from '../errors.ts';
+import { apiBase } from '../base-url.ts';
 import { verifyHawkRequest } from './hawk.ts';
 import { noteKeyUse } from './key-usage.ts';
 import { ldapBasicAuth } from './ldap.ts';
 import { verifyPassword } from './passwords.ts';
 import { proxyAuth } from './proxy.ts';
-import { withLoginLimit } from '../domain/users.ts';
-import { matchesName, scopesForRoles } from './scopes.ts';
+import { customersFor } from './access.ts';
+import { scopesForRoles } from './scopes.ts';
+import { withLoginLimit } from './sign-in.ts';
 import { verifyToken } from './tokens.ts';
 import { ANONYMOUS_OPEN, type Auth } from './types.ts';
 
@@ -161,23 +161,4 @@ async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<
     ? await customersFor(deps, login, await groupNamesOf(deps.db, user.id))
     : [];
   return { ...blank('basic'), userId: user.id, login, scopes, roles: user.roles, customers };
-}
-
-/**
- * The customers a user sees (auth.md §5): every customer lookup whose match fits the login, one of
- * the groups or the email domain. ADMIN_USERS and `*` are unrestricted (empty list); no match is 403.
- */
-export async function customersFor(deps: Deps, login: string, groups: readonly string[]): Promise<string[]> {
-  if (deps.config.ADMIN_USERS.includes(login)) return [];
-  const domain = login.includes('@') ? login.split('@').pop()! : null;
-  const candidates = [login, ...groups, ...(domain ? [domain] : [])];
-  const found = new Set<string>();
-  for (const c of await customerMatches(deps.db)) {
-    if (candidates.some((name) => matchesName(c.match, name))) found.add(c.customer);
-  }
-  if (found.has('*')) return [];
-  if (found.size === 0) {
-    throw forbidden(`No customer lookup configured for user '${login}' or '${groups.join(', ')}'`);
-  }
-  return [...found].sort();
 }

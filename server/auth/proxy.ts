@@ -1,9 +1,10 @@
 import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { assertActive, userOfLogin } from '../domain/users.ts';
 import { forbidden } from '../errors.ts';
-import { customersFor } from './authenticate.ts';
+import { customersFor } from './access.ts';
+import { userOfLogin } from './external-users.ts';
+import { assertActive } from './sign-in.ts';
 import { scopesForRoles } from './scopes.ts';
 import type { Auth } from './types.ts';
 

@@ -6,7 +6,7 @@ import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } 
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
-import type { Caller } from './alerts.ts';
+import { assignCustomer, type Caller } from './caller.ts';
 import { and, not, type Cond } from './query/conditions.ts';
 import {
   LIST_RESERVED,
@@ -160,21 +160,6 @@ export async function findActiveBlackout(deps: Deps, alert: AlertDraft): Promise
   }
   const match = copy.rows.find((b) => matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS));
   return match ? { id: match.id, priority: match.priority } : null;
-}
-
-/** The customer a write stores (alert-lifecycle.md §3); `customers` null = unrestricted caller. */
-export function assignCustomer(
-  wanted: string | null | undefined,
-  customers: readonly string[] | null,
-): string | null {
-  if (customers === null) return wanted ?? null;
-  if (wanted != null) {
-    if (customers.includes(wanted)) return wanted;
-    throw badRequest(`not allowed to set customer to '${wanted}'`);
-  }
-  if (customers.length === 1) return customers[0]!;
-  if (customers.length > 1) throw badRequest('must define customer as more than one possibility');
-  return null;
 }
 
 /** 400 when end is before start, or past the last instant we represent. */

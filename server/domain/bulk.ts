@@ -17,7 +17,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { presentLiveAlert } from '../present.ts';
 import * as alerts from './alerts.ts';
-import type { Caller } from './alerts.ts';
+import type { Caller } from './caller.ts';
 import { alertQueryOf, selectionFor } from './search.ts';
 
 /** Alerts per progress step of a task (and per statement for the set-based operations). */

@@ -1,8 +1,9 @@
 import * as housekeepingDb from '../db/housekeeping.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest } from '../errors.ts';
-import { PluginSignal } from '../plugins/types.ts';
-import { takeHousekeepingAction, type Caller, type StillDue } from './alerts.ts';
+import { PluginSignal } from './plugin-hooks.ts';
+import { takeHousekeepingAction, type StillDue } from './alerts.ts';
+import type { Caller } from './caller.ts';
 
 /** Alerts selected (and deleted) per statement, so a backlog never holds one long transaction. */
 const BATCH = 500;

@@ -8,7 +8,7 @@ import type { KeyFilters, KeyRow, KeyVisibility } from '../db/keys.ts';
 import type { Deps } from '../deps.ts';
 import { ShownOnce } from '../log.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { assignCustomer } from './blackouts.ts';
+import { assignCustomer } from './caller.ts';
 import { assertGrantable, filtersOf } from './perms.ts';
 import { invalidDate, parseIsoDate } from './query/conditions.ts';
 import { assertPageInRange, pagingOf } from './query/params.ts';

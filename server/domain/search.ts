@@ -13,7 +13,7 @@ import * as query from '../db/alert-query.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { presentAlert } from '../present.ts';
-import type { Caller } from './alerts.ts';
+import type { Caller } from './caller.ts';
 import type { Cond } from './query/conditions.ts';
 import { resolveField } from './query/fields.ts';
 import {

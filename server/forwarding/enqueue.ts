@@ -4,7 +4,7 @@ import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
-import type { PluginRequest } from '../plugins/types.ts';
+import type { PluginRequest } from '../domain/plugin-hooks.ts';
 import { wantsEvent, type Destination, type ForwardKind } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from './loop.ts';
 import { forwarderOf } from './worker.ts';

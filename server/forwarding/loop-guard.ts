@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { authenticate } from '../auth/authenticate.ts';
 import type { Deps } from '../deps.ts';
-import { apiBase } from '../http/base-url.ts';
+import { apiBase } from '../base-url.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames } from './loop.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { serverName } from './destinations.ts';
+import { serverName } from '../config/destinations.ts';
 
 /**
  * Loop protection (spec "Events" 5): a forwarded request names, in order, every server that already

@@ -1,7 +1,8 @@
 import * as queue from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import type { StatusMetric } from '../metrics.ts';
-import { isForwardingOn, toDestinations } from './destinations.ts';
+import { isForwardingOn } from '../config/destinations.ts';
+import { toDestinations } from './destinations.ts';
 import { forwarderOf } from './worker.ts';
 
 const OUTCOMES = ['delivered', 'failed', 'rejected', 'expired', 'lost'] as const;

@@ -3,7 +3,8 @@ import type { Config } from '../config.ts';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
-import { isForwardingOn, toDestinations, type Destination } from './destinations.ts';
+import { isForwardingOn } from '../config/destinations.ts';
+import { toDestinations, type Destination } from './destinations.ts';
 import { agentFor, buildRequest, send, type Agent, type Attempt } from './outbound.ts';
 
 /** How often every destination looks for due rows (other instances' events, retries coming due). */

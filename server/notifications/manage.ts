@@ -12,7 +12,8 @@ import type {
 import type { HistoryEntry } from '../../shared/alerts.ts';
 import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
-import { getAlert, type Caller } from '../domain/alerts.ts';
+import { getAlert } from '../domain/alerts.ts';
+import type { Caller } from '../domain/caller.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { engineOf } from './engine.ts';
 import { fromSettings } from './from-settings.ts';

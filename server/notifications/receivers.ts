@@ -1,21 +1,9 @@
 import { z } from 'zod';
 import type { ReceiverType } from '../../shared/notifications.ts';
+import type { ReceiverDef } from '../db/notifications.ts';
 import { MASK } from '../secrets.ts';
 
-/** A receiver as the server keeps it (settings unmasked). */
-export interface ReceiverDef {
-  id: string;
-  name: string;
-  type: ReceiverType;
-  enabled: boolean;
-  /** Requests per minute at most; null: no limit. */
-  rateLimit: number | null;
-  sendResolved: boolean;
-  settings: Record<string, unknown>;
-  source: 'api' | 'settings';
-  createTime: number | null;
-  updateTime: number | null;
-}
+export type { ReceiverDef } from '../db/notifications.ts';
 
 const httpUrl = (name: string) =>
   z.string({ error: `${name} must be a URL` }).refine((u) => {

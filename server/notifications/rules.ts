@@ -1,32 +1,6 @@
-import type { Escalation } from '../../shared/notifications.ts';
+import type { RuleDef } from '../db/notifications.ts';
 
-/** A routing rule as stored (API rules) or made from the settings (docs/notifications.md). */
-export interface RuleDef {
-  id: string;
-  name: string;
-  priority: number;
-  enabled: boolean;
-  environment: string | null;
-  severity: string[];
-  minSeverity: string | null;
-  service: string | null;
-  group: string | null;
-  event: string | null;
-  resource: string | null;
-  tags: string[];
-  customer: string | null;
-  /** Receiver names. */
-  receivers: string[];
-  continue: boolean;
-  /** Seconds. */
-  groupWait: number;
-  /** Seconds; 0: no repeats. */
-  repeatInterval: number;
-  escalations: Escalation[];
-  source: 'api' | 'settings';
-  createTime: number | null;
-  updateTime: number | null;
-}
+export type { RuleDef } from '../db/notifications.ts';
 
 /** The alert fields rules look at. */
 export interface Routable {

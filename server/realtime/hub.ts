@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
-import { Server, type Socket } from 'socket.io';
+import { Server } from 'socket.io';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import {
   SubscribeSchema,
   type ClientToServerEvents,
-  type LiveEvent,
   type Position,
   type ServerToClientEvents,
   type SubscribeAnswer,
@@ -13,131 +12,24 @@ import {
 } from '../../shared/events.ts';
 import { authenticateSocket } from '../auth/authenticate.ts';
 import { isGranted } from '../auth/scopes.ts';
-import type { Auth } from '../auth/types.ts';
 import { viewMembers } from '../db/alert-query.ts';
 import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
-import type { Caller } from '../domain/alerts.ts';
+import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
-import { compileMatcher, type Matcher } from './matcher.ts';
+import { compileMatcher } from './matcher.ts';
+import { View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /** How often each socket hears the server's time and position. */
 const TICK_MS = 5000;
 /** Deltas are gathered for this long and sent together (latest state of each alert wins). */
 const FLUSH_MS = 10;
 
-interface SocketData {
-  auth: Auth;
-  caller: Caller;
-  /** Views this socket is subscribed to. */
-  views: Set<View>;
-  /** Views whose deltas this socket missed while it was slow: caught up when it drains. */
-  behind: Map<View, number>;
-}
-type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
-
 /** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
 const waiting = (socket: LiveSocket) =>
   (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
-
-interface Logged {
-  gseq: number;
-  time: number;
-  event: LiveEvent;
-}
-
-interface Member {
-  severity: string;
-  status: string;
-}
-
-/** One selection of alerts shared by every socket that asked for it (same query, same customers). */
-class View {
-  readonly id: string;
-  readonly query: string;
-  readonly customers: readonly string[] | null;
-  readonly matcher: Matcher;
-  readonly members = new Map<string, Member>();
-  readonly counts: ViewCounts = { total: 0, severityCounts: {}, statusCounts: {} };
-  readonly sockets = new Set<LiveSocket>();
-  /** The newest change applied. */
-  seq = 0;
-  ready: Promise<void> | null = null;
-  /** Changes since the last flush, with the publish time of each. */
-  readonly updated = new Map<string, { alert: LiveAlert; time: number }>();
-  readonly removed = new Map<string, number>();
-  countsChanged = false;
-
-  constructor(id: string, query: string, customers: readonly string[] | null, matcher: Matcher) {
-    this.id = id;
-    this.query = query;
-    this.customers = customers;
-    this.matcher = matcher;
-  }
-
-  visible(customer: string | null): boolean {
-    return this.customers === null || (customer !== null && this.customers.includes(customer));
-  }
-
-  private count(m: Member, by: number) {
-    const { counts } = this;
-    counts.total += by;
-    counts.severityCounts[m.severity] = (counts.severityCounts[m.severity] ?? 0) + by;
-    if (counts.severityCounts[m.severity] === 0) delete counts.severityCounts[m.severity];
-    counts.statusCounts[m.status] = (counts.statusCounts[m.status] ?? 0) + by;
-    if (counts.statusCounts[m.status] === 0) delete counts.statusCounts[m.status];
-    this.countsChanged = true;
-  }
-
-  add(id: string, m: Member) {
-    const old = this.members.get(id);
-    if (old && old.severity === m.severity && old.status === m.status) return;
-    if (old) this.count(old, -1);
-    this.members.set(id, m);
-    this.count(m, 1);
-  }
-
-  remove(id: string) {
-    const old = this.members.get(id);
-    if (!old) return;
-    this.members.delete(id);
-    this.count(old, -1);
-  }
-
-  /**
-   * What a change means for this view: the alert is in it (with its new state), out of it
-   * (deleted, or no longer matching), or the change is not this view's business (null).
-   */
-  classify(event: LiveEvent): { in: LiveAlert } | { out: string } | null {
-    if (event.type === 'alert.deleted') return this.visible(event.customer) ? { out: event.id } : null;
-    if (event.type !== 'alert.received' && event.type !== 'alert.updated') return null;
-    const { alert } = event;
-    if (!this.visible(alert.customer)) return null;
-    return this.matcher(alert) ? { in: alert } : { out: alert.id };
-  }
-
-  /** Applies one change to membership and counts, and records the delta to send. */
-  apply(entry: Logged): boolean {
-    this.seq = Math.max(this.seq, entry.gseq);
-    const c = this.classify(entry.event);
-    if (!c) return false;
-    if ('in' in c) {
-      this.add(c.in.id, { severity: c.in.severity, status: c.in.status });
-      this.removed.delete(c.in.id);
-      this.updated.set(c.in.id, { alert: c.in, time: entry.time });
-      return true;
-    }
-    const had = this.members.has(c.out);
-    // A deleted alert is always announced; one that merely does not match only if it was in the view.
-    if (!had && entry.event.type !== 'alert.deleted') return false;
-    this.remove(c.out);
-    this.updated.delete(c.out);
-    this.removed.set(c.out, entry.time);
-    return had;
-  }
-}
 
 export interface Hub {
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 import { AlertInputSchema, type AlertInput } from '../../shared/alerts.ts';
 import type { Deps } from '../deps.ts';
-import { receiveAlert, type Caller } from '../domain/alerts.ts';
+import type { Caller } from '../domain/caller.ts';
+import { receiveAlert } from '../domain/receive.ts';
 import { badRequest } from '../errors.ts';
 import { zodIssues } from '../http/middleware/errors.ts';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
-import type { Caller } from '../domain/alerts.ts';
+import type { Caller } from '../domain/caller.ts';
 import type { Log } from '../log.ts';
 
 /** What a receiver sees of the request behind `/webhooks/<name>[/<path>]` (GET or POST). */

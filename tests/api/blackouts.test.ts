@@ -11,7 +11,7 @@ import { BlackoutListSchema, BlackoutSchema, type Blackout } from '../../shared/
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { Deps } from '../../server/deps.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
-import type { Caller } from '../../server/domain/alerts.ts';
+import type { Caller } from '../../server/domain/caller.ts';
 import * as domain from '../../server/domain/blackouts.ts';
 import { AppError } from '../../server/errors.ts';
 import { postAlert } from '../helpers/alerts.ts';

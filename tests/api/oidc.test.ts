@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
+import { calculatePKCECodeChallenge, randomPKCECodeVerifier } from 'openid-client';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { boot } from '../../server/boot.ts';
 import { createLog } from '../../server/log.ts';
@@ -189,6 +190,26 @@ openid('a code works once; bad input is a 400 JSON error', async (ctx) => {
   );
   const azure = await ctx.api.post('/auth/azure', { code: 'x', redirectUri: UI });
   assert.is(azure.status, 501);
+});
+
+openid('with PKCE the code is exchanged only with its verifier (RFC 7636)', async (ctx) => {
+  const verifier = randomPKCECodeVerifier();
+  const challenge = await calculatePKCECodeChallenge(verifier);
+  const exchange = async (codeVerifier?: string) => {
+    const code = await ctx.idp.authorize('sub-alice', UI, undefined, challenge);
+    const res = await ctx.api.post('/auth/openid', {
+      code,
+      clientId: 'alerta-ui',
+      redirectUri: UI,
+      codeVerifier,
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  assertError(await exchange(), 401, 'code exchange failed: invalid_grant');
+  assertError(await exchange(randomPKCECodeVerifier()), 401, 'code exchange failed: invalid_grant');
+  const r = await exchange(verifier);
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  assert.is(decodeJwt(r.body.token as string).provider, 'openid');
 });
 
 openid('ALLOWED_EMAIL_DOMAINS refuses other domains, and no user is created for them', async (ctx) => {

@@ -27,7 +27,8 @@ export interface TestOidcProvider {
   /** Claims of each account, by subject; tests change them between logins. */
   accounts: Map<string, Record<string, unknown>>;
   /** Plays the browser: signs `subject` in and returns the code the provider sends to redirectUri. */
-  authorize(subject: string, redirectUri: string, clientId?: string): Promise<string>;
+  /** With `codeChallenge` (S256) the code is bound to it (RFC 7636). */
+  authorize(subject: string, redirectUri: string, clientId?: string, codeChallenge?: string): Promise<string>;
   /** How many token requests the provider has seen. */
   tokenRequests(): number;
   close(): Promise<void>;
@@ -161,6 +162,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     subject: string,
     redirectUri: string,
     clientId = options.clientId,
+    codeChallenge?: string,
   ): Promise<string> {
     const state = Math.random().toString(36).slice(2);
     loginAs.set(state, subject);
@@ -171,6 +173,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       response_type: 'code',
       scope: 'openid profile email',
       state,
+      ...(codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {}),
     })}`;
     for (let hop = 0; hop < 10; hop++) {
       const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');

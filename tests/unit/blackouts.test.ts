@@ -5,8 +5,8 @@ import { ZodError } from 'zod';
 import { BlackoutInputSchema, BlackoutSchema, BlackoutUpdateSchema } from '../../shared/blackouts.ts';
 import type { BlackoutRow } from '../../server/db/blackouts.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { assignCustomer } from '../../server/domain/caller.ts';
 import {
-  assignCustomer,
   matchesBlackout,
   presentBlackout,
   priorityOf,

@@ -3,13 +3,8 @@ import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import type { QueuedRow } from '../../server/db/forward-queue.ts';
-import {
-  destinationProblems,
-  toDestinations,
-  wantsEvent,
-  serverName,
-  type DestinationTuple,
-} from '../../server/forwarding/destinations.ts';
+import { destinationProblems, serverName, type DestinationTuple } from '../../server/config/destinations.ts';
+import { toDestinations, wantsEvent } from '../../server/forwarding/destinations.ts';
 import { isNamed, loopNames, loopValue } from '../../server/forwarding/loop.ts';
 import { agentFor, attemptOf, buildRequest } from '../../server/forwarding/outbound.ts';
 import { backoffMs } from '../../server/forwarding/worker.ts';

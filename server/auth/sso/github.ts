@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import type { ExternalIdentity } from '../../domain/users.ts';
+import type { ExternalIdentity } from '../external-users.ts';
 import { AppError } from '../../errors.ts';
 import type { CodeGrant } from './oidc.ts';
 import { callProvider, cleanText, isObject, namesIn, objectFrom } from './provider-http.ts';

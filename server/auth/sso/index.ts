@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
-import { isDomainAllowed, signInExternal, type ExternalIdentity } from '../../domain/users.ts';
+import { isDomainAllowed } from '../access.ts';
+import { signInExternal, type ExternalIdentity } from '../external-users.ts';
 import { AppError, badRequest, forbidden } from '../../errors.ts';
 import { githubIdentity, githubSecretFor } from './github.ts';
 import { discoverOidc, identityOfClaims, issuerOf, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';
@@ -100,7 +101,12 @@ export const CODE_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'] as cons
 export async function signInWithCode(
   deps: Deps,
   provider: string,
-  input: { code: string; clientId?: string | undefined; redirectUri: string },
+  input: {
+    code: string;
+    clientId?: string | undefined;
+    redirectUri: string;
+    codeVerifier?: string | undefined;
+  },
   baseUrl: string,
 ): Promise<string> {
   const { config } = deps;
@@ -120,6 +126,7 @@ export async function signInWithCode(
     clientId,
     clientSecret: secret,
     redirectUri: input.redirectUri,
+    codeVerifier: input.codeVerifier,
   };
   let who: ExternalIdentity;
   if (provider === 'github') who = await githubIdentity(config, grant);
@@ -133,12 +140,12 @@ export async function signInWithCode(
 
 /** The end-session URL GET /auth/logout hands to the web UI: OIDC_LOGOUT_URL or the discovered one. */
 export function oidcLogoutUrl(config: Config): string | null {
-  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.discovery.end_session_endpoint ?? null;
+  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.server.end_session_endpoint ?? null;
 }
 
 /** The authorisation URL the web UI sends people to: OIDC_AUTH_URL or the discovered one. */
 export function oidcAuthUrl(config: Config): string | null {
-  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.discovery.authorization_endpoint ?? null;
+  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.server.authorization_endpoint ?? null;
 }
 
 /** 400 unless AUTH_PROVIDER is saml2: the SAML endpoints answer nothing else. */

@@ -1,27 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
-import { z } from 'zod';
+import * as client from 'openid-client';
 import type { Config } from '../../config.ts';
-import type { ExternalIdentity } from '../../domain/users.ts';
 import { AppError, badRequest, unauthorized } from '../../errors.ts';
-import { callProvider, cleanText, isObject, namesIn, objectFrom } from './provider-http.ts';
+import type { ExternalIdentity } from '../external-users.ts';
+import { cleanText, isObject, namesIn, PROVIDER_TIMEOUT_MS, safeText } from './provider-http.ts';
 
-/** The parts of an OpenID Provider's discovery document we use (OIDC Discovery §3). */
-const DiscoverySchema = z.object({
-  issuer: z.string(),
-  authorization_endpoint: z.string(),
-  token_endpoint: z.string(),
-  userinfo_endpoint: z.string().optional(),
-  jwks_uri: z.string().optional(),
-  end_session_endpoint: z.string().optional(),
-  token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
-});
-export type Discovery = z.infer<typeof DiscoverySchema>;
+// OpenID Connect through openid-client (a certified Relying Party library): discovery, the code
+// grant with optional PKCE, ID token validation and userinfo. We only map its outcomes to our
+// answers (docs/auth-sso.md, "the code exchange").
 
 export interface Oidc {
-  discovery: Discovery;
-  /** The provider's signing keys (fetched when first needed, refreshed on an unknown key id). */
-  keys: JWTVerifyGetKey | null;
+  /** The provider's discovery document, as openid-client read it. */
+  server: client.ServerMetadata;
+  /**
+   * The operator configured an http:// issuer (a provider on a private network, or the tests'
+   * loopback one): openid-client then allows plain HTTP to it. https issuers never fall back.
+   */
+  insecure: boolean;
+  /** The provider's signing keys, kept between sign-ins (each sign-in has its own Configuration). */
+  jwks?: ReturnType<typeof client.getJwksCache>;
 }
 
 /** An authorisation code as the web UI and the CLI hand it over (`POST /auth/<provider>`). */
@@ -30,6 +26,8 @@ export interface CodeGrant {
   clientId: string;
   clientSecret: string;
   redirectUri: string;
+  /** RFC 7636: sent along when the client started the sign-in with a code challenge. */
+  codeVerifier?: string | undefined;
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -55,111 +53,158 @@ export function issuerOf(config: Config): string | null {
 /** Fetches and checks an issuer's discovery document; throws a message fit for a start-up error. */
 export async function discoverOidc(issuer: string): Promise<Oidc> {
   const url = `${trimSlash(issuer)}/.well-known/openid-configuration`;
-  let doc: Discovery;
+  const insecure = new URL(url).protocol === 'http:';
+  let server: client.ServerMetadata;
   try {
-    const res = await fetch(url, {
-      signal: AbortSignal.timeout(10_000),
-      headers: { Accept: 'application/json' },
+    // Given the document's own URL, openid-client leaves the issuer comparison to us: we keep ours,
+    // which ignores a trailing slash on either side. Only the server's metadata is kept; each
+    // sign-in makes its own client (clientFor).
+    const found = await client.discovery(new URL(url), 'discovery', undefined, undefined, {
+      timeout: PROVIDER_TIMEOUT_MS / 1000,
+      execute: insecure ? [client.allowInsecureRequests] : [],
     });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    doc = DiscoverySchema.parse(await res.json());
+    server = found.serverMetadata();
   } catch (err) {
-    const reason = err instanceof z.ZodError ? 'not a discovery document' : (err as Error).message;
+    const { cause, message } = err as Error;
+    const reason = cause instanceof Response ? `HTTP ${cause.status}` : message;
     throw new Error(`OpenID Connect discovery at ${url} failed: ${reason}`, { cause: err });
   }
   // OIDC Discovery §4.3: the document must name the issuer it was fetched for.
-  if (trimSlash(doc.issuer) !== trimSlash(issuer)) {
-    throw new Error(`OpenID Connect discovery at ${url} names issuer '${doc.issuer}', expected '${issuer}'`);
+  if (trimSlash(server.issuer) !== trimSlash(issuer)) {
+    throw new Error(
+      `OpenID Connect discovery at ${url} names issuer '${server.issuer}', expected '${issuer}'`,
+    );
   }
-  return { discovery: doc, keys: doc.jwks_uri ? createRemoteJWKSet(new URL(doc.jwks_uri)) : null };
+  return { server, insecure };
 }
 
-/** The client authentication method: OIDC_TOKEN_AUTH_METHODS' first that the provider supports. */
-function authMethodOf(config: Config, oidc: Oidc, grant: CodeGrant): string {
-  if (!grant.clientSecret) return 'none';
-  const supported = oidc.discovery.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-  return config.OIDC_TOKEN_AUTH_METHODS.find((m) => supported.includes(m)) ?? 'client_secret_basic';
-}
-
-/** The token request (RFC 6749 §4.1.3), authenticated as the client the provider expects. */
-async function requestTokens(config: Config, oidc: Oidc, grant: CodeGrant): Promise<Record<string, unknown>> {
-  const endpoint = oidc.discovery.token_endpoint;
-  const form = new URLSearchParams({
-    grant_type: 'authorization_code',
-    code: grant.code,
-    redirect_uri: grant.redirectUri,
-  });
-  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-  const method = authMethodOf(config, oidc, grant);
-  if (method === 'client_secret_basic') {
-    // RFC 6749 §2.3.1: both parts form-encoded before the Basic encoding.
-    const pair = `${encodeURIComponent(grant.clientId)}:${encodeURIComponent(grant.clientSecret)}`;
-    headers.Authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
-  } else {
-    form.set('client_id', grant.clientId);
-    if (method === 'client_secret_post') form.set('client_secret', grant.clientSecret);
-    if (method === 'client_secret_jwt') {
-      form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-      form.set(
-        'client_assertion',
-        await new SignJWT({})
-          .setProtectedHeader({ alg: 'HS256' })
-          .setIssuer(grant.clientId)
-          .setSubject(grant.clientId)
-          .setAudience(endpoint)
-          .setJti(randomUUID())
-          .setIssuedAt()
-          .setExpirationTime('60s')
-          .sign(new TextEncoder().encode(grant.clientSecret)),
-      );
-    }
-  }
-  const answer = await callProvider(endpoint, { method: 'POST', headers, body: form.toString() });
-  return objectFrom(answer, 'code exchange');
-}
-
-/** The ID token's claims, checked: signature (JWKS, or the client secret for HS*), issuer, audience, expiry. */
-async function idTokenClaims(
-  oidc: Oidc,
-  grant: CodeGrant,
-  idToken: string,
-): Promise<Record<string, unknown>> {
-  const options = { issuer: oidc.discovery.issuer, audience: grant.clientId, clockTolerance: 60 };
-  try {
-    const { alg } = decodeProtectedHeader(idToken);
-    if (alg?.startsWith('HS')) {
-      const secret = new TextEncoder().encode(grant.clientSecret);
-      return (await jwtVerify(idToken, secret, options)).payload;
-    }
-    if (!oidc.keys) throw new Error('no jwks_uri');
-    return (await jwtVerify(idToken, oidc.keys, options)).payload;
-  } catch {
-    throw unauthorized('ID token is invalid');
-  }
+/** The client authentication: OIDC_TOKEN_AUTH_METHODS' first that the provider supports. */
+function clientAuthOf(config: Config, oidc: Oidc, grant: CodeGrant): client.ClientAuth {
+  if (!grant.clientSecret) return client.None();
+  const supported = oidc.server.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  const method = config.OIDC_TOKEN_AUTH_METHODS.find((m) => supported.includes(m)) ?? 'client_secret_basic';
+  if (method === 'client_secret_post') return client.ClientSecretPost(grant.clientSecret);
+  if (method === 'client_secret_jwt') return client.ClientSecretJwt(grant.clientSecret);
+  if (method === 'none') return client.None();
+  return client.ClientSecretBasic(grant.clientSecret);
 }
 
 /**
- * Exchanges an authorisation code at the provider and reads who signed in: the ID token (verified)
- * and the userinfo endpoint, userinfo winning where both have a claim (auth.md §12).
+ * Every call to the provider: network failures and timeouts are 503, and the token request carries
+ * the redirect URI exactly as the browser used it. openid-client derives it from a URL object,
+ * which writes a bare origin with a trailing slash, while providers compare redirect URIs as exact
+ * strings and the web UI registers its origin without one.
+ */
+function providerFetch(redirectUri: string): client.CustomFetch {
+  return async (url, options) => {
+    const { body } = options;
+    if (body instanceof URLSearchParams && body.has('redirect_uri')) body.set('redirect_uri', redirectUri);
+    try {
+      return await fetch(url, options as RequestInit);
+    } catch {
+      throw new AppError(503, `could not reach the identity provider at ${new URL(url).origin}`);
+    }
+  };
+}
+
+/** One sign-in's client: the discovered provider, our client id and authentication, 60 s leeway. */
+function clientFor(config: Config, oidc: Oidc, grant: CodeGrant): client.Configuration {
+  const rp = new client.Configuration(
+    oidc.server,
+    grant.clientId,
+    { [client.clockTolerance]: 60 },
+    clientAuthOf(config, oidc, grant),
+  );
+  rp[client.customFetch] = providerFetch(grant.redirectUri);
+  rp.timeout = PROVIDER_TIMEOUT_MS / 1000;
+  if (oidc.insecure) client.allowInsecureRequests(rp);
+  // The ID token's signature is checked against the provider's keys (jwks_uri) even over TLS.
+  client.enableNonRepudiationChecks(rp);
+  if (oidc.jwks) client.setJwksCache(rp, oidc.jwks);
+  return rp;
+}
+
+/** Our own answer (503) when openid-client passes one through, wrapped or not. */
+function ownError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  return err instanceof Error && err.cause !== undefined ? ownError(err.cause) : null;
+}
+
+/** What a refused or unreadable answer from the provider means to the caller of POST /auth/<provider>. */
+function providerFailure(err: unknown, what: string): AppError | null {
+  const own = ownError(err);
+  if (own) return own;
+  if (err instanceof client.ResponseBodyError) return unauthorized(`${what} failed: ${safeText(err.error)}`);
+  if (err instanceof client.WWWAuthenticateChallengeError) {
+    const code = err.cause.find((c) => c.parameters.error)?.parameters.error;
+    return unauthorized(`${what} failed: ${safeText(code ?? `HTTP ${err.status}`)}`);
+  }
+  if (err instanceof client.ClientError && err.cause instanceof Response) {
+    if (err.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') {
+      return unauthorized(`${what} failed: HTTP ${err.cause.status}`);
+    }
+    return new AppError(502, `${what}: the identity provider did not answer with JSON`);
+  }
+  if (err instanceof client.ClientError && err.code === 'OAUTH_HTTP_REQUEST_FORBIDDEN') {
+    return new AppError(502, `${what}: the identity provider's endpoint is not https`);
+  }
+  if (err instanceof client.ClientError && err.code === 'OAUTH_PARSE_ERROR') {
+    return new AppError(502, `${what}: the identity provider did not answer with JSON`);
+  }
+  return null;
+}
+
+/** The authorisation response as the browser received it, for openid-client to read the code from. */
+function callbackOf(oidc: Oidc, grant: CodeGrant): URL {
+  if (!URL.canParse(grant.redirectUri)) throw badRequest('redirectUri: expected a URL');
+  const url = new URL(grant.redirectUri);
+  url.search = '';
+  url.hash = '';
+  url.searchParams.set('code', grant.code);
+  // The browser checked `state` itself and posts only the code. The code can only have come from
+  // the one provider this server is configured with, so its issuer is the response's (RFC 9207).
+  if (oidc.server.authorization_response_iss_parameter_supported) {
+    url.searchParams.set('iss', oidc.server.issuer);
+  }
+  return url;
+}
+
+/**
+ * Exchanges an authorisation code at the provider and reads who signed in: the ID token (verified:
+ * signature, issuer, audience, expiry) and the userinfo endpoint, userinfo winning where both have a
+ * claim (auth.md §12).
  */
 export async function oidcClaims(
   config: Config,
   oidc: Oidc,
   grant: CodeGrant,
 ): Promise<Record<string, unknown>> {
-  const tokens = await requestTokens(config, oidc, grant);
-  const idClaims =
-    typeof tokens.id_token === 'string' ? await idTokenClaims(oidc, grant, tokens.id_token) : {};
-  let userinfo: Record<string, unknown> = {};
-  if (oidc.discovery.userinfo_endpoint && typeof tokens.access_token === 'string') {
-    const answer = await callProvider(oidc.discovery.userinfo_endpoint, {
-      headers: { Authorization: `Bearer ${tokens.access_token}` },
+  const rp = clientFor(config, oidc, grant);
+  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  try {
+    tokens = await client.authorizationCodeGrant(rp, callbackOf(oidc, grant), {
+      pkceCodeVerifier: grant.codeVerifier,
     });
-    userinfo = objectFrom(answer, 'userinfo');
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // A token answer that came back but did not pass the checks: in practice the ID token's.
+    throw providerFailure(err, 'code exchange') ?? unauthorized('ID token is invalid');
+  } finally {
+    oidc.jwks = client.getJwksCache(rp) ?? oidc.jwks;
   }
-  // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
-  if (idClaims.sub !== undefined && userinfo.sub !== undefined && idClaims.sub !== userinfo.sub) {
-    throw unauthorized('userinfo is about another subject than the ID token');
+  const idClaims: Record<string, unknown> = { ...tokens.claims() };
+  let userinfo: Record<string, unknown> = {};
+  if (oidc.server.userinfo_endpoint) {
+    // OIDC Core §5.3.2: userinfo must be about the ID token's subject.
+    const subject = typeof idClaims.sub === 'string' ? idClaims.sub : client.skipSubjectCheck;
+    try {
+      userinfo = { ...(await client.fetchUserInfo(rp, tokens.access_token, subject)) };
+    } catch (err) {
+      if (err instanceof client.ClientError && err.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON') {
+        throw unauthorized('userinfo is about another subject than the ID token');
+      }
+      throw providerFailure(err, 'userinfo') ?? err;
+    }
   }
   const claims = { ...idClaims, ...userinfo };
   if (!isObject(claims) || cleanText(claims.sub) === null) {

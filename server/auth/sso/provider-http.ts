@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 
 /** How long one call to an identity provider may take before the login fails with 503. */
-const PROVIDER_TIMEOUT_MS = 10_000;
+export const PROVIDER_TIMEOUT_MS = 10_000;
 
 export interface ProviderAnswer {
   status: number;
@@ -51,7 +51,7 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Provider error codes are short words (RFC 6749 §5.2); anything else is cut down before it is shown. */
-const safeText = (s: string) => s.replace(/[^\w .:-]/g, '').slice(0, 80);
+export const safeText = (s: string) => s.replace(/[^\w .:-]/g, '').slice(0, 80);
 
 /** Text a provider sent, fit to store: no NUL bytes (Postgres refuses them), trimmed, bounded. */
 export function cleanText(v: unknown): string | null {

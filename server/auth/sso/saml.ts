@@ -2,8 +2,9 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { SAML } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
-import { samlMetadataSources, type Config } from '../../config.ts';
-import type { ExternalIdentity } from '../../domain/users.ts';
+import type { Config } from '../../config.ts';
+import { samlMetadataSources } from '../../config/checks.ts';
+import type { ExternalIdentity } from '../external-users.ts';
 import { badRequest } from '../../errors.ts';
 import { cleanText, isObject, namesIn } from './provider-http.ts';
 

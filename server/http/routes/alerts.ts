@@ -12,9 +12,12 @@ import {
 } from '../../../shared/alerts.ts';
 import type { Deps } from '../../deps.ts';
 import * as alerts from '../../domain/alerts.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { addNote, deleteNote, listNotes, updateNote } from '../../domain/notes.ts';
+import { receiveAlert } from '../../domain/receive.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { timed } from '../timed.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
@@ -26,7 +29,7 @@ const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(1
  * Who is calling, for use cases and plugins: the authenticated login, and the customers the caller
  * is restricted to (null = all) — only with CUSTOMER_VIEWS, as the established server does.
  */
-export function callerOf(ctx: Context, deps: Deps): alerts.Caller {
+export function callerOf(ctx: Context, deps: Deps): Caller {
   const auth = ctx.state.auth;
   const customers = deps.config.CUSTOMER_VIEWS && auth && auth.customers.length ? auth.customers : null;
   return {
@@ -47,7 +50,7 @@ export function alertRoutes(deps: Deps): Router {
     const input = AlertInputSchema.parse(bodyObject(ctx));
     let outcome;
     try {
-      outcome = await alerts.receiveAlert(deps, input, callerOf(ctx, deps));
+      outcome = await receiveAlert(deps, input, callerOf(ctx, deps));
     } catch (err) {
       if (err instanceof AppError && err.status === 403) deps.metrics.app.count('rejected');
       if (err instanceof AppError && err.status === 429) deps.metrics.app.count('ratelimited');
@@ -117,7 +120,7 @@ export function alertRoutes(deps: Deps): Router {
   router.put('/alert/:id/note', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = callerOf(ctx, deps);
-    const note = await alerts.addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
+    const note = await addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
     ctx.status = 201;
     ctx.set('Location', `${caller.baseUrl}/alert/${note.alert}/note/${note.id}`);
     ctx.body = { status: 'ok', id: note.id, note: presentNote(note, caller.baseUrl) };
@@ -127,7 +130,7 @@ export function alertRoutes(deps: Deps): Router {
   router.get('/alert/:id/notes', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = callerOf(ctx, deps);
-    const notes = (await alerts.listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
+    const notes = (await listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
     ctx.body = notes.length
       ? { status: 'ok', notes, total: notes.length }
       : { status: 'ok', message: 'not found', notes, total: 0 };
@@ -139,14 +142,14 @@ export function alertRoutes(deps: Deps): Router {
     const body = bodyObject(ctx);
     if (Object.keys(body as object).length === 0) throw badRequest('nothing to change');
     const caller = callerOf(ctx, deps);
-    const note = await alerts.updateNote(deps, id, note_id, NoteInputSchema.parse(body), caller);
+    const note = await updateNote(deps, id, note_id, NoteInputSchema.parse(body), caller);
     ctx.body = { status: 'ok', note: presentNote(note, caller.baseUrl) };
   });
 
   /** DELETE /alert/:id/note/:note_id */
   router.delete('/alert/:id/note/:note_id', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id, note_id } = NoteParamsSchema.parse(ctx.params);
-    await alerts.deleteNote(deps, id, note_id, callerOf(ctx, deps));
+    await deleteNote(deps, id, note_id, callerOf(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 

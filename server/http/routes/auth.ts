@@ -1,11 +1,12 @@
 import Router from '@koa/router';
 import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
-import { logIn, signUp } from '../../domain/users.ts';
+import { logIn } from '../../auth/sign-in.ts';
+import { signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
 import { oidcLogoutUrl } from '../../auth/sso/index.ts';
 import { forbidden, unauthorized } from '../../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { oidcAuthUrl } from '../../auth/sso/index.ts';
 import type { Deps } from '../../deps.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 
 /** GET /config: what the web UI and the CLI read before anything else (clients.md §2); no credentials. */
 export function configRoutes(deps: Deps): Router {

@@ -5,7 +5,7 @@ import { KeyInputSchema, KeyParamSchema, KeyUpdateSchema } from '../../../shared
 import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import * as keys from '../../domain/keys.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 

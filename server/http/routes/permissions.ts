@@ -10,7 +10,7 @@ import {
 import type { Deps } from '../../deps.ts';
 import * as customers from '../../domain/customers.ts';
 import * as perms from '../../domain/perms.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 import { authOf } from './keys.ts';

@@ -12,7 +12,7 @@ import {
 import { handBackPage, type HandBack } from '../../auth/sso/saml.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { bodyObject } from '../body.ts';
 import { originMatcher } from '../../config/origins.ts';
 
@@ -21,6 +21,8 @@ const CodeSchema = z.object({
   code: z.string().min(1).max(4096),
   clientId: z.string().max(500).nullish(),
   redirectUri: z.string().min(1).max(2000),
+  /** RFC 7636 (optional): the verifier of the code challenge the client sent to the provider. */
+  codeVerifier: z.string().min(43).max(128).nullish(),
 });
 
 /** Providers of the established server that are OpenID Connect underneath, or not offered here. */
@@ -63,13 +65,14 @@ export function ssoRoutes(deps: Deps): Router {
   const router = new Router();
 
   for (const provider of CODE_PROVIDERS) {
-    /** POST /auth/<provider>: `{code, clientId, redirectUri}` → `{token}`. */
+    /** POST /auth/<provider>: `{code, clientId, redirectUri, codeVerifier?}` → `{token}`. */
     router.post(`/auth/${provider}`, async (ctx) => {
       const input = CodeSchema.parse(bodyObject(ctx));
       const grant = {
         code: input.code,
         clientId: input.clientId ?? undefined,
         redirectUri: input.redirectUri,
+        codeVerifier: input.codeVerifier ?? undefined,
       };
       ctx.body = { token: await signInWithCode(deps, provider, grant, apiBase(ctx, deps.config)) };
     });

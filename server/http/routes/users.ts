@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.ts';
 import * as groups from '../../domain/groups.ts';
 import * as users from '../../domain/users.ts';
 import { badRequest } from '../../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts';
-import { bootstrapAdminKeys } from '../domain/keys.ts';
-import { bootstrapAdminUsers } from '../domain/users.ts';
+import { bootstrapAdminKeys } from './keys.ts';
+import { bootstrapAdminUsers } from './users.ts';
 
 /** At start: the admin users, then their keys (auth.md §13). */
 export async function bootstrapAccess(deps: Deps): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 
 /**
  * The absolute address of the API root that every href starts with: BASE_URL when set, otherwise

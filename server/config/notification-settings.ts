@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The settings notifications read (docs/notifications.md), spread into server/config.ts's SETTINGS.
+ * The settings notifications read (docs/notifications.md), spread into SETTINGS (config/settings.ts).
  * The established server's notification plugins (alerta-contrib) and e-mail settings keep their
- * names; the NOTIFY_* ones are ours. Kept self-contained: config.ts imports this module.
+ * names; the NOTIFY_* ones are ours. Kept self-contained: the base layer imports it.
  */
 
 const def = <S extends z.ZodType>(

@@ -1,0 +1,209 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import {
+  EscalationSchema,
+  ReceiverTypeSchema,
+  type Escalation,
+  type ReceiverType,
+} from '../../shared/notifications.ts';
+
+const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
+const json = (value: unknown) => sql.jsonb(value as never);
+
+// Notification receivers and routing rules (docs/notifications.md); the queue and the per-alert
+// state are in notifications.ts.
+
+// ---- receivers and rules --------------------------------------------------------------------
+
+/** A receiver as the server keeps it (settings unmasked). */
+export interface ReceiverDef {
+  id: string;
+  name: string;
+  type: ReceiverType;
+  enabled: boolean;
+  /** Requests per minute at most; null: no limit. */
+  rateLimit: number | null;
+  sendResolved: boolean;
+  settings: Record<string, unknown>;
+  source: 'api' | 'settings';
+  createTime: number | null;
+  updateTime: number | null;
+}
+
+/** A routing rule as stored (API rules) or made from the settings (docs/notifications.md). */
+export interface RuleDef {
+  id: string;
+  name: string;
+  priority: number;
+  enabled: boolean;
+  environment: string | null;
+  severity: string[];
+  minSeverity: string | null;
+  service: string | null;
+  group: string | null;
+  event: string | null;
+  resource: string | null;
+  tags: string[];
+  customer: string | null;
+  /** Receiver names. */
+  receivers: string[];
+  continue: boolean;
+  /** Seconds. */
+  groupWait: number;
+  /** Seconds; 0: no repeats. */
+  repeatInterval: number;
+  escalations: Escalation[];
+  source: 'api' | 'settings';
+  createTime: number | null;
+  updateTime: number | null;
+}
+
+const ReceiverRowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: ReceiverTypeSchema,
+  enabled: z.boolean(),
+  rateLimit: z.number().nullable(),
+  sendResolved: z.boolean(),
+  settings: z.record(z.string(), z.unknown()),
+  createTime: z.number(),
+  updateTime: z.number(),
+});
+const receiverColumns = sql.fragment`id::text, name, type, enabled, rate_limit AS "rateLimit",
+  send_resolved AS "sendResolved", settings, create_time AS "createTime", update_time AS "updateTime"`;
+
+export type ReceiverWrite = Omit<ReceiverDef, 'source' | 'createTime' | 'updateTime'>;
+
+export async function listReceivers(db: CommonQueryMethods): Promise<ReceiverDef[]> {
+  const rows = await db.any(sql.type(ReceiverRowSchema)`
+    SELECT ${receiverColumns} FROM notification_receivers ORDER BY name`);
+  return rows.map((r) => ({ ...r, source: 'api' as const }));
+}
+
+export async function insertReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO notification_receivers (id, name, type, enabled, rate_limit, send_resolved, settings)
+    VALUES (${r.id}, ${r.name}, ${r.type}, ${r.enabled}, ${r.rateLimit}, ${r.sendResolved}, ${json(r.settings)})`);
+}
+
+export async function updateReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_receivers SET name = ${r.name}, enabled = ${r.enabled}, rate_limit = ${r.rateLimit},
+      send_resolved = ${r.sendResolved}, settings = ${json(r.settings)}, update_time = now()
+    WHERE id = ${r.id}`);
+}
+
+/** Deletes a receiver and whatever is still queued for it. */
+export async function deleteReceiver(db: CommonQueryMethods, id: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notification_queue WHERE receiver_id = ${id}`);
+  await db.query(sql.unsafe`DELETE FROM notification_receivers WHERE id = ${id}`);
+}
+
+/** A receiver's new name, in every rule that names it (receivers and escalations). */
+export async function renameInRules(db: CommonQueryMethods, from: string, to: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_rules SET receivers = array_replace(receivers, ${from}, ${to}),
+      escalations = COALESCE((
+        SELECT jsonb_agg(jsonb_set(e, '{receivers}', (
+          SELECT COALESCE(jsonb_agg(CASE WHEN r = ${from} THEN ${to} ELSE r END), '[]')
+          FROM jsonb_array_elements_text(e->'receivers') AS r)))
+        FROM jsonb_array_elements(escalations) AS e), '[]'),
+      update_time = now()
+    WHERE ${from} = ANY(receivers) OR escalations::text LIKE ${`%${JSON.stringify(from)}%`}`);
+}
+
+const MatchSchema = z.object({
+  environment: z.string().nullish(),
+  severity: z.array(z.string()).nullish(),
+  minSeverity: z.string().nullish(),
+  service: z.string().nullish(),
+  group: z.string().nullish(),
+  event: z.string().nullish(),
+  resource: z.string().nullish(),
+  tags: z.array(z.string()).nullish(),
+  customer: z.string().nullish(),
+});
+const RuleRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    priority: z.number(),
+    enabled: z.boolean(),
+    match: MatchSchema,
+    receivers: z.array(z.string()),
+    continue: z.boolean(),
+    groupWait: z.number(),
+    repeatInterval: z.number(),
+    escalations: z.array(EscalationSchema),
+    createTime: z.number(),
+    updateTime: z.number(),
+  })
+  .transform(({ match: m, ...r }): RuleDef => ({
+    ...r,
+    environment: m.environment ?? null,
+    severity: m.severity ?? [],
+    minSeverity: m.minSeverity ?? null,
+    service: m.service ?? null,
+    group: m.group ?? null,
+    event: m.event ?? null,
+    resource: m.resource ?? null,
+    tags: m.tags ?? [],
+    customer: m.customer ?? null,
+    source: 'api',
+  }));
+const ruleColumns = sql.fragment`id::text, name, priority, enabled, match, receivers, continue,
+  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations,
+  create_time AS "createTime", update_time AS "updateTime"`;
+
+export type RuleWrite = Omit<RuleDef, 'source' | 'createTime' | 'updateTime'>;
+
+const matchOf = (r: RuleWrite) =>
+  json({
+    environment: r.environment,
+    severity: r.severity,
+    minSeverity: r.minSeverity,
+    service: r.service,
+    group: r.group,
+    event: r.event,
+    resource: r.resource,
+    tags: r.tags,
+    customer: r.customer,
+  });
+
+export function listRules(db: CommonQueryMethods): Promise<readonly RuleDef[]> {
+  return db.any(sql.type(RuleRowSchema)`
+    SELECT ${ruleColumns} FROM notification_rules ORDER BY priority, name`);
+}
+
+export async function insertRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO notification_rules (id, name, priority, enabled, match, receivers, continue, group_wait,
+      repeat_interval, escalations)
+    VALUES (${r.id}, ${r.name}, ${r.priority}, ${r.enabled}, ${matchOf(r)}, ${texts(r.receivers)},
+      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)})`);
+}
+
+export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE notification_rules SET name = ${r.name}, priority = ${r.priority}, enabled = ${r.enabled},
+      match = ${matchOf(r)}, receivers = ${texts(r.receivers)}, continue = ${r.continue},
+      group_wait = ${r.groupWait}, repeat_interval = ${r.repeatInterval},
+      escalations = ${json(r.escalations)}, update_time = now()
+    WHERE id = ${r.id}`);
+}
+
+/** Deletes a rule and what it remembered about open alerts (queued messages still go out). */
+export async function deleteRule(db: CommonQueryMethods, id: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM notification_state WHERE rule_id = ${id}`);
+  await db.query(sql.unsafe`DELETE FROM notification_rules WHERE id = ${id}`);
+}
+
+/** Marks a change of receivers or rules, for the other instances' copies. */
+export async function bumpVersion(db: CommonQueryMethods): Promise<void> {
+  await db.query(sql.unsafe`UPDATE notification_config SET version = version + 1 WHERE id = 1`);
+}
+
+export function readVersion(db: CommonQueryMethods): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ version: z.number() }))`
+    SELECT version FROM notification_config WHERE id = 1`);
+}

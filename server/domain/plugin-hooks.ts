@@ -1,0 +1,86 @@
+import type { AlertDraft, AlertRecord } from './alert-types.ts';
+
+// What the use cases ask of the PLUGINS (deps.plugins), declared here so that the domain and
+// deps.ts need nothing from server/plugins/, which implements it (plugins/pipeline.ts).
+
+/** Who asked, and from where: what plugins may know of the request behind a hook. */
+export interface PluginRequest {
+  /** Socket peer address. */
+  ip: string;
+  /** Request header by (case-insensitive) name, '' when absent. */
+  header(name: string): string;
+  /** Login of the caller, or null (anonymous / auth off). */
+  user: string | null;
+  /** Absolute API base for hrefs (BASE_URL or the request's own). */
+  baseUrl: string;
+}
+
+/** Changes a hook may ask for on a stored alert: tags replace, attributes merge (null deletes a key). */
+export interface AlertChanges {
+  severity?: string;
+  tags?: string[];
+  attributes?: Record<string, unknown>;
+}
+
+/**
+ * Ends processing with a non-error reply: 202 for heartbeat conversion, blackout suppression and
+ * forwarding loops. Nothing is stored.
+ */
+export class PluginSignal extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  constructor(status: number, message: string, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.status = status;
+    this.body = { status: 'ok', message, ...extra };
+  }
+}
+
+/** The plugins in PLUGINS order, run hook by hook (server/plugins/pipeline.ts). */
+export interface PluginPipeline {
+  /** May throw PluginSignal (202), AppError (403, 429, …). `suppressed`: the alert is in blackout; later hooks were skipped. */
+  preReceive(alert: AlertDraft, request: PluginRequest): Promise<{ alert: AlertDraft; suppressed: boolean }>;
+  postReceive(alert: AlertRecord, request: PluginRequest): Promise<AlertChanges | null>;
+  statusChange(
+    alert: AlertRecord,
+    status: string,
+    text: string,
+    request: PluginRequest,
+  ): Promise<{ status: string; text: string; changes?: AlertChanges }>;
+  takeAction(
+    alert: AlertRecord,
+    action: string,
+    text: string,
+    timeout: number | null,
+    request: PluginRequest,
+  ): Promise<{ action: string; text: string; timeout: number | null; changes?: AlertChanges }>;
+  postAction(
+    alert: AlertRecord,
+    action: string,
+    text: string,
+    timeout: number | null,
+    request: PluginRequest,
+  ): Promise<AlertChanges | null>;
+  takeNote(alert: AlertRecord, text: string, request: PluginRequest): Promise<{ text: string }>;
+  /** False when a hook vetoed the deletion. */
+  delete(alert: AlertRecord, request: PluginRequest): Promise<boolean>;
+}
+
+/** Merges hook changes into a record the way the established server persists them. */
+export function mergeChanges(record: AlertRecord, changes: AlertChanges | null | undefined): AlertRecord {
+  if (!changes) return record;
+  const attributes = { ...record.attributes };
+  for (const [k, v] of Object.entries(changes.attributes ?? {})) {
+    if (v === null) delete attributes[k];
+    else attributes[k] = v;
+  }
+  return {
+    ...record,
+    severity: changes.severity ?? record.severity,
+    tags: changes.tags ?? record.tags,
+    attributes,
+  };
+}
+
+export const hasChanges = (c: AlertChanges | null | undefined): c is AlertChanges =>
+  Boolean(c && (c.severity !== undefined || c.tags !== undefined || c.attributes !== undefined));

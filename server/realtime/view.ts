@@ -1,0 +1,125 @@
+import type { Socket } from 'socket.io';
+import type { LiveAlert } from '../../shared/alerts.ts';
+import type {
+  ClientToServerEvents,
+  LiveEvent,
+  ServerToClientEvents,
+  ViewCounts,
+} from '../../shared/events.ts';
+import type { Auth } from '../auth/types.ts';
+import type { Caller } from '../domain/caller.ts';
+import type { Matcher } from './matcher.ts';
+
+// A view's membership and counts, kept from the bus's changes by the hub (hub.ts, docs/live.md).
+
+export interface SocketData {
+  auth: Auth;
+  caller: Caller;
+  /** Views this socket is subscribed to. */
+  views: Set<View>;
+  /** Views whose deltas this socket missed while it was slow: caught up when it drains. */
+  behind: Map<View, number>;
+}
+export type LiveSocket = Socket<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  Record<string, never>,
+  SocketData
+>;
+
+export interface Logged {
+  gseq: number;
+  time: number;
+  event: LiveEvent;
+}
+
+export interface Member {
+  severity: string;
+  status: string;
+}
+
+/** One selection of alerts shared by every socket that asked for it (same query, same customers). */
+export class View {
+  readonly id: string;
+  readonly query: string;
+  readonly customers: readonly string[] | null;
+  readonly matcher: Matcher;
+  readonly members = new Map<string, Member>();
+  readonly counts: ViewCounts = { total: 0, severityCounts: {}, statusCounts: {} };
+  readonly sockets = new Set<LiveSocket>();
+  /** The newest change applied. */
+  seq = 0;
+  ready: Promise<void> | null = null;
+  /** Changes since the last flush, with the publish time of each. */
+  readonly updated = new Map<string, { alert: LiveAlert; time: number }>();
+  readonly removed = new Map<string, number>();
+  countsChanged = false;
+
+  constructor(id: string, query: string, customers: readonly string[] | null, matcher: Matcher) {
+    this.id = id;
+    this.query = query;
+    this.customers = customers;
+    this.matcher = matcher;
+  }
+
+  visible(customer: string | null): boolean {
+    return this.customers === null || (customer !== null && this.customers.includes(customer));
+  }
+
+  private count(m: Member, by: number) {
+    const { counts } = this;
+    counts.total += by;
+    counts.severityCounts[m.severity] = (counts.severityCounts[m.severity] ?? 0) + by;
+    if (counts.severityCounts[m.severity] === 0) delete counts.severityCounts[m.severity];
+    counts.statusCounts[m.status] = (counts.statusCounts[m.status] ?? 0) + by;
+    if (counts.statusCounts[m.status] === 0) delete counts.statusCounts[m.status];
+    this.countsChanged = true;
+  }
+
+  add(id: string, m: Member) {
+    const old = this.members.get(id);
+    if (old && old.severity === m.severity && old.status === m.status) return;
+    if (old) this.count(old, -1);
+    this.members.set(id, m);
+    this.count(m, 1);
+  }
+
+  remove(id: string) {
+    const old = this.members.get(id);
+    if (!old) return;
+    this.members.delete(id);
+    this.count(old, -1);
+  }
+
+  /**
+   * What a change means for this view: the alert is in it (with its new state), out of it
+   * (deleted, or no longer matching), or the change is not this view's business (null).
+   */
+  classify(event: LiveEvent): { in: LiveAlert } | { out: string } | null {
+    if (event.type === 'alert.deleted') return this.visible(event.customer) ? { out: event.id } : null;
+    if (event.type !== 'alert.received' && event.type !== 'alert.updated') return null;
+    const { alert } = event;
+    if (!this.visible(alert.customer)) return null;
+    return this.matcher(alert) ? { in: alert } : { out: alert.id };
+  }
+
+  /** Applies one change to membership and counts, and records the delta to send. */
+  apply(entry: Logged): boolean {
+    this.seq = Math.max(this.seq, entry.gseq);
+    const c = this.classify(entry.event);
+    if (!c) return false;
+    if ('in' in c) {
+      this.add(c.in.id, { severity: c.in.severity, status: c.in.status });
+      this.removed.delete(c.in.id);
+      this.updated.set(c.in.id, { alert: c.in, time: entry.time });
+      return true;
+    }
+    const had = this.members.has(c.out);
+    // A deleted alert is always announced; one that merely does not match only if it was in the view.
+    if (!had && entry.event.type !== 'alert.deleted') return false;
+    this.remove(c.out);
+    this.updated.delete(c.out);
+    this.removed.set(c.out, entry.time);
+    return had;
+  }
+}
