@@ -417,10 +417,30 @@ export async function selectIds(db: CommonQueryMethods, s: Selection, limit: num
   return rows.map((r) => r.id);
 }
 
-const MemberRowSchema = z.object({ id: z.string(), severity: z.string(), status: z.string() });
+const MemberRowSchema = z.object({
+  id: z.string(),
+  severity: z.string(),
+  status: z.string(),
+  groups: z.array(z.string()).nullable(),
+});
 
-/** Every matching alert's id, severity and status: the membership of a live view. */
-export function viewMembers(db: CommonQueryMethods, s: Selection) {
+const GROUP_COLUMNS = {
+  event: sql.fragment`ARRAY[a.event]`,
+  environment: sql.fragment`ARRAY[a.environment]`,
+  resource: sql.fragment`ARRAY[a.resource]`,
+  service: sql.fragment`a.service`,
+} as const;
+
+/**
+ * Every matching alert's id, severity and status: the membership of a live view; with `groupBy`,
+ * also the values of that field (several for `service`) the alert is counted under.
+ */
+export function viewMembers(
+  db: CommonQueryMethods,
+  s: Selection,
+  groupBy?: keyof typeof GROUP_COLUMNS | null,
+) {
+  const groups = groupBy ? GROUP_COLUMNS[groupBy] : sql.fragment`NULL::text[]`;
   return db.any(sql.type(MemberRowSchema)`/* ad hoc */
-    SELECT a.id, a.severity, a.status FROM alerts a WHERE ${whereOf(s)}`);
+    SELECT a.id, a.severity, a.status, ${groups} AS groups FROM alerts a WHERE ${whereOf(s)}`);
 }
