@@ -84,12 +84,27 @@ export class ConsoleView {
   readonly columns = $derived(
     this.chosenColumns.length ? this.chosenColumns.filter(this.allowed) : this.defaultColumns,
   );
-  /** A time in `/config dates[format]` and the user's zone. */
+  /**
+   * The first moment of this year in the user's zone: it changes once a year, so cells that only
+   * need to know "this year or not" do not recompute with every tick of `now`.
+   */
+  readonly yearStart = $derived.by(() => {
+    const d = new Date(this.now);
+    return this.timezone === 'utc'
+      ? Date.UTC(d.getUTCFullYear(), 0, 1)
+      : new Date(d.getFullYear(), 0, 1).getTime();
+  });
+  /** A time in `/config dates[format]` and the user's zone; with its year when not this year's. */
   time = (format: keyof ClientConfig['dates']) => (iso: string) =>
-    this.config ? formatTime(iso, this.config.dates[format], this.timezone) : iso;
+    this.config ? formatTime(iso, this.config.dates[format], this.timezone, this.yearStart) : iso;
   readonly mediumTime = $derived(this.time('mediumDate'));
   readonly longTime = $derived(this.time('longDate'));
-  cell = (a: LiveAlert, column: string) => cellText(a, column, this.now, this.mediumTime);
+  /**
+   * One cell's text; `statusEnd` is when the alert's ack or shelve ends (StatusEnds). Only the
+   * timeout-left cells follow the clock: the others are not recomputed every second.
+   */
+  cell = (a: LiveAlert, column: string, statusEnd?: number | null) =>
+    cellText(a, column, column === 'timeoutLeft' ? this.now : 0, this.mediumTime, statusEnd);
 
   // ---- navigation: every change is a new URL ----------------------------------------------
   href(p: URLSearchParams): string {
