@@ -317,8 +317,8 @@ export interface TopRow {
 }
 
 /**
- * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
- * flapping and standing), grouped by `groupBy` (a text column, or `service`). The top groups are
+ * Top-N groups (api.md §5): rows are alert × service pairs (× severity changes for flapping, ×
+ * severity history entries for standing), grouped by `groupBy` (a text column, or `service`). The top groups are
  * found first on counts alone; only their rows are then collected for the lists.
  */
 export async function topN(
@@ -329,10 +329,20 @@ export async function topN(
   n: number,
 ): Promise<TopRow[]> {
   const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : sql.fragment`(${column(groupBy)})::text`;
+  // Flapping counts real severity changes: `severity` entries that changed the severity of the
+  // entry before them. The first entry of an alert (type `severity` or `new`) has none before it.
   const history =
     variant === 'count'
       ? sql.fragment``
-      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
+      : variant === 'flapping'
+        ? sql.fragment`JOIN LATERAL (
+            SELECT f.seq FROM (
+              SELECT h.seq, h.type, h.severity, lag(h.severity) OVER (ORDER BY h.seq) AS before
+              FROM alert_history h WHERE h.alert_id = a.id
+            ) f
+            WHERE f.type = 'severity' AND f.before IS NOT NULL AND f.severity IS DISTINCT FROM f.before
+          ) h ON true`
+        : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type = 'severity'`;
   const life =
     variant === 'standing'
       ? sql.fragment`sum(extract(epoch FROM a.last_receive_time - a.create_time)::float8)`
