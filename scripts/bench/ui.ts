@@ -125,10 +125,11 @@ async function scrollFor(page: Page, selector: string) {
 
 async function scrollBench(page: Page) {
   const consoleRun = await scrollFor(page, '[data-stale]');
-  // The same number of rows as a plain table: every row in the DOM, nothing live.
+  // The same number of rows as a plain table: every row in the DOM, nothing live, in a box with an
+  // opaque background (which lets the browser scroll it on the compositor, as the console's).
   await page.setContent(
     `<style>table{border-collapse:collapse;font:13px system-ui}td{padding:3px 6px;border-bottom:1px solid #ddd;white-space:nowrap}</style>
-     <div id="box" style="height:900px;overflow:auto"><table><thead><tr><th>Severity</th><th>Status</th><th>Resource</th><th>Event</th><th>Text</th></tr></thead><tbody>${Array.from(
+     <div id="box" style="height:900px;overflow:auto;background:#fff"><table><thead><tr><th>Severity</th><th>Status</th><th>Resource</th><th>Event</th><th>Text</th></tr></thead><tbody>${Array.from(
        { length: count },
        (_, i) =>
          `<tr><td>major</td><td>open</td><td>host${i}</td><td>event${i % 20}</td><td>Seeded alert ${i}</td></tr>`,
