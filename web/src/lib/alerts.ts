@@ -177,7 +177,7 @@ export const COLUMN_WIDTHS: Readonly<Record<string, number>> = {
   createTime: 10.5,
   receiveTime: 10.5,
   updateTime: 10.5,
-  timeoutLeft: 7.5,
+  timeoutLeft: 8,
   duplicateCount: 3.5,
   timeout: 5,
   customer: 8,
