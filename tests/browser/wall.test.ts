@@ -717,6 +717,11 @@ wall(
       await openWall(page, ctx, `group=${group}`);
       await page.getByTestId('wall-alert').filter({ hasText: 'still-here' }).waitFor();
       assert.is(await page.getByTestId('disconnected').count(), 0);
+      // Cut the connection once it has moved to the websocket (a long-poll already under way
+      // cannot be cut from here, and would only time out after Socket.IO's 45 s).
+      for (let i = 0; sockets.length < 2 && i < 100; i++) await page.waitForTimeout(100);
+      assert.ok(sockets.length >= 2, 'the socket upgraded to a websocket');
+      await page.waitForTimeout(1500);
 
       cut = true;
       const lost = Date.now();
