@@ -40,20 +40,47 @@ const Counts = z.record(z.string(), z.number().int());
 export const PositionSchema = z.object({ epoch: z.string(), seq: z.number().int().nonnegative() });
 export type Position = z.infer<typeof PositionSchema>;
 
+/** Fields a view's alerts may be grouped by (the wall's `group-by`, docs/live.md). */
+export const GROUP_FIELDS = ['event', 'service', 'environment', 'resource'] as const;
+export type GroupField = (typeof GROUP_FIELDS)[number];
+
 /** `subscribe`: a view of alerts, in the query language of GET /alerts. */
 export const SubscribeSchema = z.object({
   /** The query string GET /alerts takes (filters, q, sort-by, page, page-size), without the leading `?`. */
   query: z.string().max(8000).default(''),
   /** After a reconnect: the position of the last event applied, to be caught up from there. */
   since: PositionSchema.nullish(),
+  /**
+   * Also count the view's alerts per value of this field (an alert with several services counts in
+   * each): the counts then carry the `groups` that come first and `groupTotal`.
+   */
+  groupBy: z.enum(GROUP_FIELDS).nullish(),
+  /** How many groups the counts carry (default 100). */
+  groupLimit: z.number().int().min(1).max(1000).nullish(),
 });
 export type SubscribeRequest = z.input<typeof SubscribeSchema>;
+
+/** The alerts of one group of a grouped view. */
+export const GroupCountsSchema = z.object({
+  key: z.string(),
+  total: z.number().int(),
+  severityCounts: Counts,
+  statusCounts: Counts,
+});
+export type GroupCounts = z.infer<typeof GroupCountsSchema>;
 
 /** The counts of a whole view (not just its first page). */
 export const ViewCountsSchema = z.object({
   total: z.number().int(),
   severityCounts: Counts,
   statusCounts: Counts,
+  /**
+   * Grouped views only: the first `groupLimit` groups — those with unacknowledged alerts (neither
+   * ack nor shelved) first, then by their most severe alert, then by size, then by key.
+   */
+  groups: z.array(GroupCountsSchema).optional(),
+  /** Grouped views only: how many groups there are in all. */
+  groupTotal: z.number().int().optional(),
 });
 export type ViewCounts = z.infer<typeof ViewCountsSchema>;
 

@@ -318,10 +318,10 @@ export interface TopRow {
 }
 
 /**
- * Top-N groups (api.md §5): rows are alert × service pairs (and × severity history entries for
- * flapping and standing; the creation entry, typed `new` since issue #17, still counts as one),
- * grouped by `groupBy` (a text column, or `service`). The top groups are found first on counts
- * alone; only their rows are then collected for the lists.
+ * Top-N groups (api.md §5): rows are alert × service pairs (× real severity changes for flapping, ×
+ * severity history entries for standing, the creation entry typed `new` since issue #17 counting as
+ * one), grouped by `groupBy` (a text column, or `service`). The top groups are found first on
+ * counts alone; only their rows are then collected for the lists.
  */
 export async function topN(
   db: CommonQueryMethods,
@@ -331,10 +331,21 @@ export async function topN(
   n: number,
 ): Promise<TopRow[]> {
   const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : sql.fragment`(${column(groupBy)})::text`;
+  // Flapping counts real severity changes: `severity` entries that changed the severity of the
+  // `new` or `severity` entry before them (other entries are skipped). The first entry of an alert
+  // (type `severity` or `new`) has none before it.
   const history =
     variant === 'count'
       ? sql.fragment``
-      : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
+      : variant === 'flapping'
+        ? sql.fragment`JOIN LATERAL (
+            SELECT f.seq FROM (
+              SELECT h.seq, h.type, h.severity, lag(h.severity) OVER (ORDER BY h.seq) AS before
+              FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
+            ) f
+            WHERE f.type = 'severity' AND f.before IS NOT NULL AND f.severity IS DISTINCT FROM f.before
+          ) h ON true`
+        : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
   const life =
     variant === 'standing'
       ? sql.fragment`sum(extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
@@ -446,10 +457,30 @@ export async function selectIds(db: CommonQueryMethods, s: Selection, limit: num
   return rows.map((r) => r.id);
 }
 
-const MemberRowSchema = z.object({ id: z.string(), severity: z.string(), status: z.string() });
+const MemberRowSchema = z.object({
+  id: z.string(),
+  severity: z.string(),
+  status: z.string(),
+  groups: z.array(z.string()).nullable(),
+});
 
-/** Every matching alert's id, severity and status: the membership of a live view. */
-export function viewMembers(db: CommonQueryMethods, s: Selection) {
+const GROUP_COLUMNS = {
+  event: sql.fragment`ARRAY[a.event]`,
+  environment: sql.fragment`ARRAY[a.environment]`,
+  resource: sql.fragment`ARRAY[a.resource]`,
+  service: sql.fragment`a.service`,
+} as const;
+
+/**
+ * Every matching alert's id, severity and status: the membership of a live view; with `groupBy`,
+ * also the values of that field (several for `service`) the alert is counted under.
+ */
+export function viewMembers(
+  db: CommonQueryMethods,
+  s: Selection,
+  groupBy?: keyof typeof GROUP_COLUMNS | null,
+) {
+  const groups = groupBy ? GROUP_COLUMNS[groupBy] : sql.fragment`NULL::text[]`;
   return db.any(sql.type(MemberRowSchema)`/* ad hoc */
-    SELECT a.id, a.severity, a.status FROM alerts a WHERE ${whereOf(s)}`);
+    SELECT a.id, a.severity, a.status, ${groups} AS groups FROM alerts a WHERE ${whereOf(s)}`);
 }

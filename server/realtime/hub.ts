@@ -5,6 +5,8 @@ import type { LiveAlert } from '../../shared/alerts.ts';
 import {
   SubscribeSchema,
   type ClientToServerEvents,
+  type GroupCounts,
+  type GroupField,
   type Position,
   type ServerToClientEvents,
   type SubscribeAnswer,
@@ -26,6 +28,8 @@ import { View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 const TICK_MS = 5000;
 /** Deltas are gathered for this long and sent together (latest state of each alert wins). */
 const FLUSH_MS = 10;
+/** Groups a grouped view's counts carry unless the subscription asks for another number. */
+const GROUP_LIMIT = 100;
 
 /** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
 const waiting = (socket: LiveSocket) =>
@@ -153,27 +157,43 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.data.behind.delete(view);
     view.sockets.delete(socket);
     void socket.leave(`view:${view.id}`);
-    if (view.sockets.size === 0) views.delete(viewKey(view.query, view.customers));
+    if (view.sockets.size === 0) views.delete(viewKey(view));
   }
 
-  const viewKey = (query: string, customers: readonly string[] | null) =>
-    JSON.stringify([query, customers ? [...customers].sort() : null]);
+  const viewKey = (view: Pick<View, 'query' | 'customers' | 'groupBy' | 'groupLimit'>) =>
+    JSON.stringify([
+      view.query,
+      view.customers ? [...view.customers].sort() : null,
+      ...(view.groupBy ? [view.groupBy, view.groupLimit] : []),
+    ]);
 
-  /** The view for this query and these customers, loading its membership on first use. */
-  async function viewFor(query: string, caller: Caller): Promise<View> {
-    const key = viewKey(query, caller.customers);
+  /** The view for this query, these customers and this grouping, loading its membership on first use. */
+  async function viewFor(
+    query: string,
+    caller: Caller,
+    grouping: { by: GroupField | null; limit: number },
+  ): Promise<View> {
+    const key = viewKey({
+      query,
+      customers: caller.customers,
+      groupBy: grouping.by,
+      groupLimit: grouping.limit,
+    });
     let view = views.get(key);
     if (!view) {
       // Live views have no implicit upper time bound: new alerts must enter them.
       const q = alertQueryOf(deps, new URLSearchParams(query));
       const id = createHash('sha1').update(key).digest('hex').slice(0, 12);
-      const created = new View(id, query, caller.customers, compileMatcher(q.where));
+      const created = new View(id, query, caller.customers, compileMatcher(q.where), grouping);
       views.set(key, created);
       created.ready = (async () => {
         const from = lastSeq;
         const selection = await selectionFor(deps, q.where, caller);
-        const rows = await viewMembers(deps.db, selection);
-        for (const r of rows) created.add(r.id, { severity: r.severity, status: r.status });
+        const rows = await viewMembers(deps.db, selection, grouping.by);
+        for (const r of rows) {
+          const groups = grouping.by === 'service' && !r.groups?.length ? [''] : [...new Set(r.groups ?? [])];
+          created.add(r.id, { severity: r.severity, status: r.status, groups });
+        }
         created.seq = from;
         // Changes heard while loading: apply them on top (they may repeat what the query saw).
         for (const entry of log_) if (entry.gseq > from) created.apply(entry);
@@ -228,9 +248,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   async function subscribe(socket: LiveSocket, raw: unknown): Promise<SubscribeAnswer> {
     const parsed = SubscribeSchema.safeParse(raw ?? {});
     if (!parsed.success) throw new AppError(400, parsed.error.issues[0]?.message ?? 'invalid subscription');
-    const { query, since } = parsed.data;
+    const { query, since, groupBy, groupLimit } = parsed.data;
     const caller = socket.data.caller;
-    const view = await viewFor(query, caller);
+    const view = await viewFor(query, caller, { by: groupBy ?? null, limit: groupLimit ?? GROUP_LIMIT });
     if (since && since.epoch === epoch) {
       const replayed = replay(socket, view, since.seq);
       if (replayed !== null) {
@@ -273,7 +293,31 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     total: view.counts.total,
     severityCounts: { ...view.counts.severityCounts },
     statusCounts: { ...view.counts.statusCounts },
+    ...(view.groupBy ? { groups: topGroups(view), groupTotal: view.groupCounts.size } : {}),
   });
+
+  /** A grouped view's first groups (ViewCountsSchema's order): what a wall shows of them. */
+  function topGroups(view: View): GroupCounts[] {
+    const rank = deps.model.severityRank;
+    const ranked = [...view.groupCounts].map(([key, c]) => {
+      const waiting = c.total - (c.statusCounts.ack ?? 0) - (c.statusCounts.shelved ?? 0);
+      const worst = Math.min(...Object.keys(c.severityCounts).map(rank));
+      return { key, c, waiting: waiting > 0 ? 0 : 1, worst };
+    });
+    ranked.sort(
+      (a, b) =>
+        a.waiting - b.waiting ||
+        a.worst - b.worst ||
+        b.c.total - a.c.total ||
+        (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
+    return ranked.slice(0, view.groupLimit).map(({ key, c }) => ({
+      key,
+      total: c.total,
+      severityCounts: { ...c.severityCounts },
+      statusCounts: { ...c.statusCounts },
+    }));
+  }
 
   /** A socket that was too slow for some deltas: once it drains, send it what it missed. */
   function catchUpSlow(socket: LiveSocket) {

@@ -2,9 +2,9 @@ import type { Socket } from 'socket.io';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import type {
   ClientToServerEvents,
+  GroupField,
   LiveEvent,
   ServerToClientEvents,
-  ViewCounts,
 } from '../../shared/events.ts';
 import type { Auth } from '../auth/types.ts';
 import type { Caller } from '../domain/caller.ts';
@@ -36,7 +36,33 @@ export interface Logged {
 export interface Member {
   severity: string;
   status: string;
+  /** The values of the view's group-by field (none when the view is not grouped). */
+  groups: readonly string[];
 }
+
+export type Tally = {
+  total: number;
+  severityCounts: Record<string, number>;
+  statusCounts: Record<string, number>;
+};
+
+function tally(counts: Tally, m: Member, by: number) {
+  counts.total += by;
+  counts.severityCounts[m.severity] = (counts.severityCounts[m.severity] ?? 0) + by;
+  if (counts.severityCounts[m.severity] === 0) delete counts.severityCounts[m.severity];
+  counts.statusCounts[m.status] = (counts.statusCounts[m.status] ?? 0) + by;
+  if (counts.statusCounts[m.status] === 0) delete counts.statusCounts[m.status];
+}
+
+/** The groups an alert counts under: its services (or '' with none), else the field's value. */
+export function groupsOf(alert: Pick<LiveAlert, GroupField>, by: GroupField | null): string[] {
+  if (!by) return [];
+  if (by !== 'service') return [alert[by]];
+  return alert.service.length ? [...new Set(alert.service)] : [''];
+}
+
+const sameGroups = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((g, i) => g === b[i]);
 
 /** One selection of alerts shared by every socket that asked for it (same query, same customers). */
 export class View {
@@ -44,8 +70,12 @@ export class View {
   readonly query: string;
   readonly customers: readonly string[] | null;
   readonly matcher: Matcher;
+  readonly groupBy: GroupField | null;
+  readonly groupLimit: number;
   readonly members = new Map<string, Member>();
-  readonly counts: ViewCounts = { total: 0, severityCounts: {}, statusCounts: {} };
+  readonly counts: Tally = { total: 0, severityCounts: {}, statusCounts: {} };
+  /** Per group-by value (grouped views only). */
+  readonly groupCounts = new Map<string, Tally>();
   readonly sockets = new Set<LiveSocket>();
   /** The newest change applied. */
   seq = 0;
@@ -55,11 +85,19 @@ export class View {
   readonly removed = new Map<string, number>();
   countsChanged = false;
 
-  constructor(id: string, query: string, customers: readonly string[] | null, matcher: Matcher) {
+  constructor(
+    id: string,
+    query: string,
+    customers: readonly string[] | null,
+    matcher: Matcher,
+    grouping: { by: GroupField | null; limit: number },
+  ) {
     this.id = id;
     this.query = query;
     this.customers = customers;
     this.matcher = matcher;
+    this.groupBy = grouping.by;
+    this.groupLimit = grouping.limit;
   }
 
   visible(customer: string | null): boolean {
@@ -67,18 +105,20 @@ export class View {
   }
 
   private count(m: Member, by: number) {
-    const { counts } = this;
-    counts.total += by;
-    counts.severityCounts[m.severity] = (counts.severityCounts[m.severity] ?? 0) + by;
-    if (counts.severityCounts[m.severity] === 0) delete counts.severityCounts[m.severity];
-    counts.statusCounts[m.status] = (counts.statusCounts[m.status] ?? 0) + by;
-    if (counts.statusCounts[m.status] === 0) delete counts.statusCounts[m.status];
+    tally(this.counts, m, by);
+    for (const g of m.groups) {
+      let group = this.groupCounts.get(g);
+      if (!group) this.groupCounts.set(g, (group = { total: 0, severityCounts: {}, statusCounts: {} }));
+      tally(group, m, by);
+      if (group.total === 0) this.groupCounts.delete(g);
+    }
     this.countsChanged = true;
   }
 
   add(id: string, m: Member) {
     const old = this.members.get(id);
-    if (old && old.severity === m.severity && old.status === m.status) return;
+    if (old && old.severity === m.severity && old.status === m.status && sameGroups(old.groups, m.groups))
+      return;
     if (old) this.count(old, -1);
     this.members.set(id, m);
     this.count(m, 1);
@@ -109,7 +149,11 @@ export class View {
     const c = this.classify(entry.event);
     if (!c) return false;
     if ('in' in c) {
-      this.add(c.in.id, { severity: c.in.severity, status: c.in.status });
+      this.add(c.in.id, {
+        severity: c.in.severity,
+        status: c.in.status,
+        groups: groupsOf(c.in, this.groupBy),
+      });
       this.removed.delete(c.in.id);
       this.updated.set(c.in.id, { alert: c.in, time: entry.time });
       return true;

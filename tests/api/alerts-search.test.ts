@@ -1602,23 +1602,15 @@ search('top-N count: group-by resource, environment, service; size limits', asyn
 });
 
 search('top-N flapping counts severity changes; standing orders by time standing', async ({ api }) => {
+  // Only myweb changed severity (major → critical → major): two changes. An alert's first entry is
+  // not a change, so the alerts received once are not flapping at all (issue #19 item 11).
   for (const path of ['/alerts/top10/flapping', '/alerts/topn/flapping']) {
     const { top10 } = await top(api, path);
     assert.equal(
       Object.fromEntries(top10.map((e) => [e.event, [e.count, e.duplicateCount]])),
-      {
-        NodeDown: [4, 0],
-        DiskFull: [3, 2],
-        HttpError: [3, 0],
-        QueueHigh: [2, 1],
-        SlowResponse: [1, 0],
-        PortScan: [1, 0],
-        CacheMiss: [1, 0],
-      },
+      { HttpError: [2, 0] },
       path,
     );
-    assert.is(top10[0]!.event, 'NodeDown');
-    assertDescending(top10, path);
   }
   const flapper = await top(api, '/alerts/topn/flapping', [
     ['group-by', 'resource'],
@@ -1626,7 +1618,7 @@ search('top-N flapping counts severity changes; standing orders by time standing
   ]);
   assert.equal(
     flapper.top10.map((e) => [e.resource, e.count, e.environments, e.services]),
-    [['myweb', 3, ['Development'], ['web']]],
+    [['myweb', 2, ['Development'], ['web']]],
   );
   assert.equal(
     flapper.top10[0]!.resources.map((r) => r.resource),

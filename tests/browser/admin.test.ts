@@ -364,6 +364,65 @@ admin(
   },
 );
 
+admin(
+  'the alert page: attributes as a table, URLs as links, the severity in its colour, only the valid actions',
+  async ({ page, origin, api, auth }) => {
+    const res = await api.post(
+      '/alert',
+      {
+        resource: 'runbook-host',
+        event: 'CertExpiry',
+        environment: 'Production',
+        severity: 'security',
+        attributes: { runbook: 'https://runbooks.example.net/cert-expiry', owner: 'web team' },
+      },
+      auth,
+    );
+    const { id } = (await res.json()) as { id: string };
+    await page.goto(`${origin}/alert/${id}`);
+    await page.getByRole('heading', { name: 'runbook-host · CertExpiry' }).waitFor();
+
+    const attributes = page.getByTestId('field-attributes').getByTestId('attribute');
+    await attributes.first().waitFor();
+    const pairs = await attributes.evaluateAll((rows) =>
+      rows.map((r) => [
+        r.querySelector('th')?.textContent?.trim(),
+        r.querySelector('td')?.textContent?.trim(),
+      ]),
+    );
+    const table = Object.fromEntries(pairs);
+    assert.is(table.runbook, 'https://runbooks.example.net/cert-expiry');
+    assert.is(table.owner, 'web team');
+    const runbook = page.getByRole('link', { name: 'https://runbooks.example.net/cert-expiry' });
+    assert.is(await runbook.getAttribute('href'), 'https://runbooks.example.net/cert-expiry');
+
+    // security is blue in Alerta's model: white on it, not the configured black (2.4:1).
+    const badge = await page
+      .getByTestId('field-severity')
+      .locator('span')
+      .evaluate((e) => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]);
+    assert.equal(badge, ['rgb(0, 0, 255)', 'rgb(255, 255, 255)']);
+
+    const actionNames = async () =>
+      (await page.getByRole('group', { name: 'Actions' }).getByRole('button').allTextContents()).map((t) =>
+        t.trim(),
+      );
+    const core = ['Ack', 'Unack', 'Shelve', 'Unshelve', 'Close', 'Re-open'];
+    assert.equal(
+      (await actionNames()).filter((n) => core.includes(n)),
+      ['Ack', 'Shelve', 'Close'],
+    );
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.getByTestId('field-status').filter({ hasText: 'closed' }).waitFor();
+    assert.equal(
+      (await actionNames()).filter((n) => core.includes(n)),
+      ['Re-open'],
+    );
+    assert.ok((await actionNames()).includes('escalate'), 'custom actions stay');
+    assert.is(await page.getByLabel('Ack timeout (s)').count(), 0);
+  },
+);
+
 admin('the alert page follows changes made elsewhere (live)', async ({ page, origin, api, auth }) => {
   const res = await api.post(
     '/alert',

@@ -20,6 +20,7 @@ interface AlertBody {
   severity?: string;
   service?: string[];
   value?: string;
+  text?: string;
   attributes?: Record<string, unknown>;
   timeout?: number;
   customer?: string;
@@ -782,6 +783,231 @@ con('thousands of alerts: only the rows in sight are in the DOM', async (ctx) =>
     await page.close();
   }
 });
+
+/** Alerta's default columns (what a fresh server's `/config columns` holds). */
+const ALERTA_COLUMNS =
+  'severity,status,lastReceiveTime,timeoutLeft,duplicateCount,environment,service,resource,event,value,text';
+
+/** Inserts `count` open alerts straight into the database: `<prefix>00001`, … */
+function seed(
+  ctx: AppContext,
+  prefix: string,
+  count: number,
+  text: (i: string) => string = () => "'seeded'",
+) {
+  return queryDb(
+    ctx.db.url,
+    `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group",
+       value, text, tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat,
+       previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
+     SELECT gen_random_uuid()::text, '${prefix}' || lpad(i::text, 5, '0'), 'e' || i, 'Production', 'minor', '{}',
+       'open', ARRAY['svc'], 'Misc', '', ${text('i')}, '{}', '{}', 'console.test', 'exceptionAlert', now(), 86400,
+       NULL, 0, false, 'indeterminate', 'noChange', now(), gen_random_uuid()::text, now(), now()
+     FROM generate_series(1, $1::int) AS i`,
+    [count],
+  );
+}
+
+con(
+  '10,000-alert scrolling: columns never move, and a few rows of scroll leave the DOM alone',
+  async (ctx) => {
+    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      // Short texts first, very long ones further down: an automatic table layout would widen columns.
+      await seed(
+        ctx,
+        'shift',
+        600,
+        (i) => `CASE WHEN ${i} > 300 THEN repeat('a long text ', 40) ELSE 'x' END`,
+      );
+      await page.goto(
+        `${ctx.origin}/alerts?q=${q('shift')}&sort-by=resource&page-size=600&cols=${ALERTA_COLUMNS}`,
+      );
+      await page.getByTestId('total').filter({ hasText: '600 alerts' }).waitFor();
+      await rows(page).first().waitFor();
+      const layout = () =>
+        page.evaluate(() => {
+          const heads = [...document.querySelectorAll('thead th')].map((th) => {
+            const r = th.getBoundingClientRect();
+            return `${Math.round(r.left)}+${Math.round(r.width)}`;
+          });
+          // The first row in sight: its cells line up with the headings.
+          const box = document.querySelector('[data-testid=alert-list]')!.getBoundingClientRect();
+          const row = [...document.querySelectorAll('[data-testid=alert-row]')].find(
+            (r) => r.getBoundingClientRect().top >= box.top + 20,
+          )!;
+          const cells = [...row.children].map((td) => Math.round(td.getBoundingClientRect().left));
+          return {
+            heads: heads.join(' '),
+            cells: cells.join(' '),
+            lefts: heads.map((h) => h.split('+')[0]).join(' '),
+          };
+        });
+      const atTop = await layout();
+      assert.is(atTop.cells, atTop.lefts, 'cells under their headings');
+      const list = page.getByTestId('alert-list');
+      for (const at of [0.4, 0.7, 1]) {
+        await list.evaluate((e, f) => (e.scrollTop = f * (e.scrollHeight - e.clientHeight)), at);
+        await page.waitForTimeout(100);
+        const now = await layout();
+        assert.is(now.heads, atTop.heads, `columns stay put at ${at * 100}%`);
+        assert.is(now.cells, now.lefts, `cells under their headings at ${at * 100}%`);
+      }
+      await rows(page).filter({ hasText: 'shift00600' }).waitFor();
+
+      // Rows come and go in blocks: scrolling by a row or two adds and removes no row. (Only the
+      // timeout-left cells change, with the clock.)
+      await list.evaluate((e) => (e.scrollTop = 0));
+      await page.waitForTimeout(100);
+      const changes = await list.evaluate(async (e) => {
+        let n = 0;
+        const observer = new MutationObserver((records) => (n += records.length));
+        observer.observe(e, { childList: true, subtree: true });
+        for (let i = 0; i < 3; i++) {
+          e.scrollTop += 20;
+          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
+        }
+        observer.disconnect();
+        return n;
+      });
+      assert.is(changes, 0, 'no row added or removed for 60 px of scroll');
+      // Still a table to assistive technology.
+      assert.is(await page.getByRole('columnheader', { name: /Severity/ }).count(), 1);
+      assert.ok((await page.getByRole('row').count()) > 10);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+con(
+  'acked, shelved and closed rows wear the status colours; timeout left counts the ack or shelve',
+  async (ctx) => {
+    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      const tag = `st${Date.now()}`;
+      const shelved = await postAlert(ctx, { resource: `${tag}-shelved`, timeout: 86400 });
+      const acked = await postAlert(ctx, { resource: `${tag}-acked`, timeout: 86400 });
+      const closed = await postAlert(ctx, { resource: `${tag}-closed`, timeout: 86400 });
+      await postAlert(ctx, { resource: `${tag}-open`, timeout: 86400 });
+      const timed = (id: string, name: string, timeout?: number) =>
+        ctx.api.put(`/alert/${id}/action`, { action: name, text: '', ...(timeout ? { timeout } : {}) });
+      assert.is((await timed(shelved, 'shelve', 7200)).status, 200);
+      assert.is((await timed(acked, 'ack', 600)).status, 200);
+      assert.is((await timed(closed, 'close')).status, 200);
+      await page.goto(
+        `${ctx.origin}/alerts?q=${q(tag)}&status=open&status=ack&status=shelved&status=closed&sort-by=resource&cols=${ALERTA_COLUMNS}`,
+      );
+      await rows(page).nth(3).waitFor();
+      const row = (what: string) => rows(page).filter({ hasText: `${tag}-${what}` });
+      // The shelve's own 2 h and the ack's 10 min, not the alert's 24 h.
+      const left = (what: string) => row(what).getByTestId('timeoutLeft');
+      await left('shelved')
+        .filter({ hasText: /^1:59:\d\d$|^2:00:00$/ })
+        .waitFor({ timeout: 5000 });
+      await left('acked')
+        .filter({ hasText: /^0:09:\d\d$|^0:10:00$/ })
+        .waitFor({ timeout: 5000 });
+      assert.match((await left('open').textContent()) ?? '', /^23:59:\d\d$|^1d 00:00:00$/);
+
+      const look = (what: string) =>
+        row(what).evaluate((tr) => ({
+          row: getComputedStyle(tr).backgroundColor,
+          badge: getComputedStyle(tr.querySelector('[data-testid=status] span')!).backgroundColor,
+          text: getComputedStyle(tr).color,
+        }));
+      const [s, a, c, o] = [
+        await look('shelved'),
+        await look('acked'),
+        await look('closed'),
+        await look('open'),
+      ];
+      // /config colors.status: ack and shelved are skyblue in Alerta's model.
+      assert.is(s.badge, 'rgb(135, 206, 235)');
+      assert.is(a.badge, 'rgb(135, 206, 235)');
+      assert.is.not(s.row, o.row, 'a shelved row is tinted by its status, not its severity');
+      assert.is.not(c.row, o.row, 'a closed row steps back');
+      assert.is.not(c.text, o.text);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+con(
+  'dates show their year when it is not this one; actions fit 1366×768; skip link, ≤ 5 Tabs to the first row',
+  async (ctx) => {
+    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
+    try {
+      const tag = `yr${Date.now()}`;
+      const old = await postAlert(ctx, { resource: `${tag}-old`, text: 'x'.repeat(300) });
+      await postAlert(ctx, { resource: `${tag}-new`, text: 'y'.repeat(300) });
+      await queryDb(
+        ctx.db.url,
+        `UPDATE alerts SET last_receive_time = '2023-03-05T10:00:00Z' WHERE id = $1`,
+        [old],
+      );
+      await page.goto(`${ctx.origin}/alerts?q=${q(tag)}&cols=${ALERTA_COLUMNS}`);
+      await rows(page).nth(1).waitFor();
+      const received = (what: string) =>
+        rows(page)
+          .filter({ hasText: `${tag}-${what}` })
+          .getByTestId('lastReceiveTime')
+          .textContent();
+      assert.match((await received('old')) ?? '', /2023/);
+      assert.not.match((await received('new')) ?? '', new RegExp(String(new Date().getFullYear())));
+
+      // Every action button in sight, inside its cell, with no sideways scrolling.
+      const fit = await page.evaluate(() => {
+        const list = document.querySelector('[data-testid=alert-list]') as HTMLElement;
+        const box = list.getBoundingClientRect();
+        const cell = document.querySelector('[data-testid=alert-row] td.actions')!.getBoundingClientRect();
+        const buttons = [...document.querySelectorAll('[data-testid=alert-row] td.actions button')].map((b) =>
+          b.getBoundingClientRect(),
+        );
+        return {
+          scrolls: list.scrollWidth > list.clientWidth,
+          cellRight: cell.right,
+          visibleRight: box.left + list.clientWidth,
+          overflowing: buttons.filter((b) => b.right > cell.right + 0.5).length,
+        };
+      });
+      assert.is(fit.scrolls, false, JSON.stringify(fit));
+      assert.ok(fit.cellRight <= fit.visibleRight + 0.5, JSON.stringify(fit));
+      assert.is(fit.overflowing, 0, JSON.stringify(fit));
+
+      // The first Tab reaches "Skip to alerts"; from there the first row is one key away.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      let tabs = 0;
+      const inFirstRow = () =>
+        page.evaluate(() => {
+          const first = document.querySelector('[data-testid=alert-row]');
+          return !!first && !!document.activeElement && first.contains(document.activeElement);
+        });
+      let enters = 0;
+      while (!(await inFirstRow()) && tabs < 10 && enters < 3) {
+        const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+        if (focused === 'Skip to alerts') {
+          await page.keyboard.press('Enter');
+          enters++;
+        } else {
+          await page.keyboard.press('Tab');
+          tabs++;
+        }
+      }
+      assert.ok(await inFirstRow(), 'the first row has the focus');
+      assert.ok(tabs <= 5, `${tabs} Tabs to the first row`);
+      await page.keyboard.press('Tab');
+      assert.match(
+        (await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ?? '',
+        /^Select /,
+        'then its controls',
+      );
+    } finally {
+      await page.close();
+    }
+  },
+);
 
 con.run();
 

@@ -348,6 +348,48 @@ adminPages(
   },
 );
 
+adminPages(
+  'reports: flapping counts real flaps only; headings and names wrap between words at 1366×768',
+  async ({ page, origin, api, auth }) => {
+    const send = (resource: string, event: string, severity: string) =>
+      api.post('/alert', { resource, event, environment: 'Production', severity, service: ['Web'] }, auth);
+    const event = 'Certificate Expiry Warning On The Public Load Balancer';
+    for (const severity of ['minor', 'major', 'minor'])
+      await send('loadbalancerfrontend01', event, severity);
+    for (let i = 0; i < 6; i++) await send(`quiet-${i}`, 'Received Once And Never Changed', 'warning');
+    await page.goto(`${origin}/reports?q=${encodeURIComponent('service:Web')}`);
+    const flapping = page.getByTestId('report-flapping').getByTestId('top-row');
+    await flapping.first().waitFor();
+    // Alerts received once are not flapping: their first entry is no change.
+    const flappers = await flapping.locator('td:first-child').allTextContents();
+    assert.ok(flappers.includes(event), flappers.join());
+    assert.not.ok(flappers.includes('Received Once And Never Changed'), flappers.join());
+    const row = flapping.filter({ hasText: event });
+    assert.is(await row.locator('td').nth(1).textContent(), '2');
+
+    // Every word of every heading and name sits on one line.
+    const broken = await page.evaluate(() => {
+      const out: string[] = [];
+      for (const el of document.querySelectorAll('[data-testid^=report-] th, [data-testid=top-row] a')) {
+        const node = [...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
+        if (!node) continue;
+        const text = node.textContent!;
+        for (const m of text.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+          if (lines.size > 1) out.push(m[0]);
+        }
+      }
+      return out;
+    });
+    assert.equal(broken, []);
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(widths[0]! <= widths[1]!, `the page is ${widths[0]} px wide`);
+  },
+);
+
 adminPages('about: release, status and configuration with authentication on', async ({ page, origin }) => {
   await page.goto(`${origin}/about`);
   await page.getByTestId('release').waitFor();

@@ -329,7 +329,8 @@ wall(
     const page = await ctx.browser.newPage();
     try {
       const group = `snd${Date.now()}`;
-      await openWall(page, ctx, `group=${group}&sound=critical`);
+      // Closed alerts are shown only when asked for: this wall asks, to see the re-open.
+      await openWall(page, ctx, `group=${group}&sound=critical&status=open&status=ack&status=closed`);
       await waitForSoundState(page, 'on');
       assert.is(await soundCount(page), 0);
       const rows = page.getByTestId('wall-alert');
@@ -515,6 +516,379 @@ wall('with websockets blocked, the wall still updates over long-polling', async 
   }
 });
 
+/** Each row's resource, in screen order. */
+const shownResources = (page: Page) => page.getByTestId('wall-alert').locator('.resource').allTextContents();
+
+/** WCAG contrast of two computed CSS colours (`rgb(…)` / `rgba(…)`), as the browser resolved them. */
+function contrastOf(fg: string, bg: string): number {
+  const lum = (c: string) => {
+    const [r, g, b] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number) as [number, number, number];
+    const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+wall(
+  'by default: open and acked only, unacknowledged first, then severity, then newest; /config filter honoured; tiles on one row',
+  async (ctx) => {
+    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    const openOnlyPage = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    try {
+      const group = `dflt${Date.now()}`;
+      await raise(ctx, { resource: 'o-minor', group, severity: 'minor' });
+      await raise(ctx, { resource: 'o-critical', group, severity: 'critical' });
+      await raise(ctx, { resource: 'o-minor-newer', group, severity: 'minor' });
+      await raise(ctx, { resource: 'o-info', group, severity: 'informational' });
+      await setStatus(ctx, await raise(ctx, { resource: 'a-critical', group, severity: 'critical' }), 'ack');
+      await setStatus(ctx, await raise(ctx, { resource: 'c-major', group, severity: 'major' }), 'closed');
+      await setStatus(ctx, await raise(ctx, { resource: 'x-major', group, severity: 'major' }), 'expired');
+      await raise(ctx, { resource: 'q-debug', group, severity: 'debug' });
+      await raise(ctx, { resource: 'q-trace', group, severity: 'trace' });
+      await openWall(page, ctx, `group=${group}`);
+      await page.getByTestId('wall-alert').nth(4).waitFor();
+      assert.equal(await shownResources(page), [
+        'o-critical',
+        'o-minor-newer',
+        'o-minor',
+        'o-info',
+        'a-critical',
+      ]);
+      assert.is(await page.getByTestId('wall-alert').count(), 5);
+
+      // The main severities always, others only with alerts; one row.
+      const tiles = page.getByTestId('tile');
+      const tileNames = async () =>
+        tiles.evaluateAll((els) => els.map((e) => e.getAttribute('data-severity')));
+      assert.equal(await tileNames(), [
+        'critical',
+        'major',
+        'minor',
+        'warning',
+        'indeterminate',
+        'informational',
+      ]);
+      assert.is(await tiles.filter({ hasText: 'critical' }).locator('.n').textContent(), '2');
+      assert.is(await tiles.filter({ hasText: 'major' }).locator('.n').textContent(), '0');
+      await raise(ctx, { resource: 's-security', group, severity: 'security' });
+      await page.getByTestId('tile').and(page.locator('[data-severity=security]')).waitFor({ timeout: 5000 });
+      const tops = await tiles.evaluateAll((els) =>
+        els.map((e) => Math.round(e.getBoundingClientRect().top)),
+      );
+      assert.is(new Set(tops).size, 1, `tiles on one row: ${tops.join()}`);
+      assert.is((await shownResources(page))[0], 's-security');
+
+      // The configured default filter is the wall's: here /config says open alerts only.
+      await openOnlyPage.route('**/api/config', async (route) => {
+        const res = await route.fetch();
+        const config = (await res.json()) as Record<string, unknown>;
+        await route.fulfill({ response: res, json: { ...config, filter: { status: ['open'] } } });
+      });
+      await openWall(openOnlyPage, ctx, `group=${group}`);
+      await openOnlyPage.getByTestId('wall-alert').nth(4).waitFor();
+      assert.equal(await shownResources(openOnlyPage), [
+        's-security',
+        'o-critical',
+        'o-minor-newer',
+        'o-minor',
+        'o-info',
+      ]);
+    } finally {
+      await page.close();
+      await openOnlyPage.close();
+    }
+  },
+);
+
+wall('"+N more" is exact whatever the page holds: counted from the pushed totals', async (ctx) => {
+  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  try {
+    const group = `more${Date.now()}`;
+    for (let i = 0; i < 45; i++) await raise(ctx, { resource: `${group}-${i}`, group, severity: 'minor' });
+    // A page of 20: the wall holds 20 alerts of the 45 in view.
+    await openWall(page, ctx, `group=${group}&page-size=20`);
+    const more = page.getByTestId('more');
+    await more.waitFor();
+    const count = async () => Number(/\d+/.exec((await more.textContent()) ?? '')?.[0]);
+    const rows = await page.getByTestId('wall-alert').count();
+    assert.is(rows + (await count()), 45, `${rows} rows + ${await count()} more`);
+    // And live: another alert adds one to "+N more".
+    const before = await count();
+    await raise(ctx, { resource: `${group}-late`, group, severity: 'warning' });
+    await page.waitForFunction(
+      (n) => Number(/\d+/.exec(document.querySelector('[data-testid=more]')?.textContent ?? '')?.[0]) === n,
+      before + 1,
+      { timeout: 5000 },
+    );
+  } finally {
+    await page.close();
+  }
+});
+
+wall(
+  'scale=auto: a 4K screen shows the same rows as 1080p, twice as large; the severity bar and word read from afar; acked rows dimmed but readable',
+  async (ctx) => {
+    const group = `auto${Date.now()}`;
+    for (let i = 0; i < 50; i++) await raise(ctx, { resource: `${group}-${i}`, group, severity: 'major' });
+    await setStatus(ctx, await raise(ctx, { resource: 'acked-one', group, severity: 'critical' }), 'ack');
+    const measure = async (width: number, height: number) => {
+      const page = await ctx.browser.newPage({ viewport: { width, height } });
+      try {
+        await openWall(page, ctx, `group=${group}`);
+        await page.getByTestId('more').waitFor();
+        return await page.evaluate(() => {
+          const rows = [...document.querySelectorAll('[data-testid=wall-alert]')];
+          const first = rows[0]!;
+          const px = (e: Element, p: 'fontSize' | 'width' | 'height') =>
+            p === 'fontSize' ? parseFloat(getComputedStyle(e).fontSize) : e.getBoundingClientRect()[p];
+          const sev = first.querySelector('.sev')!;
+          return {
+            rows: rows.length,
+            resource: px(first.querySelector('.resource')!, 'fontSize'),
+            sevFont: px(sev, 'fontSize'),
+            sevWidth: px(sev, 'width'),
+            sevHeight: px(sev, 'height'),
+            rowHeight: px(first, 'height'),
+            sevText: getComputedStyle(sev).textTransform,
+          };
+        });
+      } finally {
+        await page.close();
+      }
+    };
+    const hd = await measure(1920, 1080);
+    const uhd = await measure(3840, 2160);
+    assert.is(uhd.rows, hd.rows, `same rows: ${JSON.stringify({ hd, uhd })}`);
+    assert.ok(hd.rows >= 12 && hd.rows <= 30, `a wall's worth of rows at 1080p: ${hd.rows}`);
+    assert.ok(
+      Math.abs(uhd.resource / hd.resource - 2) < 0.1,
+      `twice as large: ${hd.resource} → ${uhd.resource}`,
+    );
+    assert.ok(hd.sevFont >= 20, `the severity word in large type: ${hd.sevFont}px`);
+    assert.is(hd.sevText, 'uppercase');
+    assert.ok(hd.sevWidth >= 6 * hd.sevFont, `a wide bar: ${hd.sevWidth}px`);
+    assert.ok(hd.sevHeight >= 0.7 * hd.rowHeight, `a full-height bar: ${hd.sevHeight} of ${hd.rowHeight}`);
+
+    // Acked rows are dimmed (not the open rows' colour) yet keep AA contrast on the background.
+    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    try {
+      await openWall(page, ctx, `group=${group}&resource=acked-one&resource=${group}-1`);
+      await page.getByTestId('wall-alert').nth(1).waitFor();
+      const look = await page.evaluate(() => {
+        const colourOf = (sel: string) =>
+          getComputedStyle(document.querySelector(`[data-testid=wall-alert][data-status=${sel}] .resource`)!)
+            .color;
+        return {
+          acked: colourOf('ack'),
+          open: colourOf('open'),
+          opacity: getComputedStyle(document.querySelector('[data-testid=wall-alert][data-status=ack]')!)
+            .opacity,
+          background: getComputedStyle(document.querySelector('.wall')!).backgroundColor,
+        };
+      });
+      assert.is.not(look.acked, look.open, 'acked rows are dimmed');
+      assert.is(look.opacity, '1', 'dimmed by colour, not by fading the whole row');
+      assert.ok(contrastOf(look.acked, look.background) >= 4.5, `readable: ${JSON.stringify(look)}`);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+wall(
+  'disconnected: after a few seconds the wall greys, the clock stops and DISCONNECTED says since when; no transport message',
+  async (ctx) => {
+    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    try {
+      const group = `down${Date.now()}`;
+      await raise(ctx, { resource: 'still-here', group, severity: 'major' });
+      let cut = false;
+      const sockets: { close(): Promise<void> }[] = [];
+      await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+        if (cut) {
+          void ws.close();
+          return;
+        }
+        const server = ws.connectToServer();
+        sockets.push(ws, server);
+      });
+      await page.route(/\/socket\.io\//, (route) => (cut ? route.abort() : route.continue()));
+      await openWall(page, ctx, `group=${group}`);
+      await page.getByTestId('wall-alert').filter({ hasText: 'still-here' }).waitFor();
+      assert.is(await page.getByTestId('disconnected').count(), 0);
+      // Cut the connection once it has moved to the websocket (a long-poll already under way
+      // cannot be cut from here, and would only time out after Socket.IO's 45 s).
+      for (let i = 0; sockets.length < 2 && i < 100; i++) await page.waitForTimeout(100);
+      assert.ok(sockets.length >= 2, 'the socket upgraded to a websocket');
+      await page.waitForTimeout(1500);
+
+      cut = true;
+      const lost = Date.now();
+      for (const s of sockets.splice(0)) await s.close().catch(() => undefined);
+      const down = page.getByTestId('disconnected');
+      await down.waitFor({ timeout: 10_000 });
+      assert.ok(Date.now() - lost >= 2500, 'not at the first hiccup');
+      assert.match((await down.textContent()) ?? '', /^DISCONNECTED — last update \d+ s ago$/);
+      const size = await down.evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+      assert.ok(size >= 40, `large type: ${size}px`);
+      const filter = await page.locator('.screen').evaluate((e) => getComputedStyle(e).filter);
+      assert.match(filter, /grayscale\(1\)/);
+      assert.ok(await page.getByText('still-here').isVisible(), 'the rows stay on screen');
+      const clock = await page.getByTestId('clock').textContent();
+      const age = Number(/(\d+) s ago/.exec((await down.textContent()) ?? '')?.[1]);
+      await page.waitForTimeout(2200);
+      assert.is(await page.getByTestId('clock').textContent(), clock, 'the clock stopped');
+      const later = Number(/(\d+) s ago/.exec((await down.textContent()) ?? '')?.[1]);
+      assert.ok(later >= age + 1, `the age counts on: ${age} then ${later}`);
+      const text = await page.evaluate(() => document.body.innerText);
+      assert.not.match(text, /xhr|poll error|websocket error|transport/i);
+
+      cut = false;
+      await down.waitFor({ state: 'detached', timeout: 20_000 });
+      const resumed = await page.getByTestId('clock').textContent();
+      await page.waitForTimeout(1500);
+      assert.is.not(await page.getByTestId('clock').textContent(), resumed, 'the clock runs again');
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+wall('group-by=event: one row per event with its count and most severe alert, kept live', async (ctx) => {
+  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  try {
+    const group = `grp${Date.now()}`;
+    const raiseEvent = (resource: string, event: string, severity: string) =>
+      raise(ctx, { resource, event, group, severity });
+    await raiseEvent('h1', 'DiskFull', 'minor');
+    await raiseEvent('h2', 'DiskFull', 'major');
+    await raiseEvent('h3', 'DiskFull', 'minor');
+    await raiseEvent('h4', 'NodeDown', 'critical');
+    await setStatus(ctx, await raiseEvent('h5', 'Backup', 'critical'), 'ack');
+    await openWall(page, ctx, `group=${group}&group-by=event`);
+    const groups = page.getByTestId('wall-group');
+    await groups.nth(2).waitFor();
+    const read = () =>
+      groups.evaluateAll((els) =>
+        els.map(
+          (e) =>
+            `${e.getAttribute('data-key')}:${e.getAttribute('data-count')}:${e.getAttribute('data-severity')}`,
+        ),
+      );
+    assert.equal(await read(), ['NodeDown:1:critical', 'DiskFull:3:major', 'Backup:1:critical']);
+    assert.is(await page.getByTestId('wall-alert').count(), 0, 'groups instead of alerts');
+    assert.match((await groups.nth(1).textContent()) ?? '', /×3/);
+    assert.match((await groups.nth(2).textContent()) ?? '', /all acked/i);
+
+    await raiseEvent('h6', 'DiskFull', 'critical');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=wall-group]')?.getAttribute('data-key') === 'DiskFull',
+      null,
+      { timeout: 5000 },
+    );
+    assert.equal(await read(), ['DiskFull:4:critical', 'NodeDown:1:critical', 'Backup:1:critical']);
+  } finally {
+    await page.close();
+  }
+});
+
+wall('the heartbeat strip: origins ok, slow or expired, expired ones first and large; live', async (ctx) => {
+  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  try {
+    const steady = `hb-steady-${Date.now()}`;
+    const short = `hb-short-${Date.now()}`;
+    await ctx.api.post('/heartbeat', { origin: steady, timeout: 600 });
+    await ctx.api.post('/heartbeat', { origin: short, timeout: 2 });
+    await openWall(page, ctx, 'group=none');
+    const strip = page.getByTestId('heartbeat-strip');
+    const beat = (origin: string) => strip.locator(`[data-origin="${origin}"]`);
+    await beat(steady).and(page.locator('[data-status=ok]')).waitFor({ timeout: 5000 });
+    // Two seconds without a beat and the short one expires on screen, without a reload.
+    await beat(short).and(page.locator('[data-status=expired]')).waitFor({ timeout: 8000 });
+    assert.match((await beat(short).textContent()) ?? '', /EXPIRED/);
+    const order = await strip
+      .getByTestId('heartbeat')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-origin')));
+    assert.ok(order.indexOf(short) < order.indexOf(steady), `expired first: ${order.join()}`);
+    const font = async (origin: string) =>
+      beat(origin).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+    assert.ok((await font(short)) > (await font(steady)), 'expired in larger type');
+    assert.match((await strip.textContent()) ?? '', /1 expired/);
+
+    // A new beat is pushed: the origin is ok again.
+    await ctx.api.post('/heartbeat', { origin: short, timeout: 600 });
+    await beat(short).and(page.locator('[data-status=ok]')).waitFor({ timeout: 5000 });
+  } finally {
+    await page.close();
+  }
+});
+
+wall('badges meet WCAG AA for every severity; a long row never clips its status badge', async (ctx) => {
+  const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
+  try {
+    const group = `aa${Date.now()}`;
+    const config = (await (await ctx.api.get('/config')).json()) as {
+      alarm_model: { severity: Record<string, number> };
+    };
+    // Every severity of the alarm model, asked for by name (normal, ok and cleared arrive closed).
+    const severities = Object.keys(config.alarm_model.severity);
+    for (const severity of severities) await raise(ctx, { resource: `sev-${severity}`, group, severity });
+    const long = await raise(ctx, {
+      resource: `a-very-long-resource-name-${'x'.repeat(60)}.example.net`,
+      event: `AnEventWithAVeryLongNameThatCannotPossiblyFit${'Y'.repeat(60)}`,
+      group,
+      severity: 'critical',
+    });
+    await setStatus(ctx, long, 'ack');
+    const statuses = 'status=open&status=ack&status=closed';
+    await openWall(
+      page,
+      ctx,
+      `group=${group}&${statuses}&${severities.map((s) => `severity=${s}`).join('&')}&scale=0.6`,
+    );
+    await page
+      .getByTestId('wall-alert')
+      .nth(severities.length - 1)
+      .waitFor();
+    const badges = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll(
+          '[data-testid=wall-alert]:not(.quiet) .sev, [data-testid=tile]:not(.zero)',
+        ),
+      ].map((e) => ({
+        what: `${e.className} ${e.textContent?.trim()}`,
+        fg: getComputedStyle(e).color,
+        bg: getComputedStyle(e).backgroundColor,
+      })),
+    );
+    const seen = new Set(badges.map((b) => b.what.split(' ').pop()?.toLowerCase()));
+    for (const s of ['security', 'critical', 'debug', 'trace', 'informational'])
+      assert.ok(seen.has(s), `${s} shown`);
+    const poor = badges
+      .filter((b) => contrastOf(b.fg, b.bg) < 4.5)
+      .map((b) => `${b.what}: ${contrastOf(b.fg, b.bg).toFixed(2)}`);
+    assert.equal(poor, []);
+
+    const fits = await page
+      .getByTestId('wall-alert')
+      .filter({ hasText: 'a-very-long-resource' })
+      .evaluate((row) => {
+        const badge = row.querySelector('.status')!.getBoundingClientRect();
+        const at = document.elementFromPoint(badge.right - 2, badge.top + badge.height / 2);
+        const box = row.getBoundingClientRect();
+        return {
+          hit: !!at && row.querySelector('.status')!.contains(at),
+          inside: badge.right <= box.right && badge.left >= box.left,
+          text: row.querySelector('.status')!.textContent,
+        };
+      });
+    assert.equal(fits, { hit: true, inside: true, text: 'ack' });
+  } finally {
+    await page.close();
+  }
+});
+
 /** Every parameter that configures a screen rather than selecting alerts. */
 const UI_PARAMS = [
   'tiles',
@@ -527,6 +901,8 @@ const UI_PARAMS = [
   'theme',
   'kiosk',
   'density',
+  'heartbeats',
+  'group-by',
 ];
 
 wall(
@@ -551,7 +927,7 @@ wall(
       });
       page.on('websocket', (ws) => ws.on('framesent', (f) => collect(String(f.payload))));
       const ui =
-        'tiles=environment&sound=critical&sound-repeat=30&sound-mute=5&columns=2&resort=30&scale=1.2&theme=light&kiosk=1&density=compact';
+        'tiles=environment&sound=critical&sound-repeat=30&sound-mute=5&columns=2&resort=30&scale=1.2&theme=light&kiosk=1&density=compact&heartbeats=on';
       await openWall(page, ctx, `${ui}&group=${group}`);
       await page.getByTestId('wall-alert').filter({ hasText: 'leak-1' }).waitFor();
       await page

@@ -4,9 +4,12 @@ import type { LiveAlert } from '../../shared/alerts.ts';
 import { AlertSounds } from '../../web/src/lib/sound/alert-sounds.ts';
 import { deservesSound, soundPlan } from '../../web/src/lib/sound/rules.ts';
 import { viewQuery } from '../../web/src/lib/ui-params.ts';
+import { contrast, inkOn, rgbOf } from '../../web/src/lib/colours.ts';
 import {
+  groupAlerts,
   indicatorParams,
   openOnly,
+  wallQuery,
   wallSettings,
   withSort,
   worstSeverity,
@@ -18,18 +21,83 @@ settings('defaults, and bad values fall back rather than break the screen', () =
   assert.equal(wallSettings(''), {
     tiles: 'severity',
     columns: 1,
-    scale: 1,
+    scale: 'auto',
     theme: null,
     resort: 60,
     sound: null,
     soundRepeat: 0,
     soundMute: 15,
+    groupBy: null,
+    heartbeats: true,
+    filterNone: false,
   });
-  const odd = wallSettings('?tiles=pie&columns=9&scale=abc&resort=1&sound-repeat=-5&theme=neon');
-  assert.equal(
-    [odd.tiles, odd.columns, odd.scale, odd.resort, odd.soundRepeat, odd.theme],
-    ['severity', 4, 1, 5, 0, null],
+  const odd = wallSettings(
+    '?tiles=pie&columns=9&scale=abc&resort=1&sound-repeat=-5&theme=neon&group-by=text&heartbeats=yes',
   );
+  assert.equal(
+    [odd.tiles, odd.columns, odd.scale, odd.resort, odd.soundRepeat, odd.theme, odd.groupBy, odd.heartbeats],
+    ['severity', 4, 'auto', 5, 0, null, null, true],
+  );
+  const set = wallSettings('scale=1.5&group-by=service&heartbeats=off&filter=none');
+  assert.equal([set.scale, set.groupBy, set.heartbeats, set.filterNone], [1.5, 'service', false, true]);
+  assert.is(wallSettings('scale=9').scale, 4);
+  assert.is(wallSettings('scale=auto').scale, 'auto');
+});
+
+settings('the default view: /config filter for fields the URL leaves open, no quiet severities', () => {
+  const defaults = new URLSearchParams('status=open&status=ack');
+  const quiet = 'severity%21=normal&severity%21=ok&severity%21=cleared&severity%21=debug&severity%21=trace';
+  assert.is(wallQuery('', defaults), `status=open&status=ack&${quiet}`);
+  assert.is(wallQuery('group=db', defaults), `group=db&status=open&status=ack&${quiet}`);
+  // Asked for: the URL's status, or any severity filter, replaces the default.
+  assert.is(wallQuery('status=closed', defaults), `status=closed&${quiet}`);
+  assert.is(wallQuery('severity=debug', defaults), 'severity=debug&status=open&status=ack');
+  assert.is(wallQuery('status!=ack&severity!=minor', defaults), 'status%21=ack&severity%21=minor');
+  assert.is(wallQuery('group=db', defaults, true), 'group=db');
+});
+
+settings('groups counted from alerts when the server sends none, in the server order', () => {
+  const alert = (id: string, event: string, severity: string, status = 'open', service = ['web']) =>
+    ({ id, event, severity, status, service, environment: 'P', resource: id }) as LiveAlert;
+  const groups = groupAlerts(
+    [
+      alert('1', 'Disk', 'minor'),
+      alert('2', 'Disk', 'major'),
+      alert('3', 'Down', 'major'),
+      alert('4', 'Acked', 'critical', 'ack'),
+      alert('5', 'Cpu', 'warning', 'open', []),
+    ],
+    'event',
+    ['critical', 'major', 'minor', 'warning'],
+  );
+  assert.equal(
+    groups.map((g) => `${g.key}:${g.total}`),
+    ['Disk:2', 'Down:1', 'Cpu:1', 'Acked:1'],
+  );
+  const byService = groupAlerts(
+    [alert('5', 'Cpu', 'warning', 'open', []), alert('6', 'X', 'minor', 'open', ['a', 'b'])],
+    'service',
+    ['minor', 'warning'],
+  );
+  assert.equal(
+    byService.map((g) => g.key),
+    ['a', 'b', ''],
+  );
+});
+
+settings('text on a severity colour meets WCAG AA, whatever /config says', () => {
+  assert.equal(rgbOf('#9D006D'), [157, 0, 109]);
+  assert.equal(rgbOf('rgb(1, 2, 3)'), [1, 2, 3]);
+  assert.equal(rgbOf('#fc0'), [255, 204, 0]);
+  assert.ok(Math.abs(contrast([0, 0, 0], [255, 255, 255]) - 21) < 0.01);
+  // Black on this purple is 3:1: white instead; black stays where it reads.
+  assert.is(inkOn('#9D006D', 'black'), '#fff');
+  assert.is(inkOn('#0000ff', '#000'), '#fff');
+  assert.is(inkOn('#ffff00', '#111'), '#111');
+  for (const bg of ['#000080', '#7554BF', '#00CC00', '#ff0000', '#c0c0c0', '#1e90ff', '#808080']) {
+    const ink = rgbOf(inkOn(bg, '#000'))!;
+    assert.ok(contrast(rgbOf(bg)!, ink) >= 4.5, `${bg}: ${contrast(rgbOf(bg)!, ink)}`);
+  }
 });
 
 settings('sound lists severities (comma-separated or repeated); sound=off is an explicit "no"', () => {

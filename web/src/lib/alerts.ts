@@ -79,13 +79,41 @@ export function textOf(v: unknown): string {
 }
 
 /**
- * Seconds until an alert times out, counted on the client as alerta-webui does: from its update
- * time when acked or shelved, else from its last receipt. Null when it never times out.
+ * When the current ack or shelve of an alert ends (epoch ms; null: never), from its history: the
+ * newest `ack` / `shelve` entry with that status (else the newest entry with that status, a PUT
+ * /status), its time plus its timeout, or `fallback` (`/config timeouts`) when it has none — the
+ * rule housekeeping applies. Undefined for other statuses, or without such an entry.
  */
-export function timeoutLeft(a: LiveAlert, now: number): number | null {
+export function statusEnds(
+  status: string,
+  history: readonly { type: string; status: string | null; updateTime: string; timeout?: number | null }[],
+  fallback: { ack: number; shelve: number },
+): number | null | undefined {
+  if (status !== 'ack' && status !== 'shelved') return undefined;
+  const type = status === 'ack' ? 'ack' : 'shelve';
+  const newest = (pred: (h: (typeof history)[number]) => boolean) =>
+    history.reduce<(typeof history)[number] | undefined>(
+      (best, h) => (pred(h) && (!best || h.updateTime >= best.updateTime) ? h : best),
+      undefined,
+    );
+  const entry = newest((h) => h.type === type && h.status === status) ?? newest((h) => h.status === status);
+  if (!entry) return undefined;
+  const timeout = entry.timeout ?? (status === 'ack' ? fallback.ack : fallback.shelve);
+  return timeout > 0 ? Date.parse(entry.updateTime) + timeout * 1000 : null;
+}
+
+/**
+ * Seconds until an alert times out. An acked or shelved alert ends its ack or shelve at
+ * `statusEnd` (statusEnds; null: never, undefined: not known yet, shown as nothing rather than a
+ * wrong figure); any other alert times out `timeout` seconds after its last receipt. Null when it
+ * never times out (or, acked or shelved, while its end is not known).
+ */
+export function timeoutLeft(a: LiveAlert, now: number, statusEnd?: number | null): number | null {
+  if (a.status === 'ack' || a.status === 'shelved') {
+    return typeof statusEnd === 'number' ? Math.max(0, Math.floor((statusEnd - now) / 1000)) : null;
+  }
   if (!a.timeout) return null;
-  const since = a.status === 'ack' || a.status === 'shelved' ? a.updateTime : a.lastReceiveTime;
-  return Math.max(0, Math.floor((Date.parse(since) + a.timeout * 1000 - now) / 1000));
+  return Math.max(0, Math.floor((Date.parse(a.lastReceiveTime) + a.timeout * 1000 - now) / 1000));
 }
 
 /** "0:04:05", "1d 02:03:04": a timeout left. */
@@ -137,6 +165,46 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   updateTime: 'Update time',
 };
 
+/**
+ * Column widths in em of the table's font, for a fixed table layout (columns never move while the
+ * list scrolls, docs/ui-console.md). Absent: resource, event, text and the like share what is left,
+ * at least FLEX_MIN each; an attribute column is ATTRIBUTE_WIDTH.
+ */
+export const COLUMN_WIDTHS: Readonly<Record<string, number>> = {
+  severity: 7,
+  status: 6,
+  lastReceiveTime: 10.5,
+  createTime: 10.5,
+  receiveTime: 10.5,
+  updateTime: 10.5,
+  timeoutLeft: 8,
+  duplicateCount: 3.5,
+  timeout: 5,
+  customer: 8,
+  environment: 8.5,
+  service: 8,
+  group: 8,
+  origin: 9,
+  type: 8,
+  value: 6,
+  trendIndication: 6.5,
+  previousSeverity: 6.5,
+  repeat: 4,
+  id: 7,
+  lastReceiveId: 7,
+  tags: 8,
+  correlate: 8,
+};
+const FLEXIBLE: ReadonlySet<string> = new Set(['resource', 'event', 'text']);
+export const FLEX_MIN = 9;
+export const ATTRIBUTE_WIDTH = 8;
+
+/** A column's fixed width in em, or null for one that takes a share of the rest. */
+export function columnWidth(name: string): number | null {
+  if (FLEXIBLE.has(name)) return null;
+  return COLUMN_WIDTHS[name] ?? ATTRIBUTE_WIDTH;
+}
+
 /** The heading of a column; an unknown name is the attribute of that name. */
 export const columnLabel = (name: string): string => COLUMN_LABELS[name] ?? name;
 
@@ -148,11 +216,18 @@ export function columnSortKey(name: string): string | null {
 
 /**
  * The text of one cell: times through `time` (the /config dates format and the user's zone),
- * timeoutLeft counted down from `now`, unknown names from `attributes.<name>` as plain text.
+ * timeoutLeft counted down from `now` (to `statusEnd` when acked or shelved), unknown names from
+ * `attributes.<name>` as plain text.
  */
-export function cellText(a: LiveAlert, name: string, now: number, time: (iso: string) => string): string {
+export function cellText(
+  a: LiveAlert,
+  name: string,
+  now: number,
+  time: (iso: string) => string,
+  statusEnd?: number | null,
+): string {
   if (name === 'timeoutLeft') {
-    const left = timeoutLeft(a, now);
+    const left = timeoutLeft(a, now, statusEnd);
     return left === null ? '' : formatDuration(left);
   }
   if (TIME_FIELDS.has(name)) return time(fieldValue(a, name) as string);

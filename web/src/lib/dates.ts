@@ -4,11 +4,16 @@ import { formatTime, loadPreferences } from './preferences.ts';
 /** Formats an API time with one of `/config dates` in the user's zone preference; '' for none. */
 export type TimeFormat = (iso: unknown, format?: 'shortTime' | 'mediumDate' | 'longDate') => string;
 
-/** The time format of this page: `/config dates` and the user's `timezone` preference (local or UTC). */
+/**
+ * The time format of this page: `/config dates` and the user's `timezone` preference (local or UTC);
+ * a time in another year shows its year.
+ */
 export async function loadTimeFormat(): Promise<TimeFormat> {
   const [config, prefs] = await Promise.all([clientConfig(), loadPreferences()]);
   return (iso, format = 'mediumDate') =>
-    typeof iso === 'string' && iso ? formatTime(iso, config.dates[format], prefs.timezone ?? 'local') : '';
+    typeof iso === 'string' && iso
+      ? formatTime(iso, config.dates[format], prefs.timezone ?? 'local', Date.now())
+      : '';
 }
 
 /** A stand-in until the real format has loaded: the ISO time as it came. */

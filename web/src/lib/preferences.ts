@@ -100,18 +100,34 @@ const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
+ * A format with the year, for a date outside the current year: `YYYY` after the month name
+ * (`ddd D MMM HH:mm` → `ddd D MMM YYYY HH:mm`), else at the end. A format with a year is kept.
+ */
+export function withYear(format: string): string {
+  const plain = format.replace(/\[[^\]]*\]/g, '');
+  if (/Y/.test(plain)) return format;
+  return /MMMM|MMM/.test(format) ? format.replace(/MMMM|MMM/, '$& YYYY') : `${format} YYYY`;
+}
+
+/**
  * A time in one of `/config dates`' moment.js formats (e.g. `ddd D MMM, YYYY HH:mm:ss.SSS Z`), in the
  * browser's zone or UTC. Supports the tokens those formats use; other letters are printed as they are,
- * and `[text]` is literal, as in moment.
+ * and `[text]` is literal, as in moment. Given `now`, a time in another year than now's shows its
+ * year even when the format has none (withYear).
  */
 export function formatTime(
   iso: string | number | Date,
   format: string,
   timezone: 'local' | 'utc' = 'local',
+  now?: number,
 ): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
   const utc = timezone === 'utc';
+  if (now !== undefined) {
+    const year = (t: Date) => (utc ? t.getUTCFullYear() : t.getFullYear());
+    if (year(d) !== year(new Date(now))) format = withYear(format);
+  }
   const get = {
     Y: utc ? d.getUTCFullYear() : d.getFullYear(),
     M: utc ? d.getUTCMonth() : d.getMonth(),

@@ -1,7 +1,7 @@
 import type { LiveAlert } from '../../../../shared/alerts.ts';
-import type { Position, SubscribeAnswer, ViewCounts } from '../../../../shared/events.ts';
+import type { GroupField, Position, SubscribeAnswer, ViewCounts } from '../../../../shared/events.ts';
 import { api } from '../api.ts';
-import { isRefused, openLiveSocket, type LiveSocket } from './socket.ts';
+import { connectErrorMessage, isRefused, openLiveSocket, type LiveSocket } from './socket.ts';
 
 export { UI_ONLY, viewQuery } from '../ui-params.ts';
 
@@ -14,7 +14,18 @@ export interface LiveOptions {
    * every POLL_INTERVAL_MS instead, until the socket connects after all.
    */
   restFallback?: boolean;
+  /** Subscribe as a grouped view (docs/live.md): the counts then carry `groups` and `groupTotal`. */
+  groupBy?: GroupField | null;
+  groupLimit?: number;
 }
+
+/** The counts of an answer or message, groups included when the view is grouped. */
+const countsOf = (c: ViewCounts): ViewCounts => ({
+  total: c.total,
+  severityCounts: c.severityCounts,
+  statusCounts: c.statusCounts,
+  ...(c.groups ? { groups: c.groups, groupTotal: c.groupTotal } : {}),
+});
 
 type Compare = (a: LiveAlert, b: LiveAlert) => number;
 
@@ -42,6 +53,8 @@ export class LiveAlerts {
   private compare: Compare | null = null;
   counts = $state<ViewCounts>({ total: 0, severityCounts: {}, statusCounts: {} });
   connected = $state(false);
+  /** When the connection was lost (browser clock), or null while connected or before the first. */
+  lostAt = $state<number | null>(null);
   loaded = $state(false);
   /** When the last tick or message arrived (browser clock), for the data-age badge. */
   heardAt = $state(0);
@@ -70,6 +83,10 @@ export class LiveAlerts {
   private readonly listeners = new Set<(alert: LiveAlert, previous: LiveAlert | undefined) => void>();
   private readonly removalListeners = new Set<(id: string) => void>();
   private socket: LiveSocket | null = null;
+  /** The socket, once started: heartbeats may be followed on it too (they reach every socket). */
+  get liveSocket(): LiveSocket | null {
+    return this.socket;
+  }
   private view = '';
   private position: Position | null = null;
   private readonly query: string;
@@ -230,13 +247,15 @@ export class LiveAlerts {
     this.socket = socket;
     socket.on('connect', () => {
       this.connected = true;
+      this.lostAt = null;
       this.everConnected = true;
       this.stopPolling();
       this.heardAt = Date.now();
-      socket.emit('subscribe', { query: this.query, since: this.position }, (a) => this.answer(a));
+      socket.emit('subscribe', this.request(this.position), (a) => this.answer(a));
     });
     socket.on('disconnect', () => {
       this.connected = false;
+      this.lostAt ??= Date.now();
       this.lostConnection = true;
     });
     socket.on('session.expired', (m) => {
@@ -245,9 +264,11 @@ export class LiveAlerts {
     });
     socket.on('connect_error', (err) => {
       this.connected = false;
+      if (this.everConnected) this.lostAt ??= Date.now();
       // A refusal goes to the login page (openLiveSocket); polling would be refused as well.
       if (!isRefused(err) && this.options.restFallback && !this.everConnected) this.startPolling();
-      else this.error = err.message;
+      // A transport failure ("xhr poll error") is the connection banner's business, not a message.
+      else this.error = connectErrorMessage(err);
     });
     socket.on('tick', (t) => {
       this.heardAt = Date.now();
@@ -266,7 +287,7 @@ export class LiveAlerts {
         }
       }
       this.afterMessage(applied);
-      if (m.counts) this.counts = m.counts;
+      if (m.counts) this.counts = countsOf(m.counts);
     });
     socket.on('alert.removed-from-view', (m) => {
       if (!this.accept(m.view, m.seq)) return;
@@ -280,11 +301,11 @@ export class LiveAlerts {
         }
       }
       this.afterMessage(applied);
-      if (m.counts) this.counts = m.counts;
+      if (m.counts) this.counts = countsOf(m.counts);
     });
     socket.on('counts', (m) => {
       if (!this.accept(m.view, m.seq)) return;
-      this.counts = { total: m.total, severityCounts: m.severityCounts, statusCounts: m.statusCounts };
+      this.counts = countsOf(m);
     });
     socket.on('resync', () => this.resubscribe());
   }
@@ -296,7 +317,12 @@ export class LiveAlerts {
 
   private resubscribe(): void {
     this.position = null;
-    this.socket?.emit('subscribe', { query: this.query }, (a) => this.answer(a));
+    this.socket?.emit('subscribe', this.request(null), (a) => this.answer(a));
+  }
+
+  private request(since: Position | null) {
+    const { groupBy, groupLimit } = this.options;
+    return { query: this.query, since, ...(groupBy ? { groupBy, groupLimit } : {}) };
   }
 
   /** A message for this view at or after the applied position (docs/live.md). */
@@ -325,7 +351,7 @@ export class LiveAlerts {
       this.bounded = a.page > 1 || a.alerts.length >= a.pageSize;
       changes = this.snapshot(a.alerts);
     }
-    this.counts = { total: a.total, severityCounts: a.severityCounts, statusCounts: a.statusCounts };
+    this.counts = countsOf(a);
     if (!this.position || a.position.seq >= this.position.seq) this.position = a.position;
     if (this.lostConnection) this.reconnected = { at: Date.now(), changes };
     this.lostConnection = false;

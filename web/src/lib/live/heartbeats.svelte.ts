@@ -1,7 +1,7 @@
 import { SvelteMap } from 'svelte/reactivity';
 import { heartbeatStatus, type Heartbeat, type HeartbeatStatus } from '../../../../shared/heartbeats.ts';
 import { api } from '../api.ts';
-import { openLiveSocket, type LiveSocket } from './socket.ts';
+import { connectErrorMessage, openLiveSocket, type LiveSocket } from './socket.ts';
 
 type Change = { type: 'updated'; heartbeat: Heartbeat } | { type: 'deleted'; id: string };
 
@@ -26,6 +26,19 @@ export class LiveHeartbeats {
   start(): void {
     const socket = openLiveSocket();
     this.socket = socket;
+    this.attach(socket);
+  }
+
+  /**
+   * Follows the heartbeats on a socket opened by someone else (the wall's list), so a screen keeps
+   * to one connection; `stop` then leaves that socket alone.
+   */
+  attach(socket: LiveSocket): void {
+    if (socket.connected) {
+      this.connected = true;
+      this.heardAt = Date.now();
+      void this.snapshot();
+    }
     socket.on('connect', () => {
       this.connected = true;
       this.heardAt = Date.now();
@@ -34,7 +47,7 @@ export class LiveHeartbeats {
     socket.on('disconnect', () => (this.connected = false));
     socket.on('connect_error', (err) => {
       this.connected = false;
-      this.error = err.message;
+      this.error = connectErrorMessage(err);
     });
     socket.on('session.expired', (m) => (this.error = m.message));
     socket.on('tick', (t) => {

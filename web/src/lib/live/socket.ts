@@ -9,6 +9,14 @@ export const isRefused = (err: Error): boolean =>
   (err as Error & { data?: { code?: number } }).data?.code === 401;
 
 /**
+ * What to tell the reader about a failed handshake: the server's own message when it refused (it
+ * sends one with the refusal), else nothing — "xhr poll error", "websocket error" and the like are
+ * transport details the connection banner already puts in words.
+ */
+export const connectErrorMessage = (err: Error): string | null =>
+  (err as Error & { data?: { message?: unknown } }).data?.message !== undefined ? err.message : null;
+
+/**
  * The browser's live socket (docs/live.md), with the stored token or API key. A refused handshake
  * sends the user to log in; a disconnect by the server is retried after two seconds while `retry()`
  * says so, since Socket.IO itself does not retry those. Callers add their own listeners for state.

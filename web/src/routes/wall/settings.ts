@@ -1,7 +1,10 @@
+import type { LiveAlert } from '../../../../shared/alerts.ts';
+import { GROUP_FIELDS, type GroupCounts, type GroupField } from '../../../../shared/events.ts';
+
 /**
  * The wall's own URL parameters (docs/ui-wall.md): `tiles`, `columns`, `resort`, `sound`,
- * `sound-repeat`, `sound-mute`. They configure the screen and never reach the API or the socket:
- * they are in UI_ONLY (lib/ui-params.ts), which viewQuery strips.
+ * `sound-repeat`, `sound-mute`, `group-by`, `heartbeats`. They configure the screen and never reach
+ * the API or the socket: they are in UI_ONLY (lib/ui-params.ts), which viewQuery strips.
  */
 
 export type TileLayout = 'severity' | 'environment' | 'indicators';
@@ -10,8 +13,11 @@ export interface WallSettings {
   tiles: TileLayout;
   /** Columns of the alert list (1 to 4). */
   columns: number;
-  /** Font scale (0.5 to 4), 1 = 20 px. */
-  scale: number;
+  /**
+   * Font scale: 'auto' (the default) sizes the type by the screen, 1/54 of its height (20 px at
+   * 1080 p, 40 px at 4K), so every screen shows the same rows; a number (0.5 to 4) is 20 px × it.
+   */
+  scale: number | 'auto';
   /** From `theme=`; null leaves it to the user's `isDark` preference (the wall defaults to dark). */
   theme: 'dark' | 'light' | null;
   /** Seconds between re-sorts of the list (at least 5). */
@@ -22,6 +28,12 @@ export interface WallSettings {
   soundRepeat: number;
   /** Minutes the mute button silences the screen for. */
   soundMute: number;
+  /** Collapse the list into groups of this field's values (`group-by=`), or null for one row per alert. */
+  groupBy: GroupField | null;
+  /** The heartbeat strip (`heartbeats=off` hides it). */
+  heartbeats: boolean;
+  /** `filter=none`: no default filter, no hidden severities; the URL's filters only. */
+  filterNone: boolean;
 }
 
 const LAYOUTS: readonly TileLayout[] = ['severity', 'environment', 'indicators'];
@@ -52,20 +64,50 @@ export function wallSettings(search: string): WallSettings {
         .map((s) => s.trim())
         .filter((s) => s && s !== 'off' && s !== 'none')
     : null;
+  const groupBy = params.get('group-by') as GroupField | null;
+  const scale = params.get('scale');
   return {
     tiles: tiles && LAYOUTS.includes(tiles) ? tiles : 'severity',
     columns: Math.round(numberParam(params, 'columns', 1, 1, 4)),
-    scale: numberParam(params, 'scale', 1, 0.5, 4) || 1,
+    scale: scale === null || scale === 'auto' ? 'auto' : numberParam(params, 'scale', 0, 0.5, 4) || 'auto',
     theme: theme === 'light' || theme === 'dark' ? theme : null,
     resort: numberParam(params, 'resort', 60, 5, 3600),
     sound,
     soundRepeat: numberParam(params, 'sound-repeat', 0, 0, 3600),
     soundMute: numberParam(params, 'sound-mute', 15, 1, 24 * 60),
+    groupBy: groupBy && GROUP_FIELDS.includes(groupBy) ? groupBy : null,
+    heartbeats: !['off', 'none', 'false', '0'].includes(params.get('heartbeats') ?? ''),
+    filterNone: params.get('filter') === 'none',
   };
 }
 
-/** The wall's default order: most severe first, then newest first. */
-export const WALL_SORT = ['severity', 'lastReceiveTime'];
+/** The font size in px for a numeric scale; 'auto' is sized in CSS from the viewport (AUTO_FONT). */
+export const FONT_PX = 20;
+/** The CSS font size of `scale=auto`: 1/54 of the screen's height, or 1/96 of its width if narrower. */
+export const AUTO_FONT = 'min(100vh / 54, 100vw / 96)';
+
+/** The wall's default order: unacknowledged first (status order), then most severe, then newest. */
+export const WALL_SORT = ['status', 'severity', 'lastReceiveTime'];
+
+/** Severities a wall leaves out unless its URL names severities: nothing to act on. */
+export const QUIET_SEVERITIES = ['normal', 'ok', 'cleared', 'debug', 'trace'];
+
+/**
+ * What the wall selects (docs/ui-wall.md): the URL's filters, then for every field the URL does not
+ * filter on, `/config filter`'s (open and acked alerts by default), and, unless the URL names
+ * severities, none of QUIET_SEVERITIES. With `filter=none` only the URL's filters apply.
+ */
+export function wallQuery(query: string, defaults: URLSearchParams, filterNone = false): string {
+  const params = new URLSearchParams(query);
+  if (filterNone) return params.toString();
+  const given = new Set([...params.keys()].map((k) => k.replace(/!$/, '')));
+  for (const key of new Set(defaults.keys())) {
+    if (given.has(key)) continue;
+    for (const v of defaults.getAll(key)) params.append(key, v);
+  }
+  if (!given.has('severity')) for (const s of QUIET_SEVERITIES) params.append('severity!', s);
+  return params.toString();
+}
 
 /** The query with these `sort-by` keys (what it had are replaced). */
 export function withSort(query: string, keys: string[]): string {
@@ -111,3 +153,42 @@ export function worstSeverity(
 ): string | null {
   return severities.find((s) => (counts?.[s] ?? 0) > 0) ?? null;
 }
+
+/**
+ * Alerts in groups as the server orders them (shared/events.ts ViewCountsSchema): groups with an
+ * alert neither acked nor shelved first, then by their most severe alert, then the larger first.
+ * The wall uses the server's groups; this counts the alerts it holds when there are none (the REST
+ * fallback).
+ */
+export function groupAlerts(
+  alerts: Iterable<LiveAlert>,
+  by: GroupField,
+  severities: string[],
+): GroupCounts[] {
+  const groups = new Map<string, GroupCounts>();
+  for (const a of alerts) {
+    const keys = by === 'service' ? (a.service.length ? [...new Set(a.service)] : ['']) : [a[by]];
+    for (const key of keys) {
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { key, total: 0, severityCounts: {}, statusCounts: {} }));
+      g.total++;
+      g.severityCounts[a.severity] = (g.severityCounts[a.severity] ?? 0) + 1;
+      g.statusCounts[a.status] = (g.statusCounts[a.status] ?? 0) + 1;
+    }
+  }
+  const rank = (g: GroupCounts) => {
+    const i = severities.findIndex((s) => g.severityCounts[s]);
+    return i < 0 ? severities.length : i;
+  };
+  return [...groups.values()].sort(
+    (a, b) =>
+      Number(!isWaiting(a)) - Number(!isWaiting(b)) ||
+      rank(a) - rank(b) ||
+      b.total - a.total ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+}
+
+/** Whether a group holds an alert nobody has acked or shelved. */
+export const isWaiting = (g: GroupCounts): boolean =>
+  g.total - (g.statusCounts.ack ?? 0) - (g.statusCounts.shelved ?? 0) > 0;
