@@ -78,7 +78,12 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
     login: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
     scopes: scope.split(' ').filter(Boolean),
     roles: list(claims.roles),
-    customers: deps.config.CUSTOMER_VIEWS ? list(claims.customers) : [],
+    // `customers`, or a single `customer` as some issuers write it (auth.md §1 row 5).
+    customers: deps.config.CUSTOMER_VIEWS
+      ? Array.isArray(claims.customers)
+        ? list(claims.customers)
+        : list([claims.customer])
+      : [],
     claims,
   };
 }

@@ -1,8 +1,10 @@
+import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import type { RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { audienceOf } from '../../server/auth/tokens.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -213,5 +215,24 @@ tenancy(
     assert.is((await api.delete(`/alert/${theirs.id}`, as('globex'))).status, 200);
   },
 );
+
+tenancy('a Bearer token restricts to its customers claim, or to a single customer claim', async (ctx) => {
+  const { api } = ctx;
+  const token = (claims: Record<string, unknown>) =>
+    new SignJWT({ scope: 'read write', preferred_username: 'sso@example.com', ...claims })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setIssuer(`${api.base}/`)
+      .setAudience(audienceOf(ctx.running.deps.config, api.base))
+      .sign(new TextEncoder().encode('tenancy-secret'));
+  for (const claims of [{ customers: ['acme'] }, { customer: 'acme' }]) {
+    const headers = { Authorization: `Bearer ${await token(claims)}` };
+    const list = await api.call('GET', '/alerts?resource=shared-host', undefined, { headers });
+    assert.is(list.status, 200, JSON.stringify(list.body));
+    const customers = (list.body.alerts as Alert[]).map((a) => a.customer);
+    assert.equal(customers, ['acme'], JSON.stringify(claims));
+  }
+});
 
 tenancy.run();
