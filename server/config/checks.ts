@@ -63,6 +63,7 @@ export function crossChecks(c: Values): { problems: string[]; warnings: string[]
   if (c.AUTH_PROVIDER === 'ldap') problems.push(...ldapChecks(c));
   problems.push(...forwardingChecks(c));
   problems.push(...ssoChecks(c));
+  warnings.push(...openProviderWarnings(c));
   return { problems, warnings };
 }
 
@@ -180,27 +181,26 @@ export function describe(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-const OAUTH_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'];
+/** The established server's OpenID Connect providers whose issuer comes from their own settings. */
+const OIDC_ALIASES = ['azure', 'google', 'cognito'];
+const OAUTH_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github', ...OIDC_ALIASES];
 const PROVIDERS = ['basic', 'ldap', 'saml2', ...OAUTH_PROVIDERS];
-/** Alerta's OpenID Connect providers we serve through the generic one, with their issuer. */
-const OIDC_ALIASES: Record<string, string> = {
-  azure: 'https://login.microsoftonline.com/<tenant>/v2.0',
-  google: 'https://accounts.google.com',
-  cognito: 'https://cognito-idp.<region>.amazonaws.com/<user pool id>',
-};
 const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'none'];
+/** An Azure tenant as it goes into the issuer URL: a tenant id, a domain, or common and the like. */
+const AZURE_TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+/** Azure tenants that let people of many directories sign in. */
+export const AZURE_MULTI_TENANTS = ['common', 'organizations', 'consumers'];
+const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+/** A Cognito user pool id: its region, an underscore, its own id. */
+const USER_POOL_ID = /^([a-z]{2}(?:-[a-z]+)+-\d+)_[0-9A-Za-z]+$/;
+
+const isHttp = (url: string | null) => url !== null && /^https?:\/\/[^/]/.test(url);
 
 /** OAuth, OpenID Connect and SAML settings that would only fail at the first login (docs/auth-sso.md). */
 function ssoChecks(c: Values): string[] {
   const problems: string[] = [];
-  const isHttp = (url: string | null) => url !== null && /^https?:\/\/[^/]/.test(url);
   const provider = c.AUTH_PROVIDER;
-  if (OIDC_ALIASES[provider]) {
-    problems.push(
-      `AUTH_PROVIDER: '${provider}' is served by the generic provider: set AUTH_PROVIDER = 'openid' and ` +
-        `OIDC_ISSUER_URL = '${OIDC_ALIASES[provider]}'`,
-    );
-  } else if (!PROVIDERS.includes(provider)) {
+  if (!PROVIDERS.includes(provider)) {
     problems.push(`AUTH_PROVIDER: expected one of ${PROVIDERS.join(', ')}, got '${provider}'`);
   }
   if (OAUTH_PROVIDERS.includes(provider) && !c.OAUTH2_CLIENT_ID) {
@@ -209,6 +209,7 @@ function ssoChecks(c: Values): string[] {
   if (provider === 'openid' && !isHttp(c.OIDC_ISSUER_URL)) {
     problems.push(`OIDC_ISSUER_URL: expected the issuer's http(s) URL, got ${describe(c.OIDC_ISSUER_URL)}`);
   }
+  if (OIDC_ALIASES.includes(provider)) problems.push(...aliasChecks(c));
   if (provider === 'keycloak' && (!isHttp(c.KEYCLOAK_URL) || !c.KEYCLOAK_REALM)) {
     problems.push('KEYCLOAK_URL, KEYCLOAK_REALM: both needed with AUTH_PROVIDER = keycloak');
   }
@@ -226,6 +227,65 @@ function ssoChecks(c: Values): string[] {
   }
   if (provider === 'saml2') problems.push(...samlChecks(c));
   return problems;
+}
+
+/**
+ * azure, google and cognito: the settings their issuer is made of (docs/auth-sso.md, "Providers"),
+ * unless OIDC_ISSUER_URL names the issuer itself.
+ */
+function aliasChecks(c: Values): string[] {
+  const provider = c.AUTH_PROVIDER;
+  if (c.OIDC_ISSUER_URL) {
+    return isHttp(c.OIDC_ISSUER_URL)
+      ? []
+      : [`OIDC_ISSUER_URL: expected the issuer's http(s) URL, got ${describe(c.OIDC_ISSUER_URL)}`];
+  }
+  const problems: string[] = [];
+  if (provider === 'azure' && !AZURE_TENANT.test(c.AZURE_TENANT)) {
+    problems.push(
+      `AZURE_TENANT: expected a tenant id, a domain or ${AZURE_MULTI_TENANTS.join(', ')}, got ${describe(c.AZURE_TENANT)}`,
+    );
+  }
+  if (provider !== 'cognito') return problems;
+  if (!AWS_REGION.test(c.AWS_REGION)) {
+    problems.push(`AWS_REGION: expected a region such as us-east-1, got ${describe(c.AWS_REGION)}`);
+  }
+  const pool = c.COGNITO_USER_POOL_ID;
+  const region = pool ? USER_POOL_ID.exec(pool)?.[1] : undefined;
+  if (!pool) {
+    problems.push("COGNITO_USER_POOL_ID: needed with AUTH_PROVIDER = 'cognito' (or set OIDC_ISSUER_URL)");
+  } else if (!region) {
+    problems.push(
+      `COGNITO_USER_POOL_ID: expected a user pool id such as us-east-1_AbC123, got ${describe(pool)}`,
+    );
+  } else if (region !== c.AWS_REGION && AWS_REGION.test(c.AWS_REGION)) {
+    problems.push(
+      `COGNITO_USER_POOL_ID: '${pool}' is a user pool of ${region}, but AWS_REGION is '${c.AWS_REGION}'`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Providers where anyone with an account may sign in, with no allow-list to narrow it: Google, and
+ * Azure's multi-tenant endpoints. The established server starts so; we start and say so.
+ */
+export function openProviderWarnings(c: Values): string[] {
+  const open = c.ALLOWED_EMAIL_DOMAINS.includes('*') && c.ALLOWED_OIDC_ROLES.includes('*');
+  if (!c.AUTH_REQUIRED || !open || c.OIDC_ISSUER_URL) return [];
+  if (c.AUTH_PROVIDER === 'google') {
+    return [
+      "ALLOWED_EMAIL_DOMAINS: is '*' with AUTH_PROVIDER = 'google', so anyone with a Google account can sign " +
+        'in (unless the OAuth client is limited to your organisation); list your email domains',
+    ];
+  }
+  if (c.AUTH_PROVIDER === 'azure' && AZURE_MULTI_TENANTS.includes(c.AZURE_TENANT)) {
+    return [
+      `AZURE_TENANT: is '${c.AZURE_TENANT}' and ALLOWED_EMAIL_DOMAINS '*', so people of any Microsoft tenant ` +
+        'can sign in when the app registration accepts them; name your tenant or list your email domains',
+    ];
+  }
+  return [];
 }
 
 /** Where SAML2_CONFIG.metadata and SAML2_METADATA_URL say the identity provider's metadata is. */

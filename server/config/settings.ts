@@ -171,6 +171,7 @@ export const SETTINGS = {
   OAUTH2_CLIENT_SECRET: str(''),
   AZURE_TENANT: str('common'),
   AWS_REGION: str('us-east-1'),
+  COGNITO_USER_POOL_ID: optStr(),
   COGNITO_DOMAIN: optStr(),
   GITHUB_URL: str('https://github.com'),
   GITLAB_URL: str('https://gitlab.com'),

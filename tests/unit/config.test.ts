@@ -201,6 +201,97 @@ test('cross-setting rules: CUSTOMER_VIEWS needs AUTH_REQUIRED; URLs must look li
   assert.ok(problemsOf({ BASE_URL: 'alerts.example.com' }).some((p) => p.startsWith('BASE_URL')));
 });
 
+test('azure, google and cognito start as the established server configures them (settings file)', () => {
+  const file = (provider: string, extra = '') =>
+    confFile(
+      `AUTH_PROVIDER = '${provider}'\nOAUTH2_CLIENT_ID = 'web-ui'\nOAUTH2_CLIENT_SECRET = 's3cret'\n${extra}`,
+    );
+  const azure = load({ ALERTA_SVR_CONF_FILE: file('azure') });
+  assert.equal([azure.AUTH_PROVIDER, azure.AZURE_TENANT], ['azure', 'common']);
+  assert.is(
+    load({ ALERTA_SVR_CONF_FILE: file('azure', "AZURE_TENANT = 'contoso.onmicrosoft.com'\n") }).AZURE_TENANT,
+    'contoso.onmicrosoft.com',
+  );
+  assert.is(load({ ALERTA_SVR_CONF_FILE: file('google') }).AUTH_PROVIDER, 'google');
+  const cognito = load({
+    ALERTA_SVR_CONF_FILE: file(
+      'cognito',
+      "AWS_REGION = 'eu-west-1'\nCOGNITO_USER_POOL_ID = 'eu-west-1_AbC123'\nCOGNITO_DOMAIN = 'alerta'\n",
+    ),
+  });
+  assert.equal(
+    [cognito.AWS_REGION, cognito.COGNITO_USER_POOL_ID, cognito.COGNITO_DOMAIN],
+    ['eu-west-1', 'eu-west-1_AbC123', 'alerta'],
+  );
+  assert.is(
+    load({ AUTH_PROVIDER: 'cognito', OAUTH2_CLIENT_ID: 'x', COGNITO_USER_POOL_ID: 'us-east-1_Zz9' })
+      .AWS_REGION,
+    'us-east-1',
+  );
+  // An explicit issuer stands in for the provider's own settings.
+  const explicit = { OAUTH2_CLIENT_ID: 'x', OIDC_ISSUER_URL: 'https://idp.example.com/pool' };
+  assert.is(load({ AUTH_PROVIDER: 'cognito', ...explicit }).COGNITO_USER_POOL_ID, null);
+  assert.is(
+    load({ AUTH_PROVIDER: 'azure', ...explicit, AZURE_TENANT: 'not a tenant' }).AZURE_TENANT,
+    'not a tenant',
+  );
+});
+
+test('azure, google and cognito: still refused what cannot work, naming the setting', () => {
+  for (const provider of ['azure', 'google', 'cognito']) {
+    const env = { AUTH_PROVIDER: provider, COGNITO_USER_POOL_ID: 'us-east-1_Pool1' };
+    assert.equal(problemsOf(env), [`OAUTH2_CLIENT_ID: needed with AUTH_PROVIDER = '${provider}'`]);
+    assert.equal(problemsOf({ ...env, OAUTH2_CLIENT_ID: 'x', OIDC_ISSUER_URL: 'accounts.google.com' }), [
+      "OIDC_ISSUER_URL: expected the issuer's http(s) URL, got 'accounts.google.com'",
+    ]);
+  }
+  const cognito = { AUTH_PROVIDER: 'cognito', OAUTH2_CLIENT_ID: 'x' };
+  assert.equal(problemsOf(cognito), [
+    "COGNITO_USER_POOL_ID: needed with AUTH_PROVIDER = 'cognito' (or set OIDC_ISSUER_URL)",
+  ]);
+  assert.equal(problemsOf({ ...cognito, COGNITO_USER_POOL_ID: 'my pool' }), [
+    "COGNITO_USER_POOL_ID: expected a user pool id such as us-east-1_AbC123, got 'my pool'",
+  ]);
+  assert.equal(problemsOf({ ...cognito, COGNITO_USER_POOL_ID: 'eu-west-1_AbC123' }), [
+    "COGNITO_USER_POOL_ID: 'eu-west-1_AbC123' is a user pool of eu-west-1, but AWS_REGION is 'us-east-1'",
+  ]);
+  assert.equal(problemsOf({ ...cognito, COGNITO_USER_POOL_ID: 'us-east-1_AbC123', AWS_REGION: 'Ireland' }), [
+    "AWS_REGION: expected a region such as us-east-1, got 'Ireland'",
+  ]);
+  assert.equal(problemsOf({ AUTH_PROVIDER: 'azure', OAUTH2_CLIENT_ID: 'x', AZURE_TENANT: 'contoso/../x' }), [
+    "AZURE_TENANT: expected a tenant id, a domain or common, organizations, consumers, got 'contoso/../x'",
+  ]);
+});
+
+test('google, or azure with a multi-tenant AZURE_TENANT, open to everyone: start, and warn', () => {
+  const base = { AUTH_REQUIRED: 'True', SECRET_KEY: 'a-secret-of-our-own', OAUTH2_CLIENT_ID: 'x' };
+  const [google] = load({ ...base, AUTH_PROVIDER: 'google' }).warnings;
+  assert.match(
+    google!,
+    /^ALLOWED_EMAIL_DOMAINS: is '\*' with AUTH_PROVIDER = 'google', so anyone with a Google account/,
+  );
+  const [azure] = load({ ...base, AUTH_PROVIDER: 'azure' }).warnings;
+  assert.match(
+    azure!,
+    /^AZURE_TENANT: is 'common' and ALLOWED_EMAIL_DOMAINS '\*', so people of any Microsoft tenant/,
+  );
+  const quietOnes: Record<string, string>[] = [
+    { AUTH_PROVIDER: 'google', ALLOWED_EMAIL_DOMAINS: 'example.com' },
+    { AUTH_PROVIDER: 'google', ALLOWED_OIDC_ROLES: 'ops' },
+    { AUTH_PROVIDER: 'azure', AZURE_TENANT: '72f988bf-86f1-41af-91ab-2d7cd011db47' },
+    { AUTH_PROVIDER: 'azure', OIDC_ISSUER_URL: 'https://login.microsoftonline.com/contoso.com/v2.0' },
+    { AUTH_PROVIDER: 'cognito', COGNITO_USER_POOL_ID: 'us-east-1_AbC123' },
+  ];
+  for (const quiet of quietOnes) {
+    assert.equal(load({ ...base, ...quiet }).warnings, [], JSON.stringify(quiet));
+  }
+  assert.equal(
+    load({ AUTH_PROVIDER: 'google', OAUTH2_CLIENT_ID: 'x' }).warnings,
+    [],
+    'without AUTH_REQUIRED',
+  );
+});
+
 test('API_PREFIX "/" means the API at the root; trailing slashes are dropped', () => {
   assert.is(load({ API_PREFIX: '/' }).API_PREFIX, '');
   assert.is(load({ API_PREFIX: '/alerta/api/' }).API_PREFIX, '/alerta/api');

@@ -4,7 +4,8 @@ import { isDomainAllowed } from '../access.ts';
 import { signInExternal, type ExternalIdentity } from '../external-users.ts';
 import { AppError, badRequest, forbidden } from '../../errors.ts';
 import { githubIdentity, githubSecretFor } from './github.ts';
-import { discoverOidc, identityOfClaims, issuerOf, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';
+import { issuerOf } from './issuers.ts';
+import { discoverOidc, identityOfClaims, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';
 import { identityOfProfile, loadSaml, type HandBack, type Saml } from './saml.ts';
 
 /** What AUTH_PROVIDER needs from its identity provider before the first login. */
@@ -19,7 +20,7 @@ const loaded = new WeakMap<Config, SsoSetup>();
 async function prepare(config: Config): Promise<SsoSetup> {
   const issuer = issuerOf(config);
   return {
-    oidc: issuer ? await discoverOidc(issuer) : null,
+    oidc: issuer ? await discoverOidc(issuer, config.AUTH_PROVIDER === 'azure') : null,
     saml: config.AUTH_PROVIDER === 'saml2' ? await loadSaml(config) : null,
   };
 }
@@ -68,6 +69,9 @@ function assertAllowed(deps: Deps, who: ExternalIdentity): void {
   const c = deps.config;
   const byProvider: Record<string, [readonly string[], readonly string[]][]> = {
     openid: [[c.ALLOWED_OIDC_ROLES, who.roles]],
+    azure: [[c.ALLOWED_OIDC_ROLES, who.roles]],
+    google: [[c.ALLOWED_OIDC_ROLES, who.roles]],
+    cognito: [[c.ALLOWED_OIDC_ROLES, who.roles]],
     keycloak: [
       [c.ALLOWED_KEYCLOAK_ROLES, who.roles],
       [c.ALLOWED_OIDC_ROLES, who.roles],
@@ -92,7 +96,15 @@ function assertAllowed(deps: Deps, who: ExternalIdentity): void {
 }
 
 /** The OAuth providers whose authorisation codes `POST /auth/<provider>` exchanges. */
-export const CODE_PROVIDERS = ['openid', 'gitlab', 'keycloak', 'github'] as const;
+export const CODE_PROVIDERS = [
+  'openid',
+  'gitlab',
+  'keycloak',
+  'github',
+  'azure',
+  'google',
+  'cognito',
+] as const;
 
 /**
  * `POST /auth/<provider>`: exchanges the code the web UI or CLI got, checks the allow-lists, and

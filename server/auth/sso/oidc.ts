@@ -1,7 +1,9 @@
+import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest, unauthorized } from '../../errors.ts';
 import type { ExternalIdentity } from '../external-users.ts';
+import { isIssuerOf, isTenantTemplate, tenantIssuer } from './issuers.ts';
 import { cleanText, isObject, namesIn, PROVIDER_TIMEOUT_MS, safeText } from './provider-http.ts';
 
 // OpenID Connect through openid-client (a certified Relying Party library): discovery, the code
@@ -33,25 +35,10 @@ export interface CodeGrant {
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /**
- * The issuer whose discovery document AUTH_PROVIDER uses: GITLAB_URL for gitlab, the realm under
- * KEYCLOAK_URL for keycloak (the /auth/realms layout the established web UI also uses), and
- * OIDC_ISSUER_URL for openid; null for providers that are not OpenID Connect.
+ * Fetches and checks an issuer's discovery document; throws a message fit for a start-up error.
+ * `tenants`: Azure, whose multi-tenant endpoints name the tenant-specific issuer (issuers.ts).
  */
-export function issuerOf(config: Config): string | null {
-  switch (config.AUTH_PROVIDER) {
-    case 'openid':
-      return config.OIDC_ISSUER_URL;
-    case 'gitlab':
-      return trimSlash(config.GITLAB_URL);
-    case 'keycloak':
-      return `${trimSlash(config.KEYCLOAK_URL ?? '')}/auth/realms/${config.KEYCLOAK_REALM}`;
-    default:
-      return null;
-  }
-}
-
-/** Fetches and checks an issuer's discovery document; throws a message fit for a start-up error. */
-export async function discoverOidc(issuer: string): Promise<Oidc> {
+export async function discoverOidc(issuer: string, tenants = false): Promise<Oidc> {
   const url = `${trimSlash(issuer)}/.well-known/openid-configuration`;
   const insecure = new URL(url).protocol === 'http:';
   let server: client.ServerMetadata;
@@ -70,7 +57,7 @@ export async function discoverOidc(issuer: string): Promise<Oidc> {
     throw new Error(`OpenID Connect discovery at ${url} failed: ${reason}`, { cause: err });
   }
   // OIDC Discovery §4.3: the document must name the issuer it was fetched for.
-  if (trimSlash(server.issuer) !== trimSlash(issuer)) {
+  if (!isIssuerOf(server.issuer, issuer, tenants)) {
     throw new Error(
       `OpenID Connect discovery at ${url} names issuer '${server.issuer}', expected '${issuer}'`,
     );
@@ -89,33 +76,50 @@ function clientAuthOf(config: Config, oidc: Oidc, grant: CodeGrant): client.Clie
   return client.ClientSecretBasic(grant.clientSecret);
 }
 
+/** One call to the provider; network failures and timeouts are 503. */
+async function send(url: string, options: client.CustomFetchOptions): Promise<Response> {
+  try {
+    return await fetch(url, options as RequestInit);
+  } catch {
+    throw new AppError(503, `could not reach the identity provider at ${new URL(url).origin}`);
+  }
+}
+
+/** Sends the code to the token endpoint instead of `send` (tokensOfTenant). */
+type TokenRequest = (url: string, options: client.CustomFetchOptions) => Promise<Response>;
+
 /**
- * Every call to the provider: network failures and timeouts are 503, and the token request carries
- * the redirect URI exactly as the browser used it. openid-client derives it from a URL object,
- * which writes a bare origin with a trailing slash, while providers compare redirect URIs as exact
- * strings and the web UI registers its origin without one.
+ * Every call to the provider. The token request carries the redirect URI exactly as the browser
+ * used it: openid-client derives it from a URL object, which writes a bare origin with a trailing
+ * slash, while providers compare redirect URIs as exact strings and the web UI registers its origin
+ * without one.
  */
-function providerFetch(redirectUri: string): client.CustomFetch {
+function providerFetch(redirectUri: string, tokenRequest: TokenRequest = send): client.CustomFetch {
   return async (url, options) => {
     const { body } = options;
-    if (body instanceof URLSearchParams && body.has('redirect_uri')) body.set('redirect_uri', redirectUri);
-    try {
-      return await fetch(url, options as RequestInit);
-    } catch {
-      throw new AppError(503, `could not reach the identity provider at ${new URL(url).origin}`);
+    if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'authorization_code') {
+      return send(url, options);
     }
+    body.set('redirect_uri', redirectUri);
+    return tokenRequest(url, options);
   };
 }
 
 /** One sign-in's client: the discovered provider, our client id and authentication, 60 s leeway. */
-function clientFor(config: Config, oidc: Oidc, grant: CodeGrant): client.Configuration {
+function clientFor(
+  config: Config,
+  oidc: Oidc,
+  grant: CodeGrant,
+  server: client.ServerMetadata = oidc.server,
+  tokenRequest?: TokenRequest,
+): client.Configuration {
   const rp = new client.Configuration(
-    oidc.server,
+    server,
     grant.clientId,
     { [client.clockTolerance]: 60 },
     clientAuthOf(config, oidc, grant),
   );
-  rp[client.customFetch] = providerFetch(grant.redirectUri);
+  rp[client.customFetch] = providerFetch(grant.redirectUri, tokenRequest);
   rp.timeout = PROVIDER_TIMEOUT_MS / 1000;
   if (oidc.insecure) client.allowInsecureRequests(rp);
   // The ID token's signature is checked against the provider's keys (jwks_uri) even over TLS.
@@ -155,7 +159,7 @@ function providerFailure(err: unknown, what: string): AppError | null {
 }
 
 /** The authorisation response as the browser received it, for openid-client to read the code from. */
-function callbackOf(oidc: Oidc, grant: CodeGrant): URL {
+function callbackOf(server: client.ServerMetadata, grant: CodeGrant): URL {
   if (!URL.canParse(grant.redirectUri)) throw badRequest('redirectUri: expected a URL');
   const url = new URL(grant.redirectUri);
   url.search = '';
@@ -163,10 +167,79 @@ function callbackOf(oidc: Oidc, grant: CodeGrant): URL {
   url.searchParams.set('code', grant.code);
   // The browser checked `state` itself and posts only the code. The code can only have come from
   // the one provider this server is configured with, so its issuer is the response's (RFC 9207).
-  if (oidc.server.authorization_response_iss_parameter_supported) {
-    url.searchParams.set('iss', oidc.server.issuer);
+  if (server.authorization_response_iss_parameter_supported) {
+    url.searchParams.set('iss', server.issuer);
   }
   return url;
+}
+
+type Tokens = Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+
+/** The code grant with one client; openid-client's failures mapped to our answers. */
+async function exchange(config: Config, oidc: Oidc, grant: CodeGrant, rp: client.Configuration) {
+  try {
+    return await client.authorizationCodeGrant(rp, callbackOf(rp.serverMetadata(), grant), {
+      pkceCodeVerifier: grant.codeVerifier,
+    });
+  } catch (err) {
+    // A token answer that came back but did not pass the checks: in practice the ID token's.
+    throw providerFailure(err, 'code exchange') ?? unauthorized('ID token is invalid');
+  } finally {
+    oidc.jwks = client.getJwksCache(rp) ?? oidc.jwks;
+  }
+}
+
+/** A token endpoint answer, kept to be read again. */
+interface KeptAnswer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** Ends the first pass of tokensOfTenant once the token endpoint has answered. */
+class TokenAnswerKept extends Error {}
+
+/**
+ * The code grant of an Azure multi-tenant endpoint (common, organizations), whose discovery document
+ * names the issuer `…/{tenantid}/v2.0`: each ID token carries its own tenant's issuer and that
+ * tenant's id (`tid`), and must match the template with it. Which issuer to expect is known only
+ * from the answer, and openid-client checks the issuer it was given, so the token endpoint's answer
+ * is fetched first and kept; then openid-client reads that same answer (no second request) with the
+ * template filled in from the token's `tid`, and checks everything else as usual, signature included.
+ */
+async function tokensOfTenant(config: Config, oidc: Oidc, grant: CodeGrant): Promise<Tokens> {
+  const kept: { answer?: KeptAnswer } = {};
+  const keep: TokenRequest = async (url, options) => {
+    const res = await send(url, options);
+    const headers = new Headers(res.headers);
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    kept.answer = { status: res.status, headers, body: await res.text() };
+    throw new TokenAnswerKept();
+  };
+  try {
+    await exchange(config, oidc, grant, clientFor(config, oidc, grant, oidc.server, keep));
+  } catch (err) {
+    if (!kept.answer) throw err;
+  }
+  const answer = kept.answer;
+  if (!answer) throw unauthorized('ID token is invalid');
+  const issuer = tenantIssuer(oidc.server.issuer, unverifiedIdClaims(answer.body).tid);
+  // Without a usable tid the template itself is expected, which no ID token names: refused.
+  const server = { ...oidc.server, issuer: issuer ?? oidc.server.issuer };
+  const replay: TokenRequest = async () =>
+    new Response(answer.body, { status: answer.status, headers: answer.headers });
+  return exchange(config, oidc, grant, clientFor(config, oidc, grant, server, replay));
+}
+
+/** The ID token's claims, unverified: only to choose which issuer to check it against. */
+function unverifiedIdClaims(body: string): Record<string, unknown> {
+  try {
+    const idToken: unknown = (JSON.parse(body) as Record<string, unknown>).id_token;
+    return typeof idToken === 'string' ? { ...decodeJwt(idToken) } : {};
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -180,18 +253,9 @@ export async function oidcClaims(
   grant: CodeGrant,
 ): Promise<Record<string, unknown>> {
   const rp = clientFor(config, oidc, grant);
-  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
-  try {
-    tokens = await client.authorizationCodeGrant(rp, callbackOf(oidc, grant), {
-      pkceCodeVerifier: grant.codeVerifier,
-    });
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    // A token answer that came back but did not pass the checks: in practice the ID token's.
-    throw providerFailure(err, 'code exchange') ?? unauthorized('ID token is invalid');
-  } finally {
-    oidc.jwks = client.getJwksCache(rp) ?? oidc.jwks;
-  }
+  const tokens = isTenantTemplate(oidc.server.issuer)
+    ? await tokensOfTenant(config, oidc, grant)
+    : await exchange(config, oidc, grant, rp);
   const idClaims: Record<string, unknown> = { ...tokens.claims() };
   let userinfo: Record<string, unknown> = {};
   if (oidc.server.userinfo_endpoint) {
@@ -217,6 +281,9 @@ const TEXT_OF: Record<string, string> = {
   openid: 'OpenID user',
   gitlab: 'GitLab user',
   keycloak: 'Keycloak user',
+  azure: 'Azure user',
+  google: 'Google user',
+  cognito: 'Cognito user',
 };
 
 /** Who the claims say signed in; login is preferred_username, else nickname, else email. */

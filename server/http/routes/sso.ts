@@ -25,11 +25,8 @@ const CodeSchema = z.object({
   codeVerifier: z.string().min(43).max(128).nullish(),
 });
 
-/** Providers of the established server that are OpenID Connect underneath, or not offered here. */
+/** Providers of the established server not offered here. */
 const NOT_HERE: Record<string, string> = {
-  azure: "use AUTH_PROVIDER = 'openid' with the tenant's OIDC_ISSUER_URL",
-  google: "use AUTH_PROVIDER = 'openid' with OIDC_ISSUER_URL = 'https://accounts.google.com'",
-  cognito: "use AUTH_PROVIDER = 'openid' with the user pool's OIDC_ISSUER_URL",
   pingfederate: "use AUTH_PROVIDER = 'openid' with OIDC_ISSUER_URL",
   cas: 'CAS is not supported',
 };
