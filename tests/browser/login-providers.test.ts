@@ -10,6 +10,7 @@ import { decodeJwt } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '../../scripts/cluster.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { until } from '../helpers/live.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 import { createSamlIdp, type TestSamlIdp } from '../helpers/saml-idp.ts';
 
@@ -78,8 +79,13 @@ oidc.after(async (ctx) => {
 });
 
 /** Clicks the provider button and signs in on the provider's own login form. */
-async function signInAtProvider(page: Page, idp: TestOidcProvider, login: string) {
-  await page.getByRole('button', { name: 'Sign in with OpenID Connect' }).click();
+async function signInAtProvider(
+  page: Page,
+  idp: TestOidcProvider,
+  login: string,
+  button = 'Sign in with OpenID Connect',
+) {
+  await page.getByRole('button', { name: button }).click();
   await page.waitForURL((u) => u.origin === idp.origin);
   await page.locator('input[name=login]').fill(login);
   await page.locator('input[name=password]').fill('anything');
@@ -162,6 +168,112 @@ oidc("the provider's own error comes back with its description", async (ctx) => 
 });
 
 oidc.run();
+
+// ---- azure, google, cognito: the OpenID Connect code flow under the established names -------------
+
+const alias = suite<OidcCtx>('web login: AUTH_PROVIDER = azure, google, cognito', {} as OidcCtx);
+alias.before(async (ctx) => {
+  const port = await freePort();
+  ctx.idp = await startOidcProvider({
+    clientId: 'alerta-web',
+    clientSecret: 'web-secret',
+    redirectUris: [`http://127.0.0.1:${port}`],
+    loginForm: true,
+  });
+  ctx.idp.accounts.set('ada', { preferred_username: 'ada', email: 'ada@example.com', email_verified: true });
+  // Azure, with the local provider as its issuer (as an explicit OIDC_ISSUER_URL names it).
+  await startApp(ctx, {
+    TEST_LABEL: 'browser_login_azure',
+    PORT: String(port),
+    AUTH_REQUIRED: 'True',
+    SECRET_KEY: 'login-azure-secret',
+    AUTH_PROVIDER: 'azure',
+    OIDC_ISSUER_URL: ctx.idp.issuer,
+    OAUTH2_CLIENT_ID: 'alerta-web',
+    OAUTH2_CLIENT_SECRET: 'web-secret',
+  });
+  ctx.browser = await launch();
+});
+alias.after(async (ctx) => {
+  await ctx.browser?.close();
+  await stopApp(ctx);
+  await ctx.idp?.close();
+});
+
+alias('azure: the discovered authorize endpoint, then POST /auth/azure, ends on /alerts', async (ctx) => {
+  await inContext(ctx, async (page) => {
+    await page.goto(`${ctx.origin}/alerts`);
+    await page.waitForURL(/\/login\?next=/);
+    const authorize = page.waitForRequest((r) => r.url().startsWith(`${ctx.idp.issuer}/auth?`));
+    const exchange = page.waitForRequest((r) => r.url().endsWith('/api/auth/azure'));
+    await signInAtProvider(page, ctx.idp, 'ada', 'Sign in with Microsoft');
+    const asked = new URL((await authorize).url());
+    assert.equal(
+      ['client_id', 'response_type', 'scope', 'redirect_uri'].map((k) => asked.searchParams.get(k)),
+      ['alerta-web', 'code', 'openid profile email', ctx.origin],
+    );
+    assert.ok(asked.searchParams.get('state'));
+    await page.waitForURL(`${ctx.origin}/alerts`);
+    const body = (await exchange).postDataJSON() as Record<string, unknown>;
+    assert.equal([body.clientId, body.redirectUri], ['alerta-web', ctx.origin]);
+    await nav(page).getByTestId('login').filter({ hasText: 'ada' }).waitFor();
+    assert.is(decodeJwt((await storedToken(page))!).provider, 'azure');
+  });
+});
+
+alias('without a discovered endpoint each alias goes where the established web UI sends it', async (ctx) => {
+  const cases = [
+    {
+      provider: 'azure',
+      button: 'Sign in with Microsoft',
+      config: { azure_tenant: 'contoso.onmicrosoft.com' },
+      endpoint: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize',
+    },
+    {
+      provider: 'google',
+      button: 'Sign in with Google',
+      config: {},
+      endpoint: 'https://accounts.google.com/o/oauth2/v2/auth',
+    },
+    {
+      provider: 'cognito',
+      button: 'Sign in with Amazon Cognito',
+      config: { cognito_domain: 'alerta-test', aws_region: 'eu-west-1' },
+      endpoint: 'https://alerta-test.auth.eu-west-1.amazoncognito.com/login',
+    },
+  ];
+  for (const c of cases) {
+    await inContext(ctx, async (page, context) => {
+      await page.route('**/api/config', async (route) => {
+        const res = await route.fetch();
+        const json = { ...(await res.json()), provider: c.provider, oidc_auth_url: null, ...c.config };
+        await route.fulfill({ response: res, json });
+      });
+      // Nothing leaves the machine: the request is seen and answered 204, which keeps the page.
+      const left: string[] = [];
+      await context.route(/^https:\/\//, (route) => {
+        left.push(route.request().url());
+        return route.fulfill({ status: 204 });
+      });
+      await page.goto(`${ctx.origin}/login?next=%2Fheartbeats`);
+      await page.getByRole('button', { name: c.button }).click();
+      const asked = new URL(await until(() => left[0], 5000, `no request to ${c.endpoint}`));
+      assert.is(`${asked.origin}${asked.pathname}`, c.endpoint, c.provider);
+      assert.equal(
+        ['client_id', 'response_type', 'scope', 'redirect_uri'].map((k) => asked.searchParams.get(k)),
+        ['alerta-web', 'code', 'openid profile email', ctx.origin],
+      );
+      // The sign-in this tab started, with its state and the page to return to.
+      const pending = JSON.parse((await page.evaluate(() => sessionStorage.getItem('alertwall.sso')))!);
+      assert.equal(
+        [pending.provider, pending.state, pending.next],
+        [c.provider, asked.searchParams.get('state'), '/heartbeats'],
+      );
+    });
+  }
+});
+
+alias.run();
 
 // ---- SAML 2.0 -----------------------------------------------------------------------------------
 

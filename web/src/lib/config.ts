@@ -15,6 +15,10 @@ export interface ClientConfig {
   client_id: string;
   /** The OpenID Connect authorisation endpoint (OIDC_AUTH_URL or discovered); null without one. */
   oidc_auth_url: string | null;
+  /** Where the established web UI sends azure, google and cognito sign-ins without oidc_auth_url. */
+  azure_tenant: string;
+  aws_region: string;
+  cognito_domain: string | null;
   keycloak_url: string | null;
   keycloak_realm: string | null;
   gitlab_url: string;

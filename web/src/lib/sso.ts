@@ -7,7 +7,7 @@ import type { ClientConfig } from './config.ts';
  */
 
 /** Providers whose sign-in ends with a code the server exchanges at `POST /auth/<provider>`. */
-const CODE_PROVIDERS = ['openid', 'keycloak', 'gitlab', 'github'] as const;
+const CODE_PROVIDERS = ['openid', 'keycloak', 'gitlab', 'github', 'azure', 'google', 'cognito'] as const;
 export type CodeProvider = (typeof CODE_PROVIDERS)[number];
 
 const NAMES: Record<string, string> = {
@@ -15,6 +15,9 @@ const NAMES: Record<string, string> = {
   keycloak: 'Keycloak',
   gitlab: 'GitLab',
   github: 'GitHub',
+  azure: 'Microsoft',
+  google: 'Google',
+  cognito: 'Amazon Cognito',
   saml2: 'SAML',
 };
 export const providerName = (provider: string): string => NAMES[provider] ?? provider;
@@ -48,20 +51,40 @@ const SCOPES: Record<CodeProvider, string> = {
   keycloak: 'openid profile email',
   gitlab: 'openid profile email',
   github: 'user:email read:org',
+  azure: 'openid profile email',
+  google: 'openid profile email',
+  cognito: 'openid profile email',
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
-/** The provider's authorisation endpoint; the discovered one first, as the server knows it best. */
+/**
+ * The provider's authorisation endpoint: the discovered one first, as the server knows it best (for
+ * azure and google with their own issuers it is the very one below); else the one the established
+ * web UI builds from the provider's settings.
+ */
 function authorizeEndpoint(config: ClientConfig, provider: CodeProvider): string | null {
   if (provider === 'github') return `${trimSlash(config.github_url)}/login/oauth/authorize`;
   if (config.oidc_auth_url) return config.oidc_auth_url;
-  if (provider === 'gitlab') return `${trimSlash(config.gitlab_url)}/oauth/authorize`;
-  if (provider === 'keycloak' && config.keycloak_url && config.keycloak_realm) {
-    const realm = encodeURIComponent(config.keycloak_realm);
-    return `${trimSlash(config.keycloak_url)}/auth/realms/${realm}/protocol/openid-connect/auth`;
+  switch (provider) {
+    case 'gitlab':
+      return `${trimSlash(config.gitlab_url)}/oauth/authorize`;
+    case 'keycloak': {
+      if (!config.keycloak_url || !config.keycloak_realm) return null;
+      const realm = encodeURIComponent(config.keycloak_realm);
+      return `${trimSlash(config.keycloak_url)}/auth/realms/${realm}/protocol/openid-connect/auth`;
+    }
+    case 'azure':
+      return `https://login.microsoftonline.com/${encodeURIComponent(config.azure_tenant)}/oauth2/v2.0/authorize`;
+    case 'google':
+      return 'https://accounts.google.com/o/oauth2/v2/auth';
+    case 'cognito':
+      return config.cognito_domain
+        ? `https://${config.cognito_domain}.auth.${config.aws_region}.amazoncognito.com/login`
+        : null;
+    default:
+      return null;
   }
-  return null;
 }
 
 /** A sign-in sent to the provider and not yet back; kept per tab (sessionStorage). */
