@@ -19,6 +19,8 @@ export interface Context {
   print(text: string): void;
   /** A note on stderr that does not change the outcome. */
   warn(message: string): void;
+  /** A line on stderr for the person at the terminal (not a warning): what to do next. */
+  notice(message: string): void;
   /** True when `--output json`. */
   readonly isJson: boolean;
   /** True when `--output json_lines` (or jsonl, ndjson). */

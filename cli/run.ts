@@ -228,6 +228,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       stdin: io.stdin,
       print: io.stdout,
       warn,
+      notice: io.stderr,
       ...makeOutput(settings.output, io.stdout),
       interactive,
       stdoutIsTty: io.stdoutIsTty,

@@ -1,4 +1,5 @@
 import { UsageError } from '../args.ts';
+import { browserFlow, browserLogin } from '../browser-login.ts';
 import { redact } from '../config.ts';
 import type { Command, Context } from '../context.ts';
 import { CliError } from '../http.ts';
@@ -33,11 +34,13 @@ export async function loginWith(ctx: Context, username: string, password: string
 
 const login: Command = {
   name: 'login',
-  summary: 'Log in with a username and password',
+  summary: 'Log in with a username and password, or in the browser',
   description:
-    'Log in and keep the token in ~/.netrc (mode 0600) for this endpoint. The password is asked\n' +
-    'for on the terminal; a script can pipe it on stdin or give --password.',
-  args: [{ name: 'username', help: 'Login (email); asked for when missing' }],
+    'Log in and keep the token in ~/.netrc (mode 0600) for this endpoint. With basic or ldap the\n' +
+    'password is asked for on the terminal; a script can pipe it on stdin or give --password.\n' +
+    "With an OAuth provider the provider's login page opens in the browser (BROWSER names the\n" +
+    'program) and its answer comes back to http://127.0.0.1:9004 (azure: http://localhost:9004).',
+  args: [{ name: 'username', help: 'Login (email); asked for when missing (google: the account hint)' }],
   options: [
     {
       name: 'password',
@@ -48,16 +51,22 @@ const login: Command = {
   ],
   async run(ctx, o, args) {
     const provider = String(ctx.remote.provider ?? 'basic');
-    if (!BASIC_PROVIDERS.has(provider)) {
-      throw new CliError(
-        `this server logs in through "${provider}" in a browser, which this client does not do; ` +
-          'create an API key in the web UI and set ALERTA_API_KEY',
-      );
+    let token: string;
+    if (BASIC_PROVIDERS.has(provider)) {
+      const username = args[0] ?? (await ctx.prompt('Email: '));
+      if (!username) throw new UsageError('a username is needed', 'login');
+      const password = typeof o.password === 'string' ? o.password : await ctx.prompt('Password: ', true);
+      token = await loginWith(ctx, username, password);
+    } else {
+      const flow = browserFlow(provider, ctx.remote, args[0]);
+      if (!flow) {
+        throw new CliError(
+          `this server logs in through "${provider}", which this client cannot do; ` +
+            'create an API key in the web UI and set ALERTA_API_KEY',
+        );
+      }
+      token = await browserLogin(ctx, flow);
     }
-    const username = args[0] ?? (await ctx.prompt('Email: '));
-    if (!username) throw new UsageError('a username is needed', 'login');
-    const password = typeof o.password === 'string' ? o.password : await ctx.prompt('Password: ', true);
-    const token = await loginWith(ctx, username, password);
     const claims = decodeToken(token);
     const name = claims.preferred_username;
     if (typeof name !== 'string' || !name) throw new CliError('Failed to login: the token names no user');

@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs, UsageError, type OptionSpec } from '../../cli/args.ts';
+import { authorizeUrl, browserCommand, browserFlow } from '../../cli/browser-login.ts';
 import { parseIni, redact, redactSecrets } from '../../cli/config.ts';
 import { localTime, renderTable, timedelta, uptimeText } from '../../cli/format.ts';
 import { machineFor } from '../../cli/netrc.ts';
@@ -127,6 +128,89 @@ test('durations: Python timedelta text (heartbeat age) and uptime', () => {
   assert.is(timedelta(-1), '-1 day, 23:59:59');
   assert.is(uptimeText(0), '0 days 00:00');
   assert.is(uptimeText((86_400 + 3600 + 61) * 1000), '1 days 01:01');
+});
+
+test('login in the browser: where each provider starts, as the established client sends people', () => {
+  const defaults = {
+    azure_tenant: 'common',
+    aws_region: 'us-east-1',
+    cognito_domain: null,
+    github_url: 'https://github.com',
+    gitlab_url: 'https://gitlab.com',
+    keycloak_url: null,
+    keycloak_realm: null,
+    oidc_auth_url: null,
+  };
+  const flow = (provider: string, remote: Record<string, unknown> = {}, user?: string) =>
+    browserFlow(provider, { ...defaults, ...remote }, user);
+  const start = (provider: string, remote?: Record<string, unknown>) => {
+    const f = flow(provider, remote);
+    return f && [f.authorize, f.redirectUri, f.scope, f.pkce];
+  };
+  const loopback = 'http://127.0.0.1:9004';
+  const oidc = 'openid profile email';
+  assert.equal(start('azure', { azure_tenant: 'contoso.com' }), [
+    'https://login.microsoftonline.com/contoso.com/oauth2/v2.0/authorize',
+    'http://localhost:9004',
+    oidc,
+    true,
+  ]);
+  assert.equal(start('google'), ['https://accounts.google.com/o/oauth2/v2/auth', loopback, oidc, true]);
+  assert.equal(flow('google', {}, 'ann@example.com')!.extra, { login_hint: 'ann@example.com' });
+  assert.equal(start('github', { github_url: 'https://ghe.example.com/' }), [
+    'https://ghe.example.com/login/oauth/authorize',
+    loopback,
+    'user:email read:org',
+    false,
+  ]);
+  assert.equal(start('gitlab'), ['https://gitlab.com/oauth/authorize', loopback, oidc, true]);
+  assert.equal(start('cognito', { cognito_domain: 'alerta', aws_region: 'eu-west-1' }), [
+    'https://alerta.auth.eu-west-1.amazoncognito.com/login',
+    loopback,
+    oidc,
+    true,
+  ]);
+  assert.equal(start('keycloak', { keycloak_url: 'https://kc.example.com', keycloak_realm: 'ops' }), [
+    'https://kc.example.com/auth/realms/ops/protocol/openid-connect/auth',
+    loopback,
+    oidc,
+    true,
+  ]);
+  // The discovered endpoint wins for OpenID Connect; without one, openid and cognito cannot start.
+  const discovered = { oidc_auth_url: 'https://idp.example.com/authorize' };
+  for (const p of ['openid', 'azure', 'google', 'gitlab', 'keycloak', 'cognito']) {
+    assert.is(flow(p, discovered)!.authorize, 'https://idp.example.com/authorize', p);
+  }
+  assert.is(flow('openid'), null);
+  assert.is(flow('cognito'), null);
+  assert.is(flow('saml2'), null);
+  assert.is(flow('basic'), null);
+
+  const url = new URL(authorizeUrl(flow('google', {}, 'ann@example.com')!, 'cli-id', 'st4te', 'ch4llenge'));
+  assert.equal(Object.fromEntries(url.searchParams), {
+    response_type: 'code',
+    client_id: 'cli-id',
+    redirect_uri: loopback,
+    scope: oidc,
+    state: 'st4te',
+    code_challenge: 'ch4llenge',
+    code_challenge_method: 'S256',
+    login_hint: 'ann@example.com',
+  });
+});
+
+test('login in the browser: BROWSER as Python reads it, else the platform opener', () => {
+  const url = 'https://idp.example.com/authorize?a=1&b=2';
+  assert.equal(browserCommand(url, { BROWSER: 'firefox' }), ['firefox', url]);
+  assert.equal(browserCommand(url, { BROWSER: 'chromium --new-window %s' }), [
+    'chromium',
+    '--new-window',
+    url,
+  ]);
+  assert.equal(browserCommand(url, { BROWSER: ':lynx:w3m' }), ['lynx', url]);
+  assert.equal(browserCommand(url, {}, 'linux'), ['xdg-open', url]);
+  assert.equal(browserCommand(url, {}, 'darwin'), ['open', url]);
+  assert.equal(browserCommand(url, {}, 'win32'), ['rundll32', 'url.dll,FileProtocolHandler', url]);
 });
 
 test.run();

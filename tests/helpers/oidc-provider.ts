@@ -29,6 +29,11 @@ export interface TestOidcProvider {
   /** Plays the browser: signs `subject` in and returns the code the provider sends to redirectUri. */
   /** With `codeChallenge` (S256) the code is bound to it (RFC 7636). */
   authorize(subject: string, redirectUri: string, clientId?: string, codeChallenge?: string): Promise<string>;
+  /**
+   * Plays the browser on an authorisation URL a client made (its own state, redirect URI, PKCE):
+   * signs `subject` in and returns where the provider sends the browser back, code and state in it.
+   */
+  follow(authorizeUrl: string, subject: string): Promise<URL>;
   /** How many token requests the provider has seen. */
   tokenRequests(): number;
   close(): Promise<void>;
@@ -164,17 +169,26 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     clientId = options.clientId,
     codeChallenge?: string,
   ): Promise<string> {
-    const state = Math.random().toString(36).slice(2);
-    loginAs.set(state, subject);
-    const jar = new Map<string, string>();
-    let url = `${issuer}/auth?${new URLSearchParams({
+    const url = `${issuer}/auth?${new URLSearchParams({
       client_id: clientId,
       redirect_uri: redirectUri,
       response_type: 'code',
       scope: 'openid profile email',
-      state,
+      state: Math.random().toString(36).slice(2),
       ...(codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {}),
     })}`;
+    const back = await follow(url, subject);
+    const code = back.searchParams.get('code');
+    if (!code) throw new Error(`no code: ${back.search}`);
+    return code;
+  }
+
+  async function follow(authorizeUrl: string, subject: string): Promise<URL> {
+    const asked = new URL(authorizeUrl);
+    const redirectUri = asked.searchParams.get('redirect_uri') ?? '';
+    loginAs.set(asked.searchParams.get('state') ?? '', subject);
+    const jar = new Map<string, string>();
+    let url = asked.href;
     for (let hop = 0; hop < 10; hop++) {
       const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
       const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
@@ -186,11 +200,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       const location = res.headers.get('location');
       if (!location) throw new Error(`no redirect from ${url}: ${res.status} ${await res.text()}`);
       const next = new URL(location, url);
-      if (next.href.startsWith(redirectUri)) {
-        const code = next.searchParams.get('code');
-        if (!code) throw new Error(`no code: ${next.search}`);
-        return code;
-      }
+      if (next.href.startsWith(redirectUri)) return next;
       url = next.href;
     }
     throw new Error('too many redirects');
@@ -201,6 +211,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     origin,
     accounts,
     authorize,
+    follow,
     tokenRequests: () => tokenRequests,
     close: () =>
       new Promise<void>((ok) => {
