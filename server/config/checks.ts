@@ -270,7 +270,7 @@ function aliasChecks(c: Values): string[] {
  * Providers where anyone with an account may sign in, with no allow-list to narrow it: Google, and
  * Azure's multi-tenant endpoints. The established server starts so; we start and say so.
  */
-export function openProviderWarnings(c: Values): string[] {
+function openProviderWarnings(c: Values): string[] {
   const open = c.ALLOWED_EMAIL_DOMAINS.includes('*') && c.ALLOWED_OIDC_ROLES.includes('*');
   if (!c.AUTH_REQUIRED || !open || c.OIDC_ISSUER_URL) return [];
   if (c.AUTH_PROVIDER === 'google') {
