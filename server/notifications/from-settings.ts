@@ -1,7 +1,7 @@
 import type { ReceiverType } from '../../shared/notifications.ts';
 import type { Config } from '../config.ts';
 import { checkSettings, type ReceiverDef } from './receivers.ts';
-import type { RuleDef } from './rules.ts';
+import { matchEveryAlert, type RuleDef } from './rules.ts';
 
 /**
  * Existing deployments configure one notification plugin per service (alerta-contrib) by listing it
@@ -121,15 +121,7 @@ export function fromSettings(config: Config): { receivers: ReceiverDef[]; rule: 
       // Before every API rule, and never stopping them: it stands for plugins that saw every alert.
       priority: -1_000_001,
       enabled: true,
-      environment: null,
-      severity: [],
-      minSeverity: null,
-      service: null,
-      group: null,
-      event: null,
-      resource: null,
-      tags: [],
-      customer: null,
+      ...matchEveryAlert(),
       receivers: receivers.map((r) => r.name),
       continue: true,
       groupWait: config.NOTIFY_GROUP_WAIT,

@@ -19,7 +19,7 @@ import { engineOf } from './engine.ts';
 import { fromSettings } from './from-settings.ts';
 import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
 import { linksOf, testAlert, type Item } from './render/common.ts';
-import type { RuleDef } from './rules.ts';
+import { matchEveryAlert, type RuleDef } from './rules.ts';
 import { Agents, sendMessage } from './senders/index.ts';
 
 /** Receivers, rules and test messages: the use cases behind /notifications (docs/notifications.md). */
@@ -266,15 +266,7 @@ export async function createRule(deps: Deps, input: RuleInput): Promise<Rule> {
     name: input.name,
     priority: last + 10,
     enabled: true,
-    environment: null,
-    severity: [],
-    minSeverity: null,
-    service: null,
-    group: null,
-    event: null,
-    resource: null,
-    tags: [],
-    customer: null,
+    ...matchEveryAlert(),
     receivers: [],
     continue: false,
     groupWait: 30,

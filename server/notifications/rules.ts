@@ -2,6 +2,30 @@ import type { RuleDef } from '../db/notifications.ts';
 
 export type { RuleDef } from '../db/notifications.ts';
 
+type MatchFields =
+  | 'environment'
+  | 'severity'
+  | 'minSeverity'
+  | 'service'
+  | 'group'
+  | 'event'
+  | 'resource'
+  | 'tags'
+  | 'customer';
+
+/** A rule's match fields when it matches every alert: what a new rule starts from. */
+export const matchEveryAlert = (): Pick<RuleDef, MatchFields> => ({
+  environment: null,
+  severity: [],
+  minSeverity: null,
+  service: null,
+  group: null,
+  event: null,
+  resource: null,
+  tags: [],
+  customer: null,
+});
+
 /** The alert fields rules look at. */
 export interface Routable {
   environment: string;

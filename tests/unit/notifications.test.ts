@@ -9,7 +9,13 @@ import { slackRequest } from '../../server/notifications/render/chat.ts';
 import { linksOf, summaryOf, type Message } from '../../server/notifications/render/common.ts';
 import { renderMail } from '../../server/notifications/render/email.ts';
 import { pagerdutyRequest } from '../../server/notifications/render/paging.ts';
-import { compileRule, routeAlert, statusClass, type RuleDef } from '../../server/notifications/rules.ts';
+import {
+  compileRule,
+  matchEveryAlert,
+  routeAlert,
+  statusClass,
+  type RuleDef,
+} from '../../server/notifications/rules.ts';
 import { backoffMs } from '../../server/notifications/worker.ts';
 
 const model = createAlarmModel(loadConfig({}, { systemFile: null }));
@@ -21,15 +27,7 @@ function rule(over: Partial<RuleDef>): RuleDef {
     name: 'r',
     priority: 0,
     enabled: true,
-    environment: null,
-    severity: [],
-    minSeverity: null,
-    service: null,
-    group: null,
-    event: null,
-    resource: null,
-    tags: [],
-    customer: null,
+    ...matchEveryAlert(),
     receivers: ['x'],
     continue: false,
     groupWait: 30,
