@@ -140,8 +140,12 @@ function page(title: string, message: string): string {
  * Listens on the redirect URI's port until the provider's answer arrives there: the code, or why
  * not. `localhost` is served on both loopback addresses, since the browser may pick either.
  */
-function awaitCallback(flow: BrowserFlow, state: string): { code: Promise<string>; close: () => void } {
+function awaitCallback(
+  flow: BrowserFlow,
+  state: string,
+): { listening: Promise<void>; code: Promise<string>; close: () => void } {
   const servers: Server[] = [];
+  let listening!: Promise<void>;
   let timer: NodeJS.Timeout | undefined;
   const close = () => {
     clearTimeout(timer);
@@ -184,9 +188,13 @@ function awaitCallback(flow: BrowserFlow, state: string): { code: Promise<string
       resolve(params.get('code')!);
     };
     const hosts = new URL(flow.redirectUri).hostname === 'localhost' ? ['127.0.0.1', '::1'] : ['127.0.0.1'];
+    let listened: () => void;
+    // The URL is shown only once the first address listens: a quick browser must find the callback.
+    listening = new Promise<void>((ok) => (listened = ok));
     hosts.forEach((host, i) => {
       const server = createServer(onRequest);
       servers.push(server);
+      if (i === 0) server.once('listening', () => listened());
       server.once('error', (err: NodeJS.ErrnoException) => {
         // IPv6 may be off: only the first address must be ours.
         if (i > 0) return;
@@ -197,7 +205,7 @@ function awaitCallback(flow: BrowserFlow, state: string): { code: Promise<string
       server.listen(CALLBACK_PORT, host);
     });
   });
-  return { code, close };
+  return { listening, code, close };
 }
 
 /** Logs in through the provider in the browser; gives our token. */
@@ -212,6 +220,8 @@ export async function browserLogin(ctx: Context, flow: BrowserFlow): Promise<str
   const url = authorizeUrl(flow, configured, state, challenge);
   const callback = awaitCallback(flow, state);
   try {
+    // A port that cannot be had ends the login before any URL is shown.
+    await Promise.race([callback.listening, callback.code]);
     ctx.notice(`Log in with ${flow.provider} in the browser; if it does not open, visit:\n${url}`);
     openBrowser(url, ctx.env);
     const code = await callback.code;
