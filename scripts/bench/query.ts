@@ -1,37 +1,58 @@
 /**
- * Query benchmark (issue #4): 100,000 alerts over 5 environments, 50 services, 7 severities and
- * 5 statuses, one history entry each; then GET latency over loopback against a real server process,
- * one request at a time (latency, not throughput) for `--duration` seconds per endpoint.
- * Usage: node scripts/bench/query.ts [--duration 5] [--alerts 100000] [--explain] [--keep]
- * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint, built by the
- * server's own query functions. docs/benchmarks.md records the results.
+ * Query benchmark (issues #4 and #20): N alerts (default 100,000) over 5 environments, 50 services,
+ * 7 severities and 5 statuses, with history (a `new` entry each, a severity change for every third);
+ * then GET latency over loopback against a real server process, one request at a time (latency,
+ * not throughput) for `--duration` seconds per endpoint.
+ *
+ * Usage: node scripts/bench/query.ts [--alerts 100000] [--duration 5] [--explain] [--keep]
+ *          [--db NAME] [--only TEXT] [--housekeeping]
+ *   --db NAME       reuse a database kept by an earlier `--keep` run (no seeding; same data)
+ *   --only TEXT     only the endpoints whose title contains TEXT
+ *   --explain       print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint, built by the
+ *                   server's own query functions
+ *   --housekeeping  after the endpoints, time POST /management/housekeeping twice (the backlog of
+ *                   closed and expired alerts past DELETE_EXPIRED_AFTER, then the steady state)
+ * The server runs with HOUSEKEEPING_INTERVAL=0, so nothing is deleted behind the measurements.
+ * docs/benchmarks.md records the results.
  */
 import autocannon from 'autocannon';
 import pg from 'pg';
 import type { CommonQueryMethods } from 'slonik';
+import * as list from '../../server/db/alert-list.ts';
 import * as query from '../../server/db/alert-query.ts';
 import { createAlarmModel } from '../../server/domain/alarm-model.ts';
 import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import { resolveField } from '../../server/domain/query/fields.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createDb } from '../../server/db/pool.ts';
-import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 
-const arg = (name: string, fallback: number) => {
+const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
 const duration = arg('duration', 5);
 const count = arg('alerts', 100_000);
 const explain = process.argv.includes('--explain');
 const keep = process.argv.includes('--keep');
+const housekeeping = process.argv.includes('--housekeeping');
+const reuse = option('db');
+const only = option('only');
 
+const CONSOLE = 'status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime&page-size=50';
 const ENDPOINTS: [string, string][] = [
   ['list: first page of 50, default sort', '/alerts?page-size=50'],
+  ['list: web UI default (open+ack, severity then time)', `/alerts?${CONSOLE}`],
+  ['list: web UI default, page 3', `/alerts?${CONSOLE}&page=3`],
   [
-    'list: web UI default (open+ack, severity then time)',
-    '/alerts?status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime&page-size=50',
+    'list: web UI sort by status (status, severity)',
+    '/alerts?status=open&status=ack&sort-by=status&sort-by=severity&page-size=50',
+  ],
+  [
+    'list: web UI default in one environment',
+    `/alerts?${CONSOLE}&environment=Production`,
   ],
   ['/alerts/count', '/alerts/count'],
   [
@@ -43,6 +64,7 @@ const ENDPOINTS: [string, string][] = [
     '/alerts?page-size=50&q=' + encodeURIComponent('resource:host12 AND text:disk'),
   ],
   ['/environments', '/environments'],
+  ['/services', '/services'],
   ['/alerts/top10/count', '/alerts/top10/count'],
 ];
 
@@ -61,13 +83,17 @@ async function seed(url: string) {
          ARRAY['service' || (i % 50)], 'group' || (i % 10), (i % 100)::text,
          'Disk usage at ' || (i % 100) || '% on host' || (i % 20000), ARRAY['tag' || (i % 20)],
          jsonb_build_object('region', 'region' || (i % 4), 'ip', '10.0.' || (i % 250) || '.' || (i % 200)),
-         'bench/' || (i % 8), 'exceptionAlert', t - interval '1 hour', 86400,
+         'bench/' || (i % 8), 'exceptionAlert', t - interval '1 hour', 2592000,
          'raw payload ' || i, NULL, i % 5, i % 5 > 0, 'indeterminate', 'moreSevere', t, gen_random_uuid()::text, t, t
        FROM (SELECT i, now() - (i % 604800) * interval '1 second' AS t FROM generate_series(1, $1::int) AS i) s`,
       [count],
     );
     await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
       SELECT id, id, event, severity, status, value, text, 'new', create_time FROM alerts`);
+    // A severity change on every third alert (same order as the seed: duplicate_count = i % 5).
+    await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
+      SELECT id, last_receive_id, event, severity, status, value, text, 'severity', last_receive_time
+      FROM alerts WHERE duplicate_count IN (1, 4)`);
     await c.query('VACUUM ANALYZE alerts');
     await c.query('VACUUM ANALYZE alert_history');
   } finally {
@@ -98,9 +124,9 @@ async function plans(url: string) {
   const sel = (qs: string, now?: number) =>
     query.resolveSelection(pool, { where: parse(qs, now).where, customers: null });
   const now = Date.now();
-  const list = async (qs: string) => {
+  const page = async (qs: string) => {
     const p = parse(qs, now);
-    return query.listAlerts(
+    return list.listAlerts(
       capture,
       await sel(qs, now),
       { sort: p.sort, limit: 50, offset: 0, rawData: false },
@@ -108,17 +134,15 @@ async function plans(url: string) {
     );
   };
   const titled: [string, () => Promise<unknown>][] = [
-    ['list page (default sort)', () => list('page-size=50')],
+    ['list page (default sort)', () => page('page-size=50')],
     [
       'list counts (default list view)',
       async () => query.countBySeverityAndStatus(capture, await sel('', now)),
     ],
-    [
-      'list page (web UI default)',
-      () => list('status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime'),
-    ],
+    ['list page (web UI default)', () => page(CONSOLE)],
+    ['list counts (web UI default)', async () => query.countBySeverityAndStatus(capture, await sel(CONSOLE, now))],
     ['/alerts/count', async () => query.countBySeverityAndStatus(capture, await sel(''))],
-    ['two-term q page', () => list('q=environment:Production AND severity:critical')],
+    ['two-term q page', () => page('q=environment:Production AND severity:critical')],
     [
       'two-term q counts',
       async () =>
@@ -127,12 +151,14 @@ async function plans(url: string) {
           await sel('q=environment:Production AND severity:critical', now),
         ),
     ],
-    ['free-text q page', () => list('q=resource:host12 AND text:disk')],
+    ['free-text q page', () => page('q=resource:host12 AND text:disk')],
     [
       'free-text q counts',
       async () => query.countBySeverityAndStatus(capture, await sel('q=resource:host12 AND text:disk', now)),
     ],
     ['/environments', async () => query.countByEnvironment(capture, await sel(''))],
+    ['/environments (every environment)', () => query.knownEnvironments(capture, null)],
+    ['/services', async () => query.countByService(capture, await sel(''))],
     [
       '/alerts/top10/count',
       async () => query.topN(capture, await sel(''), 'count', resolveField('event')!, 10),
@@ -156,16 +182,19 @@ async function plans(url: string) {
   }
 }
 
-const db = await createTestDatabase('bench_query');
-const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error' });
+const db = reuse ? { name: reuse, url: databaseUrl(reuse) } : await createTestDatabase('bench_query');
+const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', HOUSEKEEPING_INTERVAL: '0' });
 const base = `${server.url.replace(/\/$/, '')}/api`;
 try {
-  const t0 = Date.now();
-  await seed(db.url);
-  console.log(`seeded ${count} alerts in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (!reuse) {
+    const t0 = Date.now();
+    await seed(db.url);
+    console.log(`seeded ${count} alerts in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
   if (explain) await plans(db.url);
   const rows = [];
   for (const [title, path] of ENDPOINTS) {
+    if (only && !title.includes(only)) continue;
     const check = await fetch(base + path);
     if (check.status !== 200) throw new Error(`${path}: ${check.status} ${await check.text()}`);
     await autocannon({ url: base + path, connections: 1, duration: 1 }); // warm-up
@@ -185,8 +214,24 @@ try {
   console.log('| --- | --- | --- | --- | --- |');
   for (const r of rows)
     console.log(`| ${r.title} (\`${r.path}\`) | ${r.p50} | ${r.p99} | ${r.requests} | ${r.non2xx} |`);
+  if (housekeeping) {
+    for (const run of ['backlog', 'steady state']) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/management/housekeeping`, { method: 'POST' });
+      const body = (await res.json()) as { count?: number };
+      const ms = performance.now() - t0;
+      const left = await new pg.Client({ connectionString: db.url });
+      await left.connect();
+      const n = await left.query('SELECT (SELECT count(*) FROM alerts) AS alerts, (SELECT count(*) FROM alert_history) AS history');
+      await left.end();
+      console.log(
+        `housekeeping (${run}): ${res.status} in ${(ms / 1000).toFixed(2)} s, count ${body.count}; ` +
+          `left ${n.rows[0].alerts} alerts, ${n.rows[0].history} history entries`,
+      );
+    }
+  }
 } finally {
   await server.stop();
-  if (keep) console.log(`kept database ${db.name}`);
+  if (keep || reuse) console.log(`kept database ${db.name}`);
   else await dropTestDatabase(db.name);
 }

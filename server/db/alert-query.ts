@@ -2,8 +2,7 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { Bound, Cond, Scalar } from '../domain/query/conditions.ts';
 import { typeOf, type FieldRef } from '../domain/query/fields.ts';
-import type { SortKey } from '../domain/query/params.ts';
-import { AlertRowSchema, HistoryRowSchema, columns } from './alerts.ts';
+import { HistoryRowSchema } from './alerts.ts';
 import { finiteTime } from './pool.ts';
 
 /**
@@ -16,15 +15,9 @@ export interface Selection {
   readonly customers: readonly string[] | null;
 }
 
-/** Orders for the severity and status sort keys: the alarm model's. */
-export interface SortOrders {
-  severity: readonly string[];
-  status: readonly string[];
-}
-
 const TRUE = sql.fragment`true`;
 
-const column = (ref: FieldRef): FragmentSqlToken =>
+export const column = (ref: FieldRef): FragmentSqlToken =>
   ref.key !== undefined
     ? sql.fragment`(a.attributes ->> ${ref.key})`
     : sql.fragment`${sql.identifier(['a', ref.field.column])}`;
@@ -191,33 +184,6 @@ export async function resolveSelection(db: CommonQueryMethods, s: Selection): Pr
 export function whereOf(s: Selection): FragmentSqlToken {
   const scope = s.customers ? sql.fragment`a.customer = ANY(${sql.array([...s.customers], 'text')})` : TRUE;
   return sql.fragment`${conditionSql(s.where)} AND ${scope}`;
-}
-
-function orderOf(sort: readonly SortKey[], orders: SortOrders): FragmentSqlToken {
-  const keys = sort.map(({ ref, descending }) => {
-    const dir = descending ? sql.fragment`DESC` : sql.fragment`ASC`;
-    if (ref.key === undefined && (ref.field.name === 'severity' || ref.field.name === 'status')) {
-      const names = ref.field.name === 'severity' ? orders.severity : orders.status;
-      return sql.fragment`COALESCE(array_position(${sql.array([...names], 'text')}, ${column(ref)}), ${names.length}) ${dir}`;
-    }
-    return sql.fragment`${column(ref)} ${dir}`;
-  });
-  return sql.fragment`${sql.join([...keys, sql.fragment`a.id ASC`], sql.fragment`, `)}`;
-}
-
-/** One page of matching alerts, in the requested order; rawData only when asked for. */
-export function listAlerts(
-  db: CommonQueryMethods,
-  s: Selection,
-  page: { sort: readonly SortKey[]; limit: number; offset: number; rawData: boolean },
-  orders: SortOrders,
-) {
-  const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
-  return db.any(sql.type(AlertRowSchema)`/* ad hoc */
-    SELECT ${columns} ${raw} FROM alerts a
-    WHERE ${whereOf(s)}
-    ORDER BY ${orderOf(page.sort, orders)}
-    LIMIT ${page.limit} OFFSET ${page.offset}`);
 }
 
 const CountRowSchema = z.object({ name: z.string(), n: z.number() });

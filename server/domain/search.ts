@@ -9,6 +9,7 @@ import type {
   TagItem,
   TopEntry,
 } from '../../shared/queries.ts';
+import * as list from '../db/alert-list.ts';
 import * as query from '../db/alert-query.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
@@ -49,7 +50,7 @@ export function alertQueryOf(deps: Deps, search: URLSearchParams, toDateDefaults
 }
 
 /** Severity names most severe first and statuses in their key order: how "sort by" orders them. */
-function sortOrders(deps: Deps): query.SortOrders {
+function sortOrders(deps: Deps): list.SortOrders {
   const { model } = deps;
   return {
     severity: Object.keys(model.severity).sort((a, b) => model.severityRank(a) - model.severityRank(b)),
@@ -81,7 +82,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   const q = alertQueryOf(deps, search, true);
   const selection = await selectionFor(deps, q.where, caller);
   const [rows, countRows, autoRefresh] = await Promise.all([
-    query.listAlerts(
+    list.listAlerts(
       deps.db,
       selection,
       { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: q.showRawData },

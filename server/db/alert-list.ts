@@ -1,0 +1,118 @@
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import type { Cond } from '../domain/query/conditions.ts';
+import type { SortKey } from '../domain/query/params.ts';
+import { column, whereOf, type Selection } from './alert-query.ts';
+import { AlertRowSchema, columns } from './alerts.ts';
+
+/** Orders for the severity and status sort keys: the alarm model's. */
+export interface SortOrders {
+  severity: readonly string[];
+  status: readonly string[];
+}
+
+/** Sort keys that rank by the alarm model's order rather than by the stored text. */
+const RANKED = new Set(['severity', 'status']);
+
+function orderOf(sort: readonly SortKey[], orders: SortOrders): FragmentSqlToken {
+  const keys = sort.map(({ ref, descending }) => {
+    const dir = descending ? sql.fragment`DESC` : sql.fragment`ASC`;
+    if (ref.key === undefined && RANKED.has(ref.field.name)) {
+      const names = ref.field.name === 'severity' ? orders.severity : orders.status;
+      return sql.fragment`COALESCE(array_position(${sql.array([...names], 'text')}, ${column(ref)}), ${names.length}) ${dir}`;
+    }
+    return sql.fragment`${column(ref)} ${dir}`;
+  });
+  return sql.fragment`${sql.join([...keys, sql.fragment`a.id ASC`], sql.fragment`, `)}`;
+}
+
+/**
+ * Past this many rows (offset + page size) one sort of every match is cheaper than merging the
+ * partitions (each of which then reads that many rows).
+ */
+export const MERGE_MAX_ROWS = 1000;
+
+/** Columns whose filters keep most of a partition: merging stays cheap under them. */
+const BROAD = new Set(['environment', 'severity', 'status', 'customer']);
+
+/**
+ * Conditions under which each partition's first rows are found by walking an index in order:
+ * exact values of few-valued columns and time ranges. Anything more selective (q on free text,
+ * resources, attributes) could make every partition read all its rows; those sort once instead.
+ */
+export function mergeable(c: Cond): boolean {
+  switch (c.kind) {
+    case 'all':
+      return true;
+    case 'and':
+      return c.items.every(mergeable);
+    case 'in':
+      return c.ref.key === undefined && BROAD.has(c.ref.field.name);
+    case 'range':
+      return c.ref.key === undefined && c.ref.field.type === 'time';
+    default:
+      return false;
+  }
+}
+
+/**
+ * The column a page is merged by: the first sort key when it ranks severities or statuses (the
+ * web console's default order is severity, then newest), null when the plain sort is used.
+ */
+export function mergeColumn(s: Selection, sort: readonly SortKey[], rows: number): string | null {
+  const first = sort[0];
+  if (!first || first.ref.key !== undefined || !RANKED.has(first.ref.field.name)) return null;
+  if (rows > MERGE_MAX_ROWS || !mergeable(s.where)) return null;
+  return first.ref.field.column;
+}
+
+/**
+ * One page of matching alerts, in the requested order; rawData only when asked for.
+ *
+ * Severity (or status) order is the alarm model's, which no index follows, so a plain ORDER BY
+ * reads every match to find the first page. When the first key ranks one of them, the page is
+ * merged instead: the column's distinct stored values come from a loose index scan (one probe of
+ * its index per value), each value's partition gives its first `offset + limit` rows in the
+ * remaining keys' order (an index walk: `(severity, last_receive_time)` for the console's
+ * default), and the same ORDER BY as the plain query sorts those few rows. Every row of the page
+ * is among them — a partition's rows before it in the full order all come before it in the
+ * merged order too — so pages, ties and order are the plain query's (docs/benchmarks.md).
+ */
+export function listAlerts(
+  db: CommonQueryMethods,
+  s: Selection,
+  page: { sort: readonly SortKey[]; limit: number; offset: number; rawData: boolean },
+  orders: SortOrders,
+) {
+  const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
+  const order = orderOf(page.sort, orders);
+  const by = mergeColumn(s, page.sort, page.offset + page.limit);
+  if (by === null) {
+    return db.any(sql.type(AlertRowSchema)`/* ad hoc */
+      SELECT ${columns} ${raw} FROM alerts a
+      WHERE ${whereOf(s)}
+      ORDER BY ${order}
+      LIMIT ${page.limit} OFFSET ${page.offset}`);
+  }
+  const col = sql.identifier(['a', by]);
+  // Within a partition the column is one value, so leading the order with it changes nothing but
+  // the plan: the planner then walks the index that leads with the column (e.g. severity, then
+  // last_receive_time backwards) rather than a time index it would filter row by row. The value
+  // is bound as `>= v AND <= v` (the same rows: text equality is byte equality) because for
+  // `= v` the planner drops the leading key as constant and picks the time index again.
+  const rest = page.sort.slice(1);
+  const lead = rest[0]?.descending ? sql.fragment`DESC` : sql.fragment`ASC`;
+  return db.any(sql.type(AlertRowSchema)`/* ad hoc */
+    WITH RECURSIVE d(v) AS (
+      (SELECT ${col} FROM alerts a ORDER BY ${col} LIMIT 1)
+      UNION ALL
+      SELECT (SELECT ${col} FROM alerts a WHERE ${col} > d.v ORDER BY ${col} LIMIT 1) FROM d WHERE d.v IS NOT NULL
+    )
+    SELECT ${columns} ${raw} FROM d CROSS JOIN LATERAL (
+      SELECT a.* FROM alerts a
+      WHERE ${col} >= d.v AND ${col} <= d.v AND ${whereOf(s)}
+      ORDER BY ${col} ${lead}, ${orderOf(rest, orders)}
+      LIMIT ${page.offset + page.limit}
+    ) a
+    ORDER BY ${order}
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
+}
