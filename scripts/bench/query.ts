@@ -50,10 +50,7 @@ const ENDPOINTS: [string, string][] = [
     'list: web UI sort by status (status, severity)',
     '/alerts?status=open&status=ack&sort-by=status&sort-by=severity&page-size=50',
   ],
-  [
-    'list: web UI default in one environment',
-    `/alerts?${CONSOLE}&environment=Production`,
-  ],
+  ['list: web UI default in one environment', `/alerts?${CONSOLE}&environment=Production`],
   ['/alerts/count', '/alerts/count'],
   [
     'two-term q',
@@ -140,7 +137,10 @@ async function plans(url: string) {
       async () => query.countBySeverityAndStatus(capture, await sel('', now)),
     ],
     ['list page (web UI default)', () => page(CONSOLE)],
-    ['list counts (web UI default)', async () => query.countBySeverityAndStatus(capture, await sel(CONSOLE, now))],
+    [
+      'list counts (web UI default)',
+      async () => query.countBySeverityAndStatus(capture, await sel(CONSOLE, now)),
+    ],
     ['/alerts/count', async () => query.countBySeverityAndStatus(capture, await sel(''))],
     ['two-term q page', () => page('q=environment:Production AND severity:critical')],
     [
@@ -183,7 +183,11 @@ async function plans(url: string) {
 }
 
 const db = reuse ? { name: reuse, url: databaseUrl(reuse) } : await createTestDatabase('bench_query');
-const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', HOUSEKEEPING_INTERVAL: '0' });
+const server = await startServerProcess({
+  DATABASE_URL: db.url,
+  LOG_LEVEL: 'error',
+  HOUSEKEEPING_INTERVAL: '0',
+});
 const base = `${server.url.replace(/\/$/, '')}/api`;
 try {
   if (!reuse) {
@@ -222,7 +226,9 @@ try {
       const ms = performance.now() - t0;
       const left = await new pg.Client({ connectionString: db.url });
       await left.connect();
-      const n = await left.query('SELECT (SELECT count(*) FROM alerts) AS alerts, (SELECT count(*) FROM alert_history) AS history');
+      const n = await left.query(
+        'SELECT (SELECT count(*) FROM alerts) AS alerts, (SELECT count(*) FROM alert_history) AS history',
+      );
       await left.end();
       console.log(
         `housekeeping (${run}): ${res.status} in ${(ms / 1000).toFixed(2)} s, count ${body.count}; ` +
