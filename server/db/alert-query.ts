@@ -204,7 +204,8 @@ function onlyTimeBounds(c: Cond): boolean {
 export async function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
   if (!onlyTimeBounds(s.where) || s.customers) {
     const rows = await db.any(sql.type(PairCountRowSchema)`/* ad hoc */
-      SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)} GROUP BY 1, 2`);
+      SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)}
+      GROUP BY a.status, a.severity`);
     const sum = (key: 'severity' | 'status') => {
       const by = new Map<string, number>();
       for (const r of rows) by.set(r[key], (by.get(r[key]) ?? 0) + r.n);
@@ -317,11 +318,20 @@ export async function topN(
       ? sql.fragment`sum(extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
       : sql.fragment`0::float8`;
   const order = variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`;
+  // Counting alert × service rows of a column other than service needs no unnest: each alert
+  // gives as many rows as it has services (none when it has none).
+  const counted =
+    variant === 'count' && groupBy.field.name !== 'service'
+      ? sql.fragment`SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key,
+          sum(cardinality(a.service)) AS count, 0::float8 AS life
+        FROM alerts a
+        WHERE ${whereOf(s)} AND cardinality(a.service) > 0`
+      : sql.fragment`SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key, count(*) AS count, ${life} AS life
+        FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
+        WHERE ${whereOf(s)}`;
   const rows = await db.any(sql.type(TopRowSchema)`/* ad hoc */
     WITH t AS (
-      SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key, count(*) AS count, ${life} AS life
-      FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
-      WHERE ${whereOf(s)}
+      ${counted}
       GROUP BY 1, 2
     ), top AS (
       SELECT * FROM t ORDER BY ${order}, t.key LIMIT ${n}
@@ -382,7 +392,7 @@ const EnvCountRowSchema = z.object({
 export function countByEnvironment(db: CommonQueryMethods, s: Selection) {
   return db.any(sql.type(EnvCountRowSchema)`/* ad hoc */
     SELECT a.environment, a.severity, a.status, count(*) AS n FROM alerts a
-    WHERE ${whereOf(s)} GROUP BY 1, 2, 3`);
+    WHERE ${whereOf(s)} GROUP BY a.status, a.severity, a.environment`);
 }
 
 const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
@@ -390,13 +400,18 @@ const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
 /**
  * Matches per (environment, service, severity, status); an alert counts once for each of its
  * services. Every pair of the caller's alerts comes back, with n 0 where none match, so /services
- * can list them all: one scan, which finding the distinct pairs would cost anyway.
+ * can list them all: one scan, which finding the distinct pairs would cost anyway. Alerts are first
+ * counted per (status, severity, environment, service list), in the order of the index that holds
+ * those columns (an index-only scan, no hashing), and only those few groups are unnested.
  */
 export function countByService(db: CommonQueryMethods, s: Selection) {
   return db.any(sql.type(ServiceCountRowSchema)`/* ad hoc */
-    SELECT a.environment, svc AS service, a.severity, a.status, count(*) FILTER (WHERE ${conditionSql(s.where)}) AS n
-    FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc
-    WHERE ${scopeOnly(s.customers)} GROUP BY 1, 2, 3, 4`);
+    SELECT g.environment, svc AS service, g.severity, g.status, sum(g.n)::int8 AS n FROM (
+      SELECT a.status, a.severity, a.environment, a.service, count(*) FILTER (WHERE ${conditionSql(s.where)}) AS n
+      FROM alerts a WHERE ${scopeOnly(s.customers)}
+      GROUP BY a.status, a.severity, a.environment, a.service
+    ) g CROSS JOIN LATERAL unnest(g.service) AS svc
+    GROUP BY 1, 2, 3, 4`);
 }
 
 const GroupCountRowSchema = z.object({ environment: z.string(), name: z.string(), count: z.number() });
