@@ -28,7 +28,8 @@ async function seed(url: string, severities: string[]) {
        (ARRAY['Production','Development','Staging'])[1 + i % 3],
        ($2::text[])[1 + (i / 3) % cardinality($2::text[])],
        (ARRAY['open','ack','closed','shelved','expired'])[1 + (i / 5) % 5],
-       ARRAY['svc' || (i % 4)], 'text ' || (i % 13), 'test', 'exceptionAlert', t, 0, NULL,
+       CASE i % 6 WHEN 0 THEN '{}'::text[] WHEN 1 THEN ARRAY['svc' || (i % 4), 'svcx']
+         ELSE ARRAY['svc' || (i % 4)] END, 'text ' || (i % 13), 'test', 'exceptionAlert', t, 0, NULL,
        'indeterminate', 'moreSevere', t, 'r-' || i, t, t
      FROM (SELECT i, to_timestamp($3::float8 / 1000 + (i % 9) * 60) AS t
            FROM generate_series(1, $1::int) AS i) s`,
@@ -92,13 +93,13 @@ function tests(name: string, settings: Record<string, string>, severities: strin
       const i = names.indexOf(s);
       return i < 0 ? names.length : i + 1;
     };
-    const severities = Object.keys(model.severity).sort(
+    const severityOrder = Object.keys(model.severity).sort(
       (a, b) => model.severityRank(a) - model.severityRank(b),
     );
     const statuses = Object.keys(model.status).sort((a, b) =>
       (model.status[a] ?? '').localeCompare(model.status[b] ?? ''),
     );
-    ctx.rank = (s) => position(severities, s);
+    ctx.rank = (s) => position(severityOrder, s);
     ctx.statusRank = (s) => position(statuses, s);
     await seed(ctx.db.url, severities);
   });
@@ -153,6 +154,65 @@ function tests(name: string, settings: Record<string, string>, severities: strin
     await samePages(ctx, `sort-by=severity&sort-by=lastReceiveTime&q=${encodeURIComponent('text:"text 1"')}`);
     await samePages(ctx, `sort-by=severity&sort-by=resource&status=open&status=closed`);
   });
+  t('/environments, /services and top-N count what the alerts are', async (ctx) => {
+    const all = (await page(ctx, 'page-size=5000')).alerts;
+    const tally = (rows: typeof all) => {
+      const c = {
+        count: 0,
+        severityCounts: {} as Record<string, number>,
+        statusCounts: {} as Record<string, number>,
+      };
+      for (const a of rows) {
+        c.count++;
+        c.severityCounts[a.severity] = (c.severityCounts[a.severity] ?? 0) + 1;
+        c.statusCounts[a.status] = (c.statusCounts[a.status] ?? 0) + 1;
+      }
+      return c;
+    };
+    const envs = [...new Set(all.map((a) => a.environment))].sort();
+    const gotEnvs = (await (await ctx.api.get('/environments?status=open')).json()) as {
+      environments: unknown[];
+    };
+    assert.equal(
+      gotEnvs.environments,
+      envs.map((e) => ({
+        environment: e,
+        ...tally(all.filter((a) => a.environment === e && a.status === 'open')),
+      })),
+    );
+    const pairs = [...new Set(all.flatMap((a) => a.service.map((s) => JSON.stringify([a.environment, s]))))]
+      .map((k) => JSON.parse(k) as [string, string])
+      .sort((x, y) => x[0].localeCompare(y[0]) || x[1].localeCompare(y[1]));
+    const gotServices = (await (await ctx.api.get('/services?severity=major&severity=zzz')).json()) as {
+      services: unknown[];
+    };
+    assert.equal(
+      gotServices.services,
+      pairs.map(([e, s]) => ({
+        environment: e,
+        service: s,
+        ...tally(
+          all.filter(
+            (a) => a.environment === e && a.service.includes(s) && ['major', 'zzz'].includes(a.severity),
+          ),
+        ),
+      })),
+    );
+    const byEvent = new Map<string, number>();
+    for (const a of all) byEvent.set(a.event, (byEvent.get(a.event) ?? 0) + a.service.length);
+    const top = [...byEvent]
+      .filter(([, n]) => n > 0)
+      .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+      .slice(0, 10);
+    const gotTop = (await (await ctx.api.get('/alerts/top10/count')).json()) as {
+      top10: { event: string; count: number; resources: unknown[]; services: string[] }[];
+    };
+    assert.equal(
+      gotTop.top10.map((x) => [x.event, x.count, x.resources.length]),
+      top.map(([e, n]) => [e, n, all.filter((a) => a.event === e && a.service.length > 0).length]),
+    );
+  });
+
   t.run();
 }
 
