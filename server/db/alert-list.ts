@@ -95,10 +95,13 @@ export function listAlerts(
   }
   const col = sql.identifier(['a', by]);
   // Within a partition the column is one value, so leading the order with it changes nothing but
-  // the plan: the planner then walks the index that leads with the column (e.g. severity, then
-  // last_receive_time backwards) rather than a time index it would filter row by row. The value
-  // is bound as `>= v AND <= v` (the same rows: text equality is byte equality) because for
-  // `= v` the planner drops the leading key as constant and picks the time index again.
+  // the plan: the planner then walks the index that leads with the column and last_receive_time
+  // (backwards for the console's newest first) rather than a time index it would filter row by
+  // row. The value is bound as a row range, `(col, time) BETWEEN (v, -infinity) AND (v, infinity)`
+  // — exactly the rows where col = v, time being never null — because with `= v` the planner drops
+  // the leading key as constant and walks the time index, and with `>= v AND <= v` it reads the
+  // whole partition through the (status, severity, …) index to sort it; a row comparison only
+  // the (col, last_receive_time) index can serve.
   const rest = page.sort.slice(1);
   const lead = rest[0]?.descending ? sql.fragment`DESC` : sql.fragment`ASC`;
   return db.any(sql.type(AlertRowSchema)`/* ad hoc */
@@ -109,7 +112,9 @@ export function listAlerts(
     )
     SELECT ${columns} ${raw} FROM d CROSS JOIN LATERAL (
       SELECT a.* FROM alerts a
-      WHERE ${col} >= d.v AND ${col} <= d.v AND ${whereOf(s)}
+      WHERE (${col}, a.last_receive_time) >= (d.v, '-infinity'::timestamptz)
+        AND (${col}, a.last_receive_time) <= (d.v, 'infinity'::timestamptz)
+        AND ${whereOf(s)}
       ORDER BY ${col} ${lead}, ${orderOf(rest, orders)}
       LIMIT ${page.offset + page.limit}
     ) a
