@@ -55,12 +55,14 @@ export function mergeable(c: Cond): boolean {
 }
 
 /**
- * The column a page is merged by: the first sort key when it ranks severities or statuses (the
- * web console's default order is severity, then newest), null when the plain sort is used.
+ * The column a page is merged by: the first sort key when it ranks severities (the web console's
+ * default order is severity, then newest), null when the plain sort is used.
  */
 export function mergeColumn(s: Selection, sort: readonly SortKey[], rows: number): string | null {
   const first = sort[0];
-  if (!first || first.ref.key !== undefined || !RANKED.has(first.ref.field.name)) return null;
+  // Severity only: its partitions walk the (severity, last_receive_time) index. No index leads
+  // with (status, last_receive_time), so status-first pages sort once, as before.
+  if (!first || first.ref.key !== undefined || first.ref.field.name !== 'severity') return null;
   if (rows > MERGE_MAX_ROWS || !mergeable(s.where)) return null;
   return first.ref.field.column;
 }
@@ -68,8 +70,8 @@ export function mergeColumn(s: Selection, sort: readonly SortKey[], rows: number
 /**
  * One page of matching alerts, in the requested order; rawData only when asked for.
  *
- * Severity (or status) order is the alarm model's, which no index follows, so a plain ORDER BY
- * reads every match to find the first page. When the first key ranks one of them, the page is
+ * Severity order is the alarm model's, which no index follows, so a plain ORDER BY reads every
+ * match to find the first page. When the first key is severity, the page is
  * merged instead: the column's distinct stored values come from a loose index scan (one probe of
  * its index per value), each value's partition gives its first `offset + limit` rows in the
  * remaining keys' order (an index walk: `(severity, last_receive_time)` for the console's

@@ -1,5 +1,5 @@
 /**
- * Pages sorted by severity or status first are merged from index-ordered partitions
+ * Pages sorted by severity first are merged from index-ordered partitions
  * (server/db/alert-list.ts); this checks they are exactly the pages one plain sort gives.
  *
  * 700 alerts are seeded straight into the database with many ties: 9 distinct lastReceiveTimes,
