@@ -84,6 +84,8 @@ export function listAlerts(
   s: Selection,
   page: { sort: readonly SortKey[]; limit: number; offset: number; rawData: boolean },
   orders: SortOrders,
+  /** The merged column's values that have matches, when known (else found by a loose index scan). */
+  values?: readonly string[],
 ) {
   const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
   const order = orderOf(page.sort, orders);
@@ -106,12 +108,16 @@ export function listAlerts(
   // the (col, last_receive_time) index can serve.
   const rest = page.sort.slice(1);
   const lead = rest[0]?.descending ? sql.fragment`DESC` : sql.fragment`ASC`;
-  return db.any(sql.type(AlertRowSchema)`/* ad hoc */
-    WITH RECURSIVE d(v) AS (
+  if (values && values.length === 0) return Promise.resolve([]);
+  const d = values
+    ? sql.fragment`d(v) AS (SELECT unnest(${sql.array([...values], 'text')}))`
+    : sql.fragment`d(v) AS (
       (SELECT ${col} FROM alerts a ORDER BY ${col} LIMIT 1)
       UNION ALL
       SELECT (SELECT ${col} FROM alerts a WHERE ${col} > d.v ORDER BY ${col} LIMIT 1) FROM d WHERE d.v IS NOT NULL
-    )
+    )`;
+  return db.any(sql.type(AlertRowSchema)`/* ad hoc */
+    WITH RECURSIVE ${d}
     SELECT ${columns} ${raw} FROM d CROSS JOIN LATERAL (
       SELECT a.* FROM alerts a
       WHERE (${col}, a.last_receive_time) >= (d.v, '-infinity'::timestamptz)

@@ -81,14 +81,24 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   const now = deps.clock.now();
   const q = alertQueryOf(deps, search, true);
   const selection = await selectionFor(deps, q.where, caller);
+  const page = { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: q.showRawData };
+  // A merged page (severity first) reads only the severities the counts found: a partition
+  // without a match would otherwise be read to its end.
+  const merged = list.mergeColumn(selection, page.sort, page.offset + page.limit) !== null;
+  const counting = query.countBySeverityAndStatus(deps.db, selection);
   const [rows, countRows, autoRefresh] = await Promise.all([
-    list.listAlerts(
-      deps.db,
-      selection,
-      { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: q.showRawData },
-      sortOrders(deps),
-    ),
-    query.countBySeverityAndStatus(deps.db, selection),
+    merged
+      ? counting.then((c) =>
+          list.listAlerts(
+            deps.db,
+            selection,
+            page,
+            sortOrders(deps),
+            c.severity.filter((r) => r.n > 0).map((r) => r.name),
+          ),
+        )
+      : list.listAlerts(deps.db, selection, page, sortOrders(deps)),
+    counting,
     isSwitchOn(deps, 'auto-refresh-allow'),
   ]);
   const counts = countsOf(countRows);
