@@ -192,4 +192,86 @@ test('the same with a post-receive plugin before them (written after the alert, 
   );
 });
 
+test('each receipt of a burst of duplicates queues its own forward event, built from the stored alert', async (ctx) => {
+  const { db } = ctx;
+  await ctx.running?.close();
+  ctx.running = await bootInstance(db.url, {
+    ...settings(ctx.stub, 'remote_ip,reject,blackout,forwarder'),
+    // Nothing listens there: the rows stay queued for the assertions.
+    FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', {}, ['alerts']]]),
+  });
+  const api = apiFor(ctx.running);
+  const base = {
+    resource: 'burst01',
+    event: 'Burst',
+    environment: 'Production',
+    severity: 'minor',
+    service: ['web'],
+  };
+  const first = (await ok(await api.post('/alert', { ...base, tags: ['a'], attributes: { x: 1 } }), 201))
+    .alert as Record<string, unknown>;
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      const res = await ok(
+        await api.post('/alert', { ...base, text: `dup ${i}`, value: String(i), tags: [`t${i}`] }),
+        201,
+      );
+      return res.alert as Record<string, unknown>;
+    }),
+  );
+  const rows = await (async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      return (
+        await client.query<{ body: Record<string, unknown> }>(
+          'SELECT body FROM forward_queue WHERE alert_id = $1 ORDER BY id',
+          [first.id],
+        )
+      ).rows.map((r) => r.body);
+    } finally {
+      await client.end();
+    }
+  })();
+  assert.is(rows.length, 21, 'one event per receipt');
+  // The first event is the alert as stored (forwarding/enqueue.ts forwardedAlert).
+  const { createTime, ...stored } = rows[0]!;
+  assert.match(String(createTime), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  assert.equal(stored, {
+    id: first.lastReceiveId,
+    resource: 'burst01',
+    event: 'Burst',
+    environment: 'Production',
+    severity: 'minor',
+    correlate: [],
+    service: ['web'],
+    group: first.group,
+    value: first.value,
+    text: first.text,
+    tags: ['a'],
+    attributes: first.attributes,
+    origin: first.origin,
+    type: first.type,
+    timeout: first.timeout,
+    rawData: null,
+    customer: null,
+  });
+  // Each duplicate's event carries its own id, value and text, in the order they were stored.
+  const byId = new Map(answers.map((a) => [a.lastReceiveId as string, a]));
+  const ordered = rows.slice(1);
+  assert.equal(new Set(ordered.map((b) => b.id)), new Set(byId.keys()));
+  for (const b of ordered) {
+    const answer = byId.get(b.id as string)!;
+    assert.equal([b.text, b.value], [answer.text, answer.value]);
+  }
+  const counts = ordered.map((b) => byId.get(b.id as string)!.duplicateCount as number);
+  assert.equal(
+    counts,
+    [...counts].sort((x, y) => x - y),
+    'queued in the order they were counted',
+  );
+  await ctx.running.close();
+  ctx.running = undefined;
+});
+
 test.run();
