@@ -33,7 +33,8 @@ export interface Planned {
 /**
  * Asks the plugins (`along`) what the receipt's own statement should write besides the alert,
  * given the alert as it will be stored; nothing for a suppressed (blacked-out) receipt, whose
- * post-receive hooks never run. `draft` gives the receipt's own forwarded fields.
+ * post-receive hooks never run. `plain`: a plain duplicate (no triggers); `own`: one of a combined
+ * run, whose forwarded fields (`draft`'s) differ from the written row's.
  */
 export function planAlong(
   deps: Deps,
@@ -42,6 +43,7 @@ export function planAlong(
   caller: Caller,
   quiet: boolean,
   plain = false,
+  own = false,
 ): Planned | undefined {
   if (quiet || !deps.plugins.along) return undefined;
   const along = deps.plugins.along(predicted, caller);
@@ -50,14 +52,19 @@ export function planAlong(
   // statement, where a rule's state row can be written only once).
   if (plain) along.triggers = [];
   if (!along.forwards.length && !along.triggers.length) return { along, with: undefined };
-  const patch = {
-    id: draft.id,
-    value: draft.value,
-    text: draft.text,
-    service: draft.service,
-    timeout: draft.timeout,
-    createTime: new Date(deps.clock.now()).toISOString(),
-  };
+  // The statement builds the body from the written row; a receipt of a combined run of duplicates
+  // (`own`) also gives its own fields, since the row holds the last one's.
+  const createTime = new Date(deps.clock.now()).toISOString();
+  const patch = own
+    ? {
+        id: draft.id,
+        value: draft.value,
+        text: draft.text,
+        service: draft.service,
+        timeout: draft.timeout,
+        createTime,
+      }
+    : { createTime };
   return { along, with: { along, patch } };
 }
 

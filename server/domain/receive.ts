@@ -242,6 +242,7 @@ async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: 
       r.caller,
       r.quiet,
       true,
+      true,
     ),
   );
   const withs = planned.flatMap((p) => (p?.with ? [p.with] : []));
