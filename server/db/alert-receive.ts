@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
+import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import {
   AlertRowSchema,
   columns,
@@ -12,6 +13,18 @@ import {
   WrittenRowSchema,
   type WrittenAlert,
 } from './alerts.ts';
+import { alongWrites, LeasedColumn, type AlongItem } from './receipt-along.ts';
+
+/** What one receipt writes along with its alert (forward rows, notification triggers). */
+export interface Along {
+  along: ReceiptAlong;
+  /** Put over the forwarded body: the receipt's own fields. */
+  patch: Record<string, unknown>;
+}
+
+/** A written alert, with the forward rows its statement inserted leased (for inline delivery). */
+export type ReceiptWritten = WrittenAlert & { leased?: LeasedForward[] };
+const ReceiptRowSchema = WrittenRowSchema.extend(LeasedColumn);
 
 // The receive path's statements (docs/architecture.md, "The receive path"): the read of the
 // matching alerts, the insert of new ones, and the guarded updates of the stored ones.
@@ -67,6 +80,7 @@ export interface NewAlert {
   alert: AlertRecord;
   /** Its first history entry. */
   entry: HistoryRecord;
+  with?: Along | undefined;
 }
 
 /** The columns a new alert is inserted with, in the order of insertNew's rows. */
@@ -102,7 +116,7 @@ function heldBack(items: readonly NewAlert[]): Set<number> {
 export async function insertNew(
   db: CommonQueryMethods,
   all: readonly NewAlert[],
-): Promise<(WrittenAlert | null)[]> {
+): Promise<(ReceiptWritten | null)[]> {
   const held = heldBack(all);
   const items = all.filter((_, i) => !held.has(i));
   const rows = sql.join(
@@ -132,7 +146,8 @@ export async function insertNew(
     sql.fragment`, `,
   );
   const alerts = items.map((item) => item.alert);
-  const written = await db.any(sql.type(WrittenRowSchema)`
+  const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
+  const written = await db.any(sql.type(ReceiptRowSchema)`
     WITH claimed AS (
       SELECT alert_claim_new(${texts(alerts.map((a) => a.environment))}, ${texts(alerts.map((a) => a.resource))},
         ${texts(alerts.map((a) => a.customer ?? ''))}, ${texts(alerts.map((a) => a.event))}) AS i
@@ -150,8 +165,8 @@ export async function insertNew(
         AS v(alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
       JOIN w ON w.id = v.alert_id
       RETURNING 1
-    )
-    SELECT w.*, '[]'::json AS history FROM w`);
+    )${along.ctes}
+    SELECT w.*, '[]'::json AS history${along.leased} FROM w`);
   const byId = new Map(written.map((r) => [r.id, r]));
   return all.map(({ alert }, i) => (held.has(i) ? null : (byId.get(alert.id) ?? null)));
 }
@@ -191,9 +206,11 @@ export function updateReceived(
   u: ReceiveUpdate,
   history: readonly HistoryRecord[],
   historyLimit: number,
-): Promise<WrittenAlert | null> {
+  withs: readonly Along[] = [],
+): Promise<ReceiptWritten | null> {
   const now = ts(u.now);
-  return db.maybeOne(sql.type(WrittenRowSchema)`
+  const along = alongWrites(withs.map((x): AlongItem => ({ alertId: expected.id, ...x })));
+  return db.maybeOne(sql.type(ReceiptRowSchema)`
     WITH w AS (
       UPDATE alerts AS a SET
         event = ${u.event}, severity = ${u.severity}, status = ${u.status}, service = ${texts(u.service)},
@@ -211,13 +228,14 @@ export function updateReceived(
       WHERE a.id = ${expected.id} AND a.status = ${expected.status} AND a.severity = ${expected.severity}
         AND a.event = ${expected.event}
       RETURNING ${columns}
-    )${historyWrites(expected.id, history, historyLimit, 'w')}
-    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+    )${historyWrites(expected.id, history, historyLimit, 'w')}${along.ctes}
+    SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
 }
 
 export interface PlainDuplicate {
   expected: Pick<AlertRecord, 'id' | 'status' | 'severity' | 'event'>;
   update: ReceiveUpdate;
+  with?: Along | undefined;
 }
 
 /**
@@ -228,7 +246,7 @@ export async function updateDuplicates(
   db: CommonQueryMethods,
   items: readonly PlainDuplicate[],
   historyLimit: number,
-): Promise<(WrittenAlert | null)[]> {
+): Promise<(ReceiptWritten | null)[]> {
   const rows = sql.join(
     items.map(({ expected: x, update: u }) => {
       const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
@@ -240,7 +258,8 @@ export async function updateDuplicates(
     }),
     sql.fragment`, `,
   );
-  const written = await db.any(sql.type(WrittenRowSchema)`
+  const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.expected.id, ...x.with }] : [])));
+  const written = await db.any(sql.type(ReceiptRowSchema)`
     WITH w AS (
       UPDATE alerts AS a SET
         service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
@@ -252,8 +271,8 @@ export async function updateDuplicates(
         attributes, removed, dup, last_receive_id, now)
       WHERE a.id = v.id AND a.status = v.status AND a.severity = v.severity AND a.event = v.event
       RETURNING ${columns}
-    )
-    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+    )${along.ctes}
+    SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
   const byId = new Map(written.map((r) => [r.id, r]));
   return items.map(({ expected }) => byId.get(expected.id) ?? null);
 }

@@ -36,11 +36,70 @@ export class PluginSignal extends Error {
   }
 }
 
+/**
+ * A forward-queue row written by the receipt's own statement (docs/architecture.md, "The receive
+ * path"): its body is the written alert as forwarded, with `patch` over it (the receipt's own
+ * id, value, text, service, timeout and the time of forwarding).
+ */
+export interface ForwardAlong {
+  destination: string;
+  loop: string;
+  requestId: string;
+  /** Above 0 (and an owner): inserted already leased when it heads its alert's queue, for inline delivery. */
+  leaseMs: number;
+  owner: string | null;
+}
+
+/** A notification rule firing for the written alert (its snapshot is taken from the written row). */
+export interface TriggerAlong {
+  ruleId: string;
+  receivers: string[];
+  targets: { receiverId: string; waitMs: number }[];
+  repeatMs: number;
+  escalateMs: number;
+}
+
+/** What a receipt writes in its own statement besides the alert, decided in memory before the write. */
+export interface ReceiptAlong {
+  forwards: ForwardAlong[];
+  triggers: TriggerAlong[];
+}
+
+/** A forward-queue row the receipt's statement inserted leased: the caller delivers it now. */
+export interface LeasedForward {
+  id: number;
+  destination: string;
+  kind: 'alert' | 'action' | 'delete';
+  alertId: string;
+  body: Record<string, unknown> | null;
+  loop: string;
+  requestId: string;
+  attempts: number;
+  createTime: number;
+}
+
+/** What the receipt's statement wrote along: the leased forward rows of this receipt. */
+export interface AlongWritten {
+  along: ReceiptAlong;
+  leased: LeasedForward[];
+}
+
 /** The plugins in PLUGINS order, run hook by hook (server/plugins/pipeline.ts). */
 export interface PluginPipeline {
+  /**
+   * What the receipt's own statement writes besides the alert (forward queue rows, notification
+   * triggers), given the alert as it will be stored; undefined when the post-receive hooks must run
+   * as before (a plugin with a post-receive hook that does not take part).
+   */
+  along?(alert: AlertRecord, request: PluginRequest): ReceiptAlong | undefined;
   /** May throw PluginSignal (202), AppError (403, 429, …). `suppressed`: the alert is in blackout; later hooks were skipped. */
   preReceive(alert: AlertDraft, request: PluginRequest): Promise<{ alert: AlertDraft; suppressed: boolean }>;
-  postReceive(alert: AlertRecord, request: PluginRequest): Promise<AlertChanges | null>;
+  /** With `written` (the receipt was planned by `along`): the hooks that follow up such a write instead. */
+  postReceive(
+    alert: AlertRecord,
+    request: PluginRequest,
+    written?: AlongWritten,
+  ): Promise<AlertChanges | null>;
   statusChange(
     alert: AlertRecord,
     status: string,

@@ -5,7 +5,8 @@ import { conflict } from '../errors.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from './alert-types.ts';
 import type { Caller } from './caller.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
-import type { AlertChanges } from './plugin-hooks.ts';
+import type { AlertChanges, AlongWritten } from './plugin-hooks.ts';
+import { leasedOf } from '../db/receipt-along.ts';
 
 // One receipt decided and written (lifecycle §4–§5): a new alert, or a duplicate, correlation or
 // severity change of the stored one; reads, inserts and plain duplicates of different alerts that
@@ -18,6 +19,67 @@ export interface Written {
   record: AlertRecord;
   /** Newest first, including the entries this write added. */
   history: HistoryRecord[];
+  /** What the statement wrote along for this receipt, when the plugins planned it (`along`). */
+  along?: AlongWritten | undefined;
+}
+
+/** What the plugins want written along with a receipt: undefined when they follow it up as before. */
+export interface Planned {
+  along: AlongWritten['along'];
+  /** For the statement: only when there is something to write. */
+  with: receiveDb.Along | undefined;
+}
+
+/**
+ * Asks the plugins (`along`) what the receipt's own statement should write besides the alert,
+ * given the alert as it will be stored; nothing for a suppressed (blacked-out) receipt, whose
+ * post-receive hooks never run. `plain`: a plain duplicate (no triggers); `own`: one of a combined
+ * run, whose forwarded fields (`draft`'s) differ from the written row's.
+ */
+export function planAlong(
+  deps: Deps,
+  predicted: AlertRecord,
+  draft: AlertDraft,
+  caller: Caller,
+  quiet: boolean,
+  plain = false,
+  own = false,
+): Planned | undefined {
+  if (quiet || !deps.plugins.along) return undefined;
+  const along = deps.plugins.along(predicted, caller);
+  if (!along) return undefined;
+  // A plain duplicate changes nothing people are told about (and several of one alert may share a
+  // statement, where a rule's state row can be written only once).
+  if (plain) along.triggers = [];
+  if (!along.forwards.length && !along.triggers.length) return { along, with: undefined };
+  // The statement builds the body from the written row; a receipt of a combined run of duplicates
+  // (`own`) also gives its own fields, since the row holds the last one's.
+  const createTime = new Date(deps.clock.now()).toISOString();
+  const patch = own
+    ? {
+        id: draft.id,
+        value: draft.value,
+        text: draft.text,
+        service: draft.service,
+        timeout: draft.timeout,
+        createTime,
+      }
+    : { createTime };
+  return { along, with: { along, patch } };
+}
+
+/** The receipt's share of what its statement wrote along. */
+export function alongOf(
+  planned: Planned | undefined,
+  written: receiveDb.ReceiptWritten,
+): AlongWritten | undefined {
+  return planned && { along: planned.along, leased: leasedOf(planned.along, written.leased) };
+}
+
+/** A written row without the statement's extras. */
+function recordOf(written: receiveDb.ReceiptWritten) {
+  const { history, leased: _leased, ...record } = written;
+  return { history, record };
 }
 
 /** Server-added attributes (lifecycle §7): notify, and flapping where severity changed. */
@@ -44,7 +106,7 @@ export function readsOf(deps: Deps) {
   return batcher;
 }
 
-const updaters = new WeakMap<Deps, KeyedBatcher<receiveDb.PlainDuplicate, alertsDb.WrittenAlert | null>>();
+const updaters = new WeakMap<Deps, KeyedBatcher<receiveDb.PlainDuplicate, receiveDb.ReceiptWritten | null>>();
 
 /** Plain duplicates of any identity that arrive while one such write runs go together in the next. */
 function updatesOf(deps: Deps) {
@@ -58,7 +120,7 @@ function updatesOf(deps: Deps) {
   return batcher;
 }
 
-const inserters = new WeakMap<Deps, KeyedBatcher<receiveDb.NewAlert, alertsDb.WrittenAlert | null>>();
+const inserters = new WeakMap<Deps, KeyedBatcher<receiveDb.NewAlert, receiveDb.ReceiptWritten | null>>();
 
 /** New alerts of any identity that arrive while one insert runs are created together in the next one. */
 function insertsOf(deps: Deps) {
@@ -75,6 +137,7 @@ export async function createNew(
   draft: AlertDraft,
   caller: Caller,
   now: number,
+  quiet: boolean,
 ): Promise<Written | 'conflict'> {
   const { model } = deps;
   const { status } = model.transition({
@@ -100,7 +163,8 @@ export async function createNew(
   // Type `new`, as the established server and its client's `history` command expect (the spec
   // says `severity`; issue #17 chose drop-in compatibility): docs/alerts.md.
   const entry = historyEntry(draft, 'new', status, draft.text, caller);
-  const stored = await insertsOf(deps).submit('new', { alert: record, entry });
+  const planned = planAlong(deps, record, draft, caller, quiet);
+  const stored = await insertsOf(deps).submit('new', { alert: record, entry, with: planned?.with });
   if (!stored) {
     const clash = await alertsDb.findById(deps.db, draft.id);
     if (
@@ -113,7 +177,7 @@ export async function createNew(
     }
     return 'conflict';
   }
-  return { record: stored, history: [entry] };
+  return { record: recordOf(stored).record, history: [entry], along: alongOf(planned, stored) };
 }
 
 function historyEntry(
@@ -143,6 +207,7 @@ export async function applyToExisting(
   candidate: receiveDb.Candidate,
   caller: Caller,
   now: number,
+  quiet: boolean,
 ): Promise<Written | 'conflict'> {
   const { model, config } = deps;
   const duplicate = candidate.event === draft.event && candidate.severity === draft.severity;
@@ -204,13 +269,59 @@ export async function applyToExisting(
     now,
     statusChanged,
   };
+  const plain = entries.length === 0 && !changes;
+  const planned = planAlong(deps, predictedRecord(candidate, update, duplicate), draft, caller, quiet, plain);
   // A plain duplicate (no status change, nothing for history) joins the other identities' plain
   // duplicates of this moment in one statement; anything else is written on its own.
-  const written =
-    entries.length === 0 && !changes
-      ? await updatesOf(deps).submit('update', { expected: candidate, update })
-      : await receiveDb.updateReceived(deps.db, candidate, update, entries, config.HISTORY_LIMIT);
+  const written = plain
+    ? await updatesOf(deps).submit('update', { expected: candidate, update, with: planned?.with })
+    : await receiveDb.updateReceived(deps.db, candidate, update, entries, config.HISTORY_LIMIT, [
+        ...(planned?.with ? [planned.with] : []),
+      ]);
   if (!written) return 'conflict';
-  const { history: prior, ...record } = written;
-  return { record, history: [...entries, ...prior] };
+  const { history: prior, record } = recordOf(written);
+  return { record, history: [...entries, ...prior], along: alongOf(planned, written) };
+}
+
+/**
+ * The alert as `update` will store it (the statement merges tags and attributes with the stored
+ * ones the same way): what the plugins plan the receipt's other writes on.
+ */
+export function predictedRecord(
+  candidate: receiveDb.Candidate,
+  u: receiveDb.ReceiveUpdate,
+  duplicate: boolean,
+): AlertRecord {
+  const { recentStatuses: _s, recentSeverityChanges: _c, ...stored } = candidate;
+  const attributes = { ...stored.attributes };
+  for (const [k, v] of Object.entries(u.attributes)) {
+    if (v === null) delete attributes[k];
+    else attributes[k] = v;
+  }
+  return {
+    ...stored,
+    event: u.event,
+    severity: u.severity,
+    status: u.status,
+    service: u.service,
+    value: u.value,
+    text: u.text,
+    timeout: u.timeout,
+    rawData: u.rawData,
+    tags: [...new Set([...stored.tags, ...u.tags])].sort(),
+    attributes,
+    ...(duplicate
+      ? { duplicateCount: stored.duplicateCount + u.duplicate, repeat: true }
+      : {
+          duplicateCount: 0,
+          repeat: false,
+          createTime: u.createTime,
+          receiveTime: u.now,
+          previousSeverity: u.previousSeverity,
+          trendIndication: u.trendIndication,
+        }),
+    lastReceiveId: u.lastReceiveId,
+    lastReceiveTime: u.now,
+    updateTime: u.statusChanged ? u.now : stored.updateTime,
+  };
 }

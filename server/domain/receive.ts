@@ -10,7 +10,16 @@ import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
 import { hasChanges, PluginSignal } from './plugin-hooks.ts';
-import { applyToExisting, createNew, readsOf, serverAttributes, type Written } from './receive-write.ts';
+import {
+  alongOf,
+  applyToExisting,
+  createNew,
+  planAlong,
+  predictedRecord,
+  readsOf,
+  serverAttributes,
+  type Written,
+} from './receive-write.ts';
 
 const DEFAULT_ORIGIN = `alertwall/${hostname()}`;
 const MAX_ATTEMPTS = 8;
@@ -70,10 +79,15 @@ export async function receiveAlert(deps: Deps, input: AlertInput, caller: Caller
   draft = pre.alert;
   assertSeverity(deps, draft.severity);
 
-  const written = await batcherOf(deps).submit(batchKey(draft), { draft, caller, now });
+  const written = await batcherOf(deps).submit(batchKey(draft), {
+    draft,
+    caller,
+    now,
+    quiet: pre.suppressed,
+  });
   let record = written.record;
   if (!pre.suppressed) {
-    const changes = await deps.plugins.postReceive(record, caller);
+    const changes = await deps.plugins.postReceive(record, caller, written.along);
     if (hasChanges(changes)) {
       record = await deps.db.transaction((tx) =>
         alertsDb.applyPatch(
@@ -98,6 +112,8 @@ interface Receipt {
   draft: AlertDraft;
   caller: Caller;
   now: number;
+  /** Suppressed (blacked out): no post-receive hooks, nothing written along. */
+  quiet: boolean;
 }
 
 /**
@@ -148,7 +164,7 @@ async function receiveSome(deps: Deps, items: Receipt[]): Promise<(Written & { c
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const candidate = await readsOf(deps).submit('read', first.draft);
     if (!candidate) {
-      const written = await createNew(deps, first.draft, first.caller, first.now);
+      const written = await createNew(deps, first.draft, first.caller, first.now, first.quiet);
       if (written !== 'conflict') return [{ ...written, created: true }];
       continue;
     }
@@ -158,7 +174,7 @@ async function receiveSome(deps: Deps, items: Receipt[]): Promise<(Written & { c
       if (folded) return folded;
       continue;
     }
-    const written = await applyToExisting(deps, first.draft, candidate, first.caller, first.now);
+    const written = await applyToExisting(deps, first.draft, candidate, first.caller, first.now, first.quiet);
     if (written !== 'conflict') return [{ ...written, created: false }];
   }
   throw new AppError(503, 'the alert is changing too fast to de-duplicate; retry');
@@ -193,36 +209,57 @@ async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: 
     {},
     ...run.map((r) => ({ ...r.draft.attributes, ...serverAttributes(deps, candidate.status, undefined) })),
   ) as Record<string, unknown>;
+  const update: receiveDb.ReceiveUpdate = {
+    event: last.draft.event,
+    severity: last.draft.severity,
+    status: candidate.status,
+    service: last.draft.service,
+    value: last.draft.value,
+    text: last.draft.text,
+    timeout: last.draft.timeout,
+    rawData: last.draft.rawData,
+    tags: run.flatMap((r) => r.draft.tags),
+    attributes,
+    duplicate: run.length,
+    createTime: last.draft.createTime,
+    previousSeverity: candidate.severity,
+    trendIndication: candidate.trendIndication,
+    lastReceiveId: last.draft.id,
+    now: last.now,
+    statusChanged: false,
+  };
+  // Each receipt of the run plans its own rows (a forward event each), on the alert as it stood after it.
+  const predicted = predictedRecord(candidate, update, true);
+  const planned = run.map((r, i) =>
+    planAlong(
+      deps,
+      {
+        ...predicted,
+        duplicateCount: predicted.duplicateCount - (run.length - 1 - i),
+        lastReceiveId: r.draft.id,
+      },
+      r.draft,
+      r.caller,
+      r.quiet,
+      true,
+      true,
+    ),
+  );
+  const withs = planned.flatMap((p) => (p?.with ? [p.with] : []));
   const written = await receiveDb.updateReceived(
     deps.db,
     candidate,
-    {
-      event: last.draft.event,
-      severity: last.draft.severity,
-      status: candidate.status,
-      service: last.draft.service,
-      value: last.draft.value,
-      text: last.draft.text,
-      timeout: last.draft.timeout,
-      rawData: last.draft.rawData,
-      tags: run.flatMap((r) => r.draft.tags),
-      attributes,
-      duplicate: run.length,
-      createTime: last.draft.createTime,
-      previousSeverity: candidate.severity,
-      trendIndication: candidate.trendIndication,
-      lastReceiveId: last.draft.id,
-      now: last.now,
-      statusChanged: false,
-    },
+    update,
     [],
     deps.config.HISTORY_LIMIT,
+    withs,
   );
   if (!written) return null;
-  const { history, ...record } = written;
+  const { history, leased: _leased, ...record } = written;
   return run.map((r, i) => ({
     created: false,
     history,
+    along: alongOf(planned[i], written),
     record: {
       ...record,
       duplicateCount: record.duplicateCount - (run.length - 1 - i),

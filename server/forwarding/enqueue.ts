@@ -4,7 +4,7 @@ import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
-import type { PluginRequest } from '../domain/plugin-hooks.ts';
+import type { AlongWritten, ForwardAlong, PluginRequest } from '../domain/plugin-hooks.ts';
 import { wantsEvent, type Destination, type ForwardKind } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from './loop.ts';
 import { forwarderOf } from './worker.ts';
@@ -93,4 +93,45 @@ export async function queueForwards(
   if (!forwarder) return;
   for (const d of chosen) if (!leased.some((row) => row.destination === d.url)) forwarder.kick(d.url);
   await forwarder.deliverInline(leased);
+}
+
+/**
+ * The forward-queue rows a receipt writes in its own statement (the body is built there from the
+ * written alert): one per destination that wants alerts and that the request's loop headers do not
+ * name, leased for inline delivery where the destination takes events inline.
+ */
+export function planForwards(
+  deps: Deps,
+  destinations: readonly Destination[],
+  request: PluginRequest,
+): ForwardAlong[] {
+  const names = loopNames(request.header(LOOP_HEADER), request.header(ALERTA_LOOP_HEADER));
+  const chosen = destinations.filter((d) => wantsEvent(d, 'alert') && !isNamed(names, d.url));
+  if (chosen.length === 0) return [];
+  const loop = loopValue(names, deps.config.BASE_URL);
+  const forwarder = forwarderOf(deps);
+  return chosen.map((d) => ({
+    destination: d.url,
+    loop,
+    requestId: randomUUID(),
+    leaseMs: forwarder?.inlineLeaseMs(d.url) ?? 0,
+    owner: forwarder?.owner ?? null,
+  }));
+}
+
+/**
+ * After a receipt's statement queued its events (committed with the alert): counts them, wakes the
+ * destinations' loops, and sends the rows inserted leased now (at most FWD_INLINE_TIMEOUT), as
+ * `queueForwards` does for actions and deletions.
+ */
+export async function followForwards(deps: Deps, written: AlongWritten): Promise<void> {
+  const { forwards } = written.along;
+  if (forwards.length === 0) return;
+  for (const f of forwards)
+    deps.metrics.forwardEvents.inc({ destination: f.destination, kind: 'alert', outcome: 'queued' });
+  const forwarder = forwarderOf(deps);
+  if (!forwarder) return;
+  for (const f of forwards)
+    if (!written.leased.some((row) => row.destination === f.destination)) forwarder.kick(f.destination);
+  await forwarder.deliverInline(written.leased);
 }

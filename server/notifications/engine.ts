@@ -2,8 +2,11 @@ import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
+import { KeyedBatcher } from '../domain/keyed-batcher.ts';
+import type { ReceiptAlong, TriggerAlong } from '../domain/plugin-hooks.ts';
 import { notificationMetrics, type NotificationMetrics } from './metrics.ts';
 import { Routing } from './routing.ts';
+import type { StatusClass } from './rules.ts';
 import { Scheduler } from './schedule.ts';
 import { Worker } from './worker.ts';
 
@@ -31,12 +34,6 @@ export function notifiedAlert(a: AlertRecord): NotifiedAlert {
   };
 }
 
-/**
- * Triggers wait this long in memory to be written together: at saturation one statement carries a
- * few dozen alerts instead of one, and receipts never wait for it.
- */
-const FLUSH_MS = 25;
-
 /** Notifications on one instance: the routing copy, the trigger writer, the scheduler and the delivery worker. */
 export class Engine {
   readonly routing: Routing;
@@ -44,10 +41,15 @@ export class Engine {
   readonly worker: Worker;
   readonly scheduler: Scheduler;
   private readonly deps: Deps;
-  private buffer: Trigger[] = [];
-  private flushTimer: NodeJS.Timeout | null = null;
-  /** The write in progress: writes run one after another, so an alert's changes keep their order. */
-  private writing: Promise<void> = Promise.resolve();
+  /**
+   * Triggers written apart from the receipt (only when another plugin's post-receive hook runs
+   * before ours): awaited by the receipt, and those that arrive while one write runs go together
+   * in the next, so an alert's changes keep their order and nothing waits in memory unwritten.
+   */
+  private readonly writer = new KeyedBatcher<Trigger[], void>(async (batches) => {
+    await this.write(batches.flat());
+    return batches.map(() => undefined);
+  });
 
   constructor(deps: Deps, routing: Routing) {
     this.deps = deps;
@@ -58,30 +60,38 @@ export class Engine {
   }
 
   /**
-   * A stored alert changed in a way people may need to hear about (new, severity or status
-   * changed). Open alerts go through the rules in memory — nothing touches the database unless a
-   * rule matches, and then not on the receipt's time: triggers are written FLUSH_MS later, together.
-   * Acked or closed alerts go to the scheduler, which knows what was said about them.
+   * The rules that fire for an alert as a receipt will store it (new, severity or status changed,
+   * and open): matched in memory, and written by the receipt's own statement with the alert
+   * (db/receipt-along.ts), so they commit together. Nothing at all when no rule matches.
    */
-  alertChanged(record: AlertRecord, cls: 'open' | 'ack' | 'closed' | 'quiet'): void {
+  plan(record: AlertRecord, cls: StatusClass): TriggerAlong[] {
+    if (this.routing.isIdle || cls !== 'open') return [];
+    return this.routing.triggersFor(notifiedAlert(record)).map(({ alert: _alert, ...t }) => t);
+  }
+
+  /** After the receipt's statement: rows due at once go now; acks and closes go to the scheduler. */
+  followed(record: AlertRecord, cls: StatusClass, along: ReceiptAlong): void {
+    if (cls === 'ack' || cls === 'closed') {
+      if (!this.routing.isIdle) this.scheduler.changed(record.id);
+      return;
+    }
+    for (const t of along.triggers)
+      for (const target of t.targets) if (target.waitMs === 0) this.worker.kick(target.receiverId);
+  }
+
+  /**
+   * A stored alert changed in a way people may need to hear about, told after its write (another
+   * plugin's post-receive hook ran first). Open alerts go through the rules in memory and a match is
+   * written before the receipt answers; acked or closed alerts go to the scheduler.
+   */
+  async alertChanged(record: AlertRecord, cls: StatusClass): Promise<void> {
     // Without rules there is nothing routed, and nothing remembered to ack or resolve.
     if (this.routing.isIdle) return;
     if (cls === 'ack' || cls === 'closed') return this.scheduler.changed(record.id);
     if (cls !== 'open') return;
     const triggers = this.routing.triggersFor(notifiedAlert(record));
     if (!triggers.length) return;
-    this.buffer.push(...triggers);
-    this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
-  }
-
-  /** Writes what is buffered (after any write in progress). */
-  flush(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    const batch = this.buffer;
-    this.buffer = [];
-    this.writing = this.writing.then(() => (batch.length ? this.write(batch) : undefined));
-    return this.writing;
+    await this.writer.submit('fire', triggers);
   }
 
   private async write(triggers: Trigger[]): Promise<void> {
@@ -105,7 +115,6 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
-    await this.flush();
     this.routing.stop();
     await this.scheduler.stop();
     await this.worker.stop();

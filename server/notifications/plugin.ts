@@ -1,7 +1,14 @@
+import type { AlertRecord } from '../domain/alert-types.ts';
 import type { PluginFactory } from '../plugins/types.ts';
 import { engineOf } from './engine.ts';
 import { SETTINGS_PLUGINS, settingsReceiver, type SettingsPlugin } from './from-settings.ts';
 import { statusClass } from './rules.ts';
+
+/**
+ * A duplicate that changed neither severity nor status (updateTime moves only with the status) is
+ * nothing people need to hear again: no work at all on the busiest path.
+ */
+const unchanged = (alert: AlertRecord) => alert.repeat && alert.updateTime !== alert.lastReceiveTime;
 
 /**
  * Notification routing's hooks (docs/notifications.md). Always run, after the PLUGINS, so they see
@@ -9,13 +16,23 @@ import { statusClass } from './rules.ts';
  */
 export const notificationsPlugin: PluginFactory = () => ({
   name: 'notifications',
-  postReceive(alert, ctx) {
+  // Triggers are planned on the alert as the receipt will store it and written by the receipt's own
+  // statement (committed with the alert); postReceive stays for when another plugin's post-receive
+  // hook runs first (it may change what the rules see).
+  receiptAlong(alert, ctx) {
     const engine = engineOf(ctx.deps);
-    if (!engine) return;
-    // A duplicate that changed neither severity nor status (updateTime moves only with the
-    // status) is nothing people need to hear again: no work at all on the busiest path.
-    if (alert.repeat && alert.updateTime !== alert.lastReceiveTime) return;
-    engine.alertChanged(alert, statusClass(alert.status));
+    if (!engine || unchanged(alert)) return;
+    return { triggers: engine.plan(alert, statusClass(alert.status)) };
+  },
+  afterReceipt(alert, written, ctx) {
+    const engine = engineOf(ctx.deps);
+    if (!engine || unchanged(alert)) return;
+    engine.followed(alert, statusClass(alert.status), written.along);
+  },
+  async postReceive(alert, ctx) {
+    const engine = engineOf(ctx.deps);
+    if (!engine || unchanged(alert)) return;
+    await engine.alertChanged(alert, statusClass(alert.status));
   },
   postAction(alert, _action, _text, _timeout, ctx) {
     const engine = engineOf(ctx.deps);

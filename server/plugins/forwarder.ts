@@ -1,5 +1,5 @@
 import { toDestinations } from '../forwarding/destinations.ts';
-import { forwardedAlert, queueForwards } from '../forwarding/enqueue.ts';
+import { followForwards, forwardedAlert, planForwards, queueForwards } from '../forwarding/enqueue.ts';
 import type { PluginFactory } from './types.ts';
 
 /**
@@ -16,6 +16,14 @@ const forwarder: PluginFactory = ({ config, log }) => {
   if (destinations.length === 0) return { name: 'forwarder' };
   return {
     name: 'forwarder',
+    // Received alerts are queued by the receipt's own statement (committed with the alert), then
+    // sent inline; postReceive stays for when another plugin's post-receive hook runs before ours.
+    receiptAlong(_alert, ctx) {
+      return { forwards: planForwards(ctx.deps, destinations, ctx.request) };
+    },
+    afterReceipt(_alert, written, ctx) {
+      return followForwards(ctx.deps, written);
+    },
     async postReceive(alert, ctx) {
       const body = forwardedAlert(alert, ctx.deps.clock.now());
       await queueForwards(ctx.deps, ctx.log, destinations, ctx.request, {

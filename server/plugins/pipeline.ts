@@ -26,6 +26,7 @@ import {
   type PluginFactory,
   type PluginPipeline,
   type PluginRequest,
+  type ReceiptAlong,
 } from './types.ts';
 
 /** The plugins PLUGINS may name (../shared/reference/plugins-webhooks-forwarding.md §2). */
@@ -152,6 +153,11 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
     request,
   });
   const having = (hook: HookName) => plugins.filter((p) => typeof p[hook] === 'function');
+  // Receipts write their forward rows and notification triggers in their own statement when no
+  // other post-receive hook could change the alert first (docs/architecture.md, "The receive path").
+  const planners = plugins.filter((p) => typeof p.receiptAlong === 'function');
+  const followers = plugins.filter((p) => typeof p.afterReceipt === 'function');
+  const folds = plugins.every((p) => !p.postReceive || p.receiptAlong);
 
   async function run<T>(plugin: Plugin, hook: HookName, call: () => T | Promise<T>): Promise<T | undefined> {
     const labels = { plugin: plugin.name, hook };
@@ -178,7 +184,30 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
     }
   }
 
+  function along(alert: AlertRecord, request: PluginRequest): ReceiptAlong {
+    const planned: ReceiptAlong = { forwards: [], triggers: [] };
+    for (const plugin of planners) {
+      let part: Partial<ReceiptAlong> | void;
+      try {
+        part = plugin.receiptAlong!(alert, contextFor(plugin, request));
+      } catch (err) {
+        metrics.pluginErrors.inc({ plugin: plugin.name, hook: 'postReceive' });
+        const message = err instanceof Error ? err.message : String(err);
+        if (config.PLUGINS_RAISE_ON_ERROR) {
+          throw new AppError(500, `Error while running post-receive plugin '${plugin.name}': ${message}`);
+        }
+        log.warn({ plugin: plugin.name, hook: 'postReceive', error: message }, 'plugin.failed');
+        continue;
+      }
+      if (part?.forwards) planned.forwards.push(...part.forwards);
+      if (part?.triggers) planned.triggers.push(...part.triggers);
+    }
+    return planned;
+  }
+
   return {
+    ...(folds ? { along } : {}),
+
     async preReceive(draft, request) {
       // A submission that arrives suppressed still passes every hook (reject included); only a
       // hook that suppresses it cuts the rest short.
@@ -194,7 +223,15 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
       return { alert, suppressed: alert.status === suppressed };
     },
 
-    async postReceive(alert, request) {
+    async postReceive(alert, request, written) {
+      if (written && folds) {
+        for (const plugin of followers) {
+          await run(plugin, 'postReceive', () =>
+            plugin.afterReceipt!(withChanges(alert, undefined), written, contextFor(plugin, request)),
+          );
+        }
+        return null;
+      }
       let changes: AlertChanges | undefined;
       for (const plugin of having('postReceive')) {
         const result = await run(plugin, 'postReceive', () =>

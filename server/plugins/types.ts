@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import type { AlertDraft, AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
-import type { AlertChanges, PluginRequest } from '../domain/plugin-hooks.ts';
+import type { AlertChanges, AlongWritten, PluginRequest, ReceiptAlong } from '../domain/plugin-hooks.ts';
 
 // Plugin authors import everything from this module (docs/plugins.md); the hooks the use cases
 // call are declared beside them in domain/plugin-hooks.ts.
@@ -11,6 +11,7 @@ export {
   type AlertChanges,
   type PluginPipeline,
   type PluginRequest,
+  type ReceiptAlong,
 } from '../domain/plugin-hooks.ts';
 
 export interface PluginContext {
@@ -43,6 +44,13 @@ export interface Plugin {
   /** May change the draft in place or return a replacement; may throw a PluginSignal or AppError. */
   preReceive?(alert: AlertDraft, ctx: PluginContext): Promise<AlertDraft | void> | AlertDraft | void;
   postReceive?(alert: AlertRecord, ctx: PluginContext): Promise<AlertChanges | void> | AlertChanges | void;
+  /**
+   * Built-in plugins only (forwarder, notifications): rows the receipt's own statement writes with
+   * the alert, planned on the alert as it will be stored. Used instead of postReceive (followed by
+   * `afterReceipt`) when every plugin with a postReceive hook has this one too.
+   */
+  receiptAlong?(alert: AlertRecord, ctx: PluginContext): Partial<ReceiptAlong> | void;
+  afterReceipt?(alert: AlertRecord, written: AlongWritten, ctx: PluginContext): Promise<void> | void;
   statusChange?(
     alert: AlertRecord,
     status: string,

@@ -1,0 +1,218 @@
+/**
+ * Ingest against a plain PostgreSQL upsert, side by side in one run (issue #20 item 6), so the
+ * ratio does not depend on the day's machine. Each pair runs back to back, same client count:
+ *   hot       pgbench: INSERT … ON CONFLICT DO UPDATE on one row, vs POST /alert of one alert repeatedly
+ *   distinct  pgbench: the same on 10,000 rows chosen at random, vs POST /alert over 10,000 resources
+ *   new       pgbench: every transaction a new row, vs POST /alert with every request a new resource
+ * The pgbench table is shaped like `alerts` (text identity columns, arrays, jsonb, the unique
+ * identity index), with the same statement per transaction a receipt needs at least: one upsert.
+ * Goals: hot ≥ 1.0× (de-duplication at least as fast as the database's own hot-row upsert),
+ * distinct ≥ 0.5×.
+ * Usage: node scripts/bench/side-by-side.ts [--duration 10] [--connections 32] [--rounds 2]
+ *        [--forward] [--rules 20]
+ *   --forward: the forwarder with one destination where nothing listens (every receipt queued);
+ *   --rules N: N notification rules, the last matching every alert of `distinct` and `new`.
+ * Needs `pgbench` on PATH (or PGBENCH=/path). Uses TEST_DATABASE_URL / DATABASE_URL /
+ * postgres://postgres@127.0.0.1:5432/postgres for two throw-away databases.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startServerProcess } from '../../tests/helpers/process.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const duration = arg('duration', 10);
+const connections = arg('connections', 32);
+const rounds = arg('rounds', 2);
+const rules = arg('rules', 0);
+const forward = process.argv.includes('--forward');
+const run = promisify(execFile);
+
+// ---- pgbench -----------------------------------------------------------------------------------
+
+const TABLE = `
+CREATE TABLE upserts (
+  id text PRIMARY KEY, environment text NOT NULL, resource text NOT NULL, event text NOT NULL,
+  customer text, severity text NOT NULL, status text NOT NULL, service text[] NOT NULL, tags text[] NOT NULL,
+  attributes jsonb NOT NULL, text text NOT NULL, value text, duplicate_count integer NOT NULL DEFAULT 0,
+  repeat boolean NOT NULL DEFAULT false, last_receive_id text NOT NULL,
+  create_time timestamptz NOT NULL, receive_time timestamptz NOT NULL, last_receive_time timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX upserts_identity ON upserts (environment, resource, event, COALESCE(customer, ''));
+CREATE INDEX upserts_time ON upserts (last_receive_time DESC);`;
+
+/** One receipt as one upsert; `:k` picks the resource. */
+const upsert = (pick: string) => `${pick}
+INSERT INTO upserts AS u (id, environment, resource, event, severity, status, service, tags, attributes, text,
+  last_receive_id, create_time, receive_time, last_receive_time)
+VALUES (gen_random_uuid()::text, 'Production', 'router' || :k, 'node_down', 'major', 'open', '{network}', '{}',
+  '{"notify": true}', '', gen_random_uuid()::text, now(), now(), now())
+ON CONFLICT (environment, resource, event, COALESCE(customer, '')) DO UPDATE SET
+  duplicate_count = u.duplicate_count + 1, repeat = true, last_receive_id = EXCLUDED.last_receive_id,
+  last_receive_time = EXCLUDED.last_receive_time, attributes = u.attributes || EXCLUDED.attributes
+RETURNING id, duplicate_count;
+`;
+const SCRIPTS = {
+  hot: upsert('\\set k 1'),
+  distinct: upsert('\\set k random(1, 10000)'),
+  // A new row every time: the client id and a counter per client would need state; a random key
+  // over 2^40 repeats with negligible probability.
+  new: upsert('\\set k random(1, 1099511627776)'),
+};
+type Shape = keyof typeof SCRIPTS;
+
+const dir = mkdtempSync(join(tmpdir(), 'side-by-side-'));
+for (const [name, text] of Object.entries(SCRIPTS)) writeFileSync(join(dir, `${name}.sql`), text);
+
+async function pgbench(url: string, shape: Shape): Promise<number> {
+  const { stdout } = await run(
+    process.env.PGBENCH ?? 'pgbench',
+    [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(connections),
+      '-j',
+      '2',
+      '-T',
+      String(duration),
+      '-f',
+      join(dir, `${shape}.sql`),
+      url,
+    ],
+    { maxBuffer: 1 << 24 },
+  );
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout);
+  if (!tps) throw new Error(`pgbench said:\n${stdout}`);
+  return Number(tps[1]);
+}
+
+// ---- the product -------------------------------------------------------------------------------
+
+const alert = (resource: string) =>
+  JSON.stringify({
+    environment: 'Production',
+    service: ['network'],
+    resource,
+    event: 'node_down',
+    severity: 'major',
+  });
+const bodies = Array.from({ length: 10_000 }, (_, k) => alert(`router${k}`));
+
+async function http(url: string, shape: Shape): Promise<{ rps: number; non2xx: number; errors: number }> {
+  let i = 0;
+  const shapeOpts: Partial<autocannon.Options> =
+    shape === 'hot'
+      ? { body: alert('router01') }
+      : shape === 'distinct'
+        ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }] }
+        : { idReplacement: true, body: alert('host-[<id>]') };
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections,
+    duration,
+    ...shapeOpts,
+  });
+  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+}
+
+// ---- the run -----------------------------------------------------------------------------------
+
+const plain = await createTestDatabase('bench_upsert');
+const db = await createTestDatabase('bench_side');
+const server = await startServerProcess({
+  DATABASE_URL: db.url,
+  LOG_LEVEL: 'error',
+  DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
+  ...(forward
+    ? {
+        BASE_URL: 'http://127.0.0.1:1/api',
+        FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', { key: 'bench-key' }, ['*']]]),
+      }
+    : {}),
+});
+const api = `${server.url.replace(/\/$/, '')}/api`;
+const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number }[] = [];
+try {
+  const client = new pg.Client({ connectionString: plain.url });
+  await client.connect();
+  await client.query(TABLE);
+  await client.end();
+  if (rules > 0) {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    };
+    // Nothing listens on port 9: deliveries fail and back off, as with a dead forward destination.
+    await post('/notifications/receivers', {
+      name: 'bench',
+      type: 'webhook',
+      settings: { url: 'http://127.0.0.1:9/hook' },
+    });
+    for (let k = 1; k < rules; k++) {
+      await post('/notifications/rules', {
+        name: `miss-${k}`,
+        environment: `Staging|Dev-${k}`,
+        event: `(disk|cpu)_${k}.*`,
+        minSeverity: 'major',
+        tags: [`team=${k}`],
+        receivers: ['bench'],
+      });
+    }
+    await post('/notifications/rules', {
+      name: 'every-production-alert',
+      environment: 'Prod.*',
+      service: 'net.*',
+      receivers: ['bench'],
+      groupWait: 10,
+    });
+  }
+  await http(`${api}/alert`, 'hot'); // warm-up (connections, prepared statements)
+  await pgbench(plain.url, 'hot');
+  for (let round = 1; round <= rounds; round++) {
+    for (const shape of ['hot', 'distinct', 'new'] as const) {
+      const base = await pgbench(plain.url, shape);
+      const ours = await http(`${api}/alert`, shape);
+      const row = {
+        round,
+        shape,
+        pgbench: Math.round(base),
+        ingest: Math.round(ours.rps),
+        bad: ours.non2xx + ours.errors,
+      };
+      results.push(row);
+      console.log(JSON.stringify({ ...row, ratio: +(ours.rps / base).toFixed(2) }));
+    }
+  }
+  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null };
+  console.log(
+    `\n${connections} connections, ${duration} s each, ${rounds} round(s)${forward ? ', forwarding to a dead destination' : ''}${rules ? `, ${rules} rules` : ''}`,
+  );
+  console.log('| pair | pgbench tps | POST /alert req/s | ratio | goal | non-2xx + errors |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of results) {
+    const goal = goals[r.shape];
+    console.log(
+      `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} |`,
+    );
+  }
+} finally {
+  await server.stop();
+  await dropTestDatabase(db.name);
+  await dropTestDatabase(plain.name);
+}

@@ -1,0 +1,141 @@
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
+
+// What a receipt writes in its own statement besides the alert (docs/architecture.md, "The receive
+// path"): forward-queue rows and notification triggers, as CTEs reading the written rows of `w`.
+// They commit with the alert, in the same round trip: nothing is held in memory after the answer.
+
+/** One receipt's rows, for the written alert `alertId`. */
+export interface AlongItem {
+  alertId: string;
+  along: ReceiptAlong;
+  /** Put over the forwarded body built from the written row (the receipt's own fields). */
+  patch: Record<string, unknown>;
+}
+
+const LeasedSchema = z.object({
+  id: z.number(),
+  destination: z.string(),
+  kind: z.enum(['alert', 'action', 'delete']),
+  alertId: z.string(),
+  body: z.record(z.string(), z.unknown()).nullable(),
+  loop: z.string(),
+  requestId: z.string(),
+  attempts: z.number(),
+  createTime: z.number(),
+}) satisfies z.ZodType<LeasedForward>;
+
+/** The column the receipt statements add to their rows: this alert's forward rows inserted leased. */
+export const LeasedColumn = { leased: z.array(LeasedSchema).optional() };
+
+const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
+const epochMs = (column: string) =>
+  sql.fragment`(extract(epoch FROM ${sql.identifier(['w', column])}) * 1000)::bigint`;
+
+/** The body of a forwarded alert (forwarding/enqueue.ts `forwardedAlert`) from the written row. */
+const forwardedBody = sql.fragment`jsonb_build_object('id', w."lastReceiveId", 'resource', w.resource,
+  'event', w.event, 'environment', w.environment, 'severity', w.severity, 'correlate', to_jsonb(w.correlate),
+  'service', to_jsonb(w.service), 'group', w."group", 'value', w.value, 'text', w.text, 'tags', to_jsonb(w.tags),
+  'attributes', w.attributes, 'origin', w.origin, 'type', w.type, 'createTime', NULL, 'timeout', w.timeout,
+  'rawData', NULL, 'customer', w.customer)`;
+
+/** What notifications remember of an alert (db/notifications.ts `NotifiedAlert`) from the written row. */
+const snapshot = sql.fragment`jsonb_build_object('id', w.id, 'resource', w.resource, 'event', w.event,
+  'environment', w.environment, 'severity', w.severity, 'status', w.status, 'service', to_jsonb(w.service),
+  'group', w."group", 'value', w.value, 'text', w.text, 'tags', to_jsonb(w.tags), 'attributes', w.attributes,
+  'origin', w.origin, 'type', w.type, 'customer', w.customer, 'duplicateCount', w."duplicateCount",
+  'createTime', ${epochMs('createTime')}, 'lastReceiveTime', ${epochMs('lastReceiveTime')})`;
+
+function forwardCtes(items: readonly AlongItem[]) {
+  const rows = items.flatMap((item) => item.along.forwards.map((f) => ({ item, f })));
+  if (!rows.length) return null;
+  const col = (pick: (r: (typeof rows)[number]) => string | null) => texts(rows.map(pick));
+  // A row is inserted leased (for inline delivery) only when it heads its alert's sequence for its
+  // destination: nothing of that alert queued for it before, nor earlier in this statement.
+  const ctes = sql.fragment`,
+    fwd_in AS (
+      SELECT * FROM unnest(${col((r) => r.item.alertId)}, ${col((r) => r.f.destination)}, ${col((r) => r.f.loop)},
+        ${col((r) => r.f.requestId)}, ${sql.array(
+          rows.map((r) => (r.f.owner ? Math.max(0, Math.round(r.f.leaseMs)) : 0)),
+          'int8',
+        )}, ${col((r) => r.f.owner)}, ${col((r) => JSON.stringify(r.item.patch))}::jsonb[])
+        WITH ORDINALITY AS u(alert_id, d, l, r, m, o, p, n)
+    ),
+    fwd AS (
+      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, owner, lease_until)
+      SELECT u.d, 'alert', w.id, ${forwardedBody} || u.p, u.l, u.r, CASE WHEN x.head THEN u.o END,
+        CASE WHEN x.head THEN now() + u.m * interval '1 millisecond' END
+      FROM fwd_in u JOIN w ON w.id = u.alert_id,
+      LATERAL (SELECT u.m > 0 AND u.o IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM fwd_in e WHERE e.d = u.d AND e.alert_id = u.alert_id AND e.n < u.n)
+        AND NOT EXISTS (SELECT 1 FROM forward_queue e WHERE e.destination = u.d AND e.alert_id = u.alert_id)) AS x(head)
+      ORDER BY u.n
+      RETURNING id, destination, kind, alert_id, body, loop, request_id, attempts, create_time, owner IS NOT NULL AS leased
+    )`;
+  const leased = sql.fragment`(SELECT COALESCE(json_agg(json_build_object('id', f.id, 'destination', f.destination,
+      'kind', f.kind, 'alertId', f.alert_id, 'body', f.body, 'loop', f.loop, 'requestId', f.request_id,
+      'attempts', f.attempts, 'createTime', (extract(epoch FROM f.create_time) * 1000)::bigint) ORDER BY f.id), '[]'::json)
+    FROM fwd f WHERE f.alert_id = w.id AND f.leased) AS leased`;
+  return { ctes, leased };
+}
+
+function triggerCtes(items: readonly AlongItem[]) {
+  const rows = items.flatMap((item) => item.along.triggers.map((t) => ({ item, t })));
+  if (!rows.length) return null;
+  const col = (pick: (r: (typeof rows)[number]) => string) => texts(rows.map(pick));
+  const ms = (pick: (r: (typeof rows)[number]) => number) => sql.array(rows.map(pick), 'int8');
+  // As db/notifications.ts `fire`: a rule already firing for the alert at the same severity queues
+  // nothing; a changed severity re-notifies and re-arms the repeat, keeping the escalation.
+  return sql.fragment`,
+    trg_in AS (
+      SELECT * FROM unnest(${col((r) => r.item.alertId)}, ${col((r) => r.t.ruleId)},
+        ${col((r) => JSON.stringify(r.t.receivers))}::jsonb[], ${col((r) => JSON.stringify(r.t.targets))}::jsonb[],
+        ${ms((r) => r.t.repeatMs)}, ${ms((r) => r.t.escalateMs)})
+        AS i(alert_id, rule_id, receivers, targets, repeat_ms, escalate_ms)
+    ),
+    trg_state AS (
+      INSERT INTO notification_state AS s (rule_id, alert_id, phase, severity, receivers, alert, repeat_at,
+        escalate_at)
+      SELECT i.rule_id, w.id, 'firing', w.severity, ARRAY(SELECT jsonb_array_elements_text(i.receivers)), ${snapshot},
+        CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
+        CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
+      FROM trg_in i JOIN w ON w.id = i.alert_id
+      ON CONFLICT (rule_id, alert_id) DO UPDATE SET
+        severity = EXCLUDED.severity, alert = EXCLUDED.alert, repeat_at = EXCLUDED.repeat_at,
+        phase = 'firing', update_time = now(),
+        step = CASE WHEN s.phase = 'firing' THEN s.step ELSE 0 END,
+        escalate_at = CASE WHEN s.phase = 'firing' THEN s.escalate_at ELSE EXCLUDED.escalate_at END,
+        receivers = CASE WHEN s.phase = 'firing' THEN s.receivers ELSE EXCLUDED.receivers END
+      WHERE s.phase <> 'firing' OR s.severity <> EXCLUDED.severity
+      RETURNING s.rule_id, s.alert_id
+    ),
+    trg_queue AS (
+      INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)
+      SELECT t."receiverId", i.rule_id, i.alert_id, 'trigger', NULL, now() + t."waitMs" * interval '1 millisecond'
+      FROM trg_in i JOIN trg_state USING (rule_id, alert_id)
+        CROSS JOIN LATERAL jsonb_to_recordset(i.targets) AS t("receiverId" text, "waitMs" int8)
+      RETURNING 1
+    )`;
+}
+
+/**
+ * CTEs to append after `w` (the written alerts, `columns` of db/alerts.ts), and a column for the
+ * final SELECT over `w` giving each alert's forward rows inserted leased. Empty when there is nothing
+ * to write along, so the statement is then exactly the plain receipt.
+ */
+export function alongWrites(items: readonly AlongItem[]) {
+  const forwards = forwardCtes(items);
+  const triggers = triggerCtes(items);
+  return {
+    ctes: sql.fragment`${forwards?.ctes ?? sql.fragment``}${triggers ?? sql.fragment``}`,
+    leased: forwards ? sql.fragment`, ${forwards.leased}` : sql.fragment``,
+  };
+}
+
+/** Receipts' own leased rows (by request id) among those written for their alert. */
+export function leasedOf(along: ReceiptAlong | undefined, rows: readonly LeasedForward[] | undefined) {
+  if (!along || !rows?.length) return [];
+  const mine = new Set(along.forwards.map((f) => f.requestId));
+  return rows.filter((r) => mine.has(r.requestId));
+}
