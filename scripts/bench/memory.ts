@@ -107,7 +107,7 @@ try {
   const started = Date.now();
   let sent = 0;
   let failed = 0;
-  const statuses: Record<number, number> = {};
+  const statuses: Record<string, number> = {};
   const inflight = new Set<Promise<void>>();
   let n = 0;
   while (Date.now() - started < traffic * 1000) {
@@ -138,7 +138,11 @@ try {
             if (failed === 1) console.error(`POST answered ${res.status}: ${text.slice(0, 300)}`);
           }
         })
-        .catch(() => void failed++)
+        .catch((err: Error) => {
+          failed++;
+          statuses.error = (statuses.error ?? 0) + 1;
+          if (failed === 1) console.error(`POST failed: ${err.message} ${String(err.cause ?? '')}`);
+        })
         .finally(() => inflight.delete(req));
       inflight.add(req);
     }
