@@ -22,7 +22,7 @@ function connectOne(spec: ViewSpec): Promise<void> {
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,
-      timeout: 60_000,
+      timeout: 300_000,
     });
     socket.on('alert.updated', (m) => {
       totals.messages++;
@@ -38,7 +38,7 @@ function connectOne(spec: ViewSpec): Promise<void> {
     socket.once('connect_error', (err) => fail(err));
     socket.once('connect', () => {
       const req = { query: spec.query, ...(spec.groupBy ? { groupBy: spec.groupBy } : {}) };
-      socket.timeout(120_000).emit('subscribe', req, (err, answer) => {
+      socket.timeout(300_000).emit('subscribe', req, (err, answer) => {
         if (err || answer.status !== 'ok')
           return fail(err ?? new Error(`subscribe refused: ${JSON.stringify(answer)}`));
         sockets.push(socket);
@@ -48,8 +48,8 @@ function connectOne(spec: ViewSpec): Promise<void> {
   });
 }
 
-for (let i = 0; i < views.length; i += 25)
-  await Promise.all(views.slice(i, i + 25).map(connectOne));
+for (let i = 0; i < views.length; i += 10)
+  await Promise.all(views.slice(i, i + 10).map(connectOne));
 parentPort!.postMessage({ type: 'ready' });
 parentPort!.on('message', (m: string) => {
   if (m === 'report') parentPort!.postMessage({ type: 'report', ...totals });
