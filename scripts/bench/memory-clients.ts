@@ -48,8 +48,7 @@ function connectOne(spec: ViewSpec): Promise<void> {
   });
 }
 
-for (let i = 0; i < views.length; i += 10)
-  await Promise.all(views.slice(i, i + 10).map(connectOne));
+for (let i = 0; i < views.length; i += 10) await Promise.all(views.slice(i, i + 10).map(connectOne));
 parentPort!.postMessage({ type: 'ready' });
 parentPort!.on('message', (m: string) => {
   if (m === 'report') parentPort!.postMessage({ type: 'report', ...totals });

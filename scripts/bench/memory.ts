@@ -31,11 +31,15 @@ const socketCount = arg('sockets', 500);
 const rate = arg('rate', 100);
 const traffic = arg('traffic', 60);
 
-const WALL = 'status=open&status=ack&severity!=normal&severity!=ok&severity!=cleared&severity!=debug&severity!=trace';
+const WALL =
+  'status=open&status=ack&severity!=normal&severity!=ok&severity!=cleared&severity!=debug&severity!=trace';
 /** [share of the sockets, view]. */
 const VIEWS: [number, ViewSpec][] = [
   [0.3, { name: 'wall default', query: WALL }],
-  [0.3, { name: 'console default', query: 'status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime' }],
+  [
+    0.3,
+    { name: 'console default', query: 'status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime' },
+  ],
   [0.1, { name: 'console, no filter', query: '' }],
   [0.1, { name: 'wall grouped by event', query: WALL, groupBy: 'event' }],
   [0.1, { name: 'environment=Production', query: 'environment=Production&status=open&status=ack' }],
@@ -185,7 +189,9 @@ try {
   record('then 10 s quiet');
 
   console.log(JSON.stringify({ alerts, sockets: socketCount, rate, traffic, rows }));
-  console.log(`\n${alerts} alerts, ${socketCount} sockets (${VIEWS.length} distinct views), ${rate} POST/s for ${traffic} s\n`);
+  console.log(
+    `\n${alerts} alerts, ${socketCount} sockets (${VIEWS.length} distinct views), ${rate} POST/s for ${traffic} s\n`,
+  );
   console.log('| stage | RSS MB | peak RSS MB |');
   console.log('| --- | --- | --- |');
   for (const r of rows) console.log(`| ${String(r.stage)} | ${String(r.rssMB)} | ${String(r.peakMB)} |`);

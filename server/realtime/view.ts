@@ -89,7 +89,6 @@ const statuses = new Numbering();
 const STATUSES = 65_536;
 const NO_GROUPS: readonly string[] = Object.freeze([]);
 
-
 /** One selection of alerts shared by every socket that asked for it (same query, same customers). */
 export class View {
   readonly id: string;
