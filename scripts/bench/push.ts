@@ -159,6 +159,8 @@ async function scenario(opts: {
 }) {
   const db = await createTestDatabase('bench_push');
   const env: Record<string, string> = { DATABASE_URL: db.url, LOG_LEVEL: 'error' };
+  // e.g. BENCH_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server.
+  if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
   if (redis) {
     env.REDIS_URL = 'redis://127.0.0.1:6379';
     env.BUS_CHANNEL = `bench.push.${randomBytes(4).toString('hex')}`;

@@ -128,6 +128,33 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   };
 }
 
+/**
+ * The page of a live view's snapshot (server/realtime/hub.ts): the alerts `listAlerts` would give
+ * for the same query, without history or rawData, and without counting (the hub keeps the view's
+ * counts; `total` is what it counts now, for the page-range check).
+ */
+export async function listViewPage(
+  deps: Deps,
+  search: URLSearchParams,
+  caller: Caller,
+  total: number,
+): Promise<{ alerts: Omit<Alert, 'rawData' | 'history'>[]; page: number; pageSize: number }> {
+  const q = alertQueryOf(deps, search, true);
+  assertPageInRange(q.page, Math.ceil(total / q.pageSize), total);
+  const selection = await selectionFor(deps, q.where, caller);
+  const rows = await query.listAlerts(
+    deps.db,
+    selection,
+    { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: false },
+    sortOrders(deps),
+  );
+  const alerts = rows.map((r) => {
+    const { rawData: _r, history: _h, ...alert } = presentAlert(r, [], caller.baseUrl);
+    return alert;
+  });
+  return { alerts, page: q.page, pageSize: q.pageSize };
+}
+
 /** GET /alerts/count */
 export async function countAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertCount> {
   const q = alertQueryOf(deps, search);

@@ -5,7 +5,6 @@ import type { LiveAlert } from '../../shared/alerts.ts';
 import {
   SubscribeSchema,
   type ClientToServerEvents,
-  type GroupCounts,
   type GroupField,
   type Position,
   type ServerToClientEvents,
@@ -18,15 +17,19 @@ import { viewMembers } from '../db/alert-query.ts';
 import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
-import { alertQueryOf, listAlerts, selectionFor } from '../domain/search.ts';
+import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import { compileMatcher } from './matcher.ts';
-import { View, type LiveSocket, type Logged, type SocketData } from './view.ts';
+import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /** How often each socket hears the server's time and position. */
 const TICK_MS = 5000;
-/** Deltas are gathered for this long and sent together (latest state of each alert wins). */
+/**
+ * Deltas are sent at most this often per hub (latest state of each alert wins). A change that comes
+ * after a quiet spell is sent at once (on the next turn of the event loop, with whatever else
+ * arrived in that turn); changes that follow within FLUSH_MS of a flush wait for the next one.
+ */
 const FLUSH_MS = 10;
 /** Groups a grouped view's counts carry unless the subscription asks for another number. */
 const GROUP_LIMIT = 100;
@@ -65,7 +68,11 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   let epoch = '';
   let lastSeq = 0;
   const views = new Map<string, View>();
-  let flushTimer: NodeJS.Timeout | null = null;
+  /** Snapshot pages being read, by view, position and base URL (see subscribe). */
+  const pageReads = new Map<string, ReturnType<typeof listViewPage>>();
+  /** Cancels the flush that is due, if one is. */
+  let cancelFlush: (() => void) | null = null;
+  let lastFlush = 0;
   const position = (): Position => ({ epoch, seq: lastSeq });
 
   const baseUrlOf = (socket: LiveSocket) => {
@@ -266,15 +273,24 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       }
     }
     const from = view.seq;
-    const list = await listAlerts(deps, new URLSearchParams(query), caller);
-    const alerts = list.alerts.map(({ rawData: _r, history: _h, ...alert }) => alert);
+    // Sockets subscribing to one view at one position (a wall of screens reconnecting together)
+    // share one read of the page.
+    const readKey = JSON.stringify([viewKey(view), from, caller.baseUrl]);
+    let read = pageReads.get(readKey);
+    if (!read) {
+      read = listViewPage(deps, new URLSearchParams(query), caller, view.counts.total);
+      pageReads.set(readKey, read);
+      const forget = () => pageReads.delete(readKey);
+      read.then(forget, forget);
+    }
+    const list = await read;
     // Changes made while the page was read are sent right after it; then the socket follows the view.
     const answer: SubscribeAnswer = {
       status: 'ok',
       mode: 'snapshot',
       view: view.id,
       position: { epoch, seq: from },
-      alerts,
+      alerts: list.alerts,
       page: list.page,
       pageSize: list.pageSize,
       ...snapshotCounts(view),
@@ -289,35 +305,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return answer;
   }
 
-  const snapshotCounts = (view: View): ViewCounts => ({
-    total: view.counts.total,
-    severityCounts: { ...view.counts.severityCounts },
-    statusCounts: { ...view.counts.statusCounts },
-    ...(view.groupBy ? { groups: topGroups(view), groupTotal: view.groupCounts.size } : {}),
-  });
-
-  /** A grouped view's first groups (ViewCountsSchema's order): what a wall shows of them. */
-  function topGroups(view: View): GroupCounts[] {
-    const rank = deps.model.severityRank;
-    const ranked = [...view.groupCounts].map(([key, c]) => {
-      const waiting = c.total - (c.statusCounts.ack ?? 0) - (c.statusCounts.shelved ?? 0);
-      const worst = Math.min(...Object.keys(c.severityCounts).map(rank));
-      return { key, c, waiting: waiting > 0 ? 0 : 1, worst };
-    });
-    ranked.sort(
-      (a, b) =>
-        a.waiting - b.waiting ||
-        a.worst - b.worst ||
-        b.c.total - a.c.total ||
-        (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-    );
-    return ranked.slice(0, view.groupLimit).map(({ key, c }) => ({
-      key,
-      total: c.total,
-      severityCounts: { ...c.severityCounts },
-      statusCounts: { ...c.statusCounts },
-    }));
-  }
+  const snapshotCounts = (view: View): ViewCounts => countsOfView(view, deps.model.severityRank);
 
   /** A socket that was too slow for some deltas: once it drains, send it what it missed. */
   function catchUpSlow(socket: LiveSocket) {
@@ -331,9 +319,22 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     }
   }
 
+  function scheduleFlush() {
+    if (cancelFlush) return;
+    const wait = lastFlush + FLUSH_MS - Date.now();
+    if (wait > 0) {
+      const timer = setTimeout(flush, wait);
+      cancelFlush = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(flush);
+      cancelFlush = () => clearImmediate(immediate);
+    }
+  }
+
   function flush() {
-    flushTimer = null;
+    cancelFlush = null;
     const now = Date.now();
+    lastFlush = now;
     for (const view of views.values()) {
       if (!view.updated.size && !view.removed.size && !view.countsChanged) continue;
       const slow = [...view.sockets].filter(
@@ -417,7 +418,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       if (view.ready === null) continue;
       touched = view.apply(entry) || touched;
     }
-    if (touched && !flushTimer) flushTimer = setTimeout(flush, FLUSH_MS);
+    if (touched) scheduleFlush();
   });
 
   const tick = setInterval(() => io.emit('tick', { time: Date.now(), ...position() }), TICK_MS);
@@ -433,7 +434,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   return {
     async close() {
       clearInterval(tick);
-      if (flushTimer) clearTimeout(flushTimer);
+      cancelFlush?.();
       unsubscribe();
       // Closing the connections (not a Socket.IO disconnect) lets clients reconnect on their own,
       // to this instance once it is back or to another one behind the same address.

@@ -2,9 +2,11 @@ import type { Socket } from 'socket.io';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import type {
   ClientToServerEvents,
+  GroupCounts,
   GroupField,
   LiveEvent,
   ServerToClientEvents,
+  ViewCounts,
 } from '../../shared/events.ts';
 import type { Auth } from '../auth/types.ts';
 import type { Caller } from '../domain/caller.ts';
@@ -64,6 +66,29 @@ export function groupsOf(alert: Pick<LiveAlert, GroupField>, by: GroupField | nu
 const sameGroups = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((g, i) => g === b[i]);
 
+/**
+ * Severities and statuses seen, numbered once for the whole process (a handful each: the alarm
+ * model's): a view keeps each member as one small integer, severity × 65,536 + status, instead of
+ * an object, which matters with 100,000 alerts in several views (docs/benchmarks.md, "Memory").
+ */
+class Numbering {
+  readonly names: string[] = [];
+  private readonly numbers = new Map<string, number>();
+  of(name: string): number {
+    let n = this.numbers.get(name);
+    if (n === undefined) {
+      n = this.names.length;
+      this.names.push(name);
+      this.numbers.set(name, n);
+    }
+    return n;
+  }
+}
+const severities = new Numbering();
+const statuses = new Numbering();
+const STATUSES = 65_536;
+const NO_GROUPS: readonly string[] = Object.freeze([]);
+
 /** One selection of alerts shared by every socket that asked for it (same query, same customers). */
 export class View {
   readonly id: string;
@@ -72,7 +97,9 @@ export class View {
   readonly matcher: Matcher;
   readonly groupBy: GroupField | null;
   readonly groupLimit: number;
-  readonly members = new Map<string, Member>();
+  /** Member id → severity × 65,536 + status (Numbering); the groups of a grouped view apart. */
+  private readonly members = new Map<string, number>();
+  private readonly memberGroups = new Map<string, readonly string[]>();
   readonly counts: Tally = { total: 0, severityCounts: {}, statusCounts: {} };
   /** Per group-by value (grouped views only). */
   readonly groupCounts = new Map<string, Tally>();
@@ -115,19 +142,37 @@ export class View {
     this.countsChanged = true;
   }
 
+  has(id: string): boolean {
+    return this.members.has(id);
+  }
+
+  /** The member's severity, status and groups (undefined when the alert is not in the view). */
+  member(id: string): Member | undefined {
+    const code = this.members.get(id);
+    if (code === undefined) return undefined;
+    return {
+      severity: severities.names[Math.floor(code / STATUSES)]!,
+      status: statuses.names[code % STATUSES]!,
+      groups: this.memberGroups.get(id) ?? NO_GROUPS,
+    };
+  }
+
   add(id: string, m: Member) {
-    const old = this.members.get(id);
+    const old = this.member(id);
     if (old && old.severity === m.severity && old.status === m.status && sameGroups(old.groups, m.groups))
       return;
     if (old) this.count(old, -1);
-    this.members.set(id, m);
+    this.members.set(id, severities.of(m.severity) * STATUSES + statuses.of(m.status));
+    if (m.groups.length) this.memberGroups.set(id, m.groups);
+    else this.memberGroups.delete(id);
     this.count(m, 1);
   }
 
   remove(id: string) {
-    const old = this.members.get(id);
+    const old = this.member(id);
     if (!old) return;
     this.members.delete(id);
+    this.memberGroups.delete(id);
     this.count(old, -1);
   }
 
@@ -158,7 +203,7 @@ export class View {
       this.updated.set(c.in.id, { alert: c.in, time: entry.time });
       return true;
     }
-    const had = this.members.has(c.out);
+    const had = this.has(c.out);
     // A deleted alert is always announced; one that merely does not match only if it was in the view.
     if (!had && entry.event.type !== 'alert.deleted') return false;
     this.remove(c.out);
@@ -166,4 +211,36 @@ export class View {
     this.removed.set(c.out, entry.time);
     return had;
   }
+}
+
+/** A view's counts as its messages carry them (copies: later changes do not touch what was sent). */
+export function countsOfView(view: View, rank: (severity: string) => number): ViewCounts {
+  return {
+    total: view.counts.total,
+    severityCounts: { ...view.counts.severityCounts },
+    statusCounts: { ...view.counts.statusCounts },
+    ...(view.groupBy ? { groups: topGroups(view, rank), groupTotal: view.groupCounts.size } : {}),
+  };
+}
+
+/** A grouped view's first groups (ViewCountsSchema's order): what a wall shows of them. */
+function topGroups(view: View, rank: (severity: string) => number): GroupCounts[] {
+  const ranked = [...view.groupCounts].map(([key, c]) => {
+    const waiting = c.total - (c.statusCounts.ack ?? 0) - (c.statusCounts.shelved ?? 0);
+    const worst = Math.min(...Object.keys(c.severityCounts).map(rank));
+    return { key, c, waiting: waiting > 0 ? 0 : 1, worst };
+  });
+  ranked.sort(
+    (a, b) =>
+      a.waiting - b.waiting ||
+      a.worst - b.worst ||
+      b.c.total - a.c.total ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  return ranked.slice(0, view.groupLimit).map(({ key, c }) => ({
+    key,
+    total: c.total,
+    severityCounts: { ...c.severityCounts },
+    statusCounts: { ...c.statusCounts },
+  }));
 }

@@ -1,0 +1,176 @@
+/**
+ * POST → visible on the wall (issue #20 item 4): the wall (`/wall`, 1920×1080, headless Debian
+ * Chromium) with `--alerts` open alerts in view, while `--rate` updates a second of those alerts are
+ * POSTed from here (background load, pushed to the wall too). Every `--every` ms the page itself
+ * POSTs a new critical alert with a unique resource (`probe-<n>`) and measures, on the page's own
+ * clock, from just before the fetch to:
+ *   - dom: the alert's row being in the DOM (a MutationObserver sees its resource), and
+ *   - visible: the next animation frame after that (the frame that paints it).
+ * Each probe alert is deleted again after it was seen, so the view keeps its size.
+ * Target: visible p99 ≤ 50 ms.
+ * Usage: node scripts/bench/ui-push.ts [--alerts 200] [--rate 50] [--probes 200] [--every 150]
+ */
+import pg from 'pg';
+import { chromium } from 'playwright-core';
+import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startServerProcess } from '../../tests/helpers/process.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const count = arg('alerts', 200);
+const rate = arg('rate', 50);
+const probes = arg('probes', 200);
+const every = arg('every', 150);
+
+const db = await createTestDatabase('bench_ui_push');
+const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', PLUGINS: 'remote_ip' });
+const origin = new URL(server.url).origin;
+const c = new pg.Client({ connectionString: db.url });
+await c.connect();
+await c.query(
+  `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group", value, text,
+     tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat, previous_severity,
+     trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
+   SELECT gen_random_uuid()::text, 'host' || i, 'event' || (i % 20), 'Production',
+     (ARRAY['major','minor','warning'])[1 + i % 3], '{}', 'open', ARRAY['svc' || (i % 10)],
+     'Misc', (i % 100)::text, 'Seeded alert ' || i, '{}', '{}', 'bench/ui-push', 'exceptionAlert',
+     now() - interval '1 hour', 86400, NULL, 0, false, 'indeterminate', 'noChange', now(),
+     gen_random_uuid()::text, now() - (i * interval '1 second'), now()
+   FROM generate_series(1, $1::int) AS i`,
+  [count],
+);
+await c.end();
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+});
+let load: Promise<void> | null = null;
+let stop = false;
+let loadErrors = 0;
+try {
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  await page.goto(`${origin}/wall`);
+  await page.waitForSelector('[data-testid=wall-alert]', { timeout: 60_000 });
+  await page.waitForTimeout(2000);
+
+  // Background load: updates of the seeded alerts (value and severity change), `rate` a second.
+  load = (async () => {
+    const severities = ['major', 'minor', 'warning'];
+    const started = Date.now();
+    let sent = 0;
+    while (!stop) {
+      const due = Math.floor(((Date.now() - started) / 1000) * rate);
+      const batch: Promise<unknown>[] = [];
+      for (; sent < due; sent++) {
+        const i = 1 + Math.floor(Math.random() * count);
+        batch.push(
+          fetch(`${origin}/api/alert`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              resource: `host${i}`,
+              event: `event${i % 20}`,
+              environment: 'Production',
+              severity: severities[sent % 3],
+              service: [`svc${i % 10}`],
+              value: String(sent),
+            }),
+          }).then(
+            (r) => r.arrayBuffer(),
+            () => void loadErrors++, // counted, not fatal: the probe is what is measured
+          ),
+        );
+      }
+      await Promise.all(batch);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+
+  const result = await page.evaluate(
+    async ({ probes, every }) => {
+      const dom: number[] = [];
+      const visible: number[] = [];
+      let failed = 0;
+      const seen = (resource: string) =>
+        [...document.querySelectorAll('[data-testid=wall-alert] .resource')].some(
+          (el) => el.textContent === resource,
+        );
+      for (let n = 0; n < probes; n++) {
+        const resource = `probe-${n}-${Math.random().toString(36).slice(2, 8)}`;
+        const t0 = performance.now();
+        const inDom = new Promise<number>((done) => {
+          const observer = new MutationObserver(() => {
+            if (!seen(resource)) return;
+            observer.disconnect();
+            done(performance.now());
+          });
+          observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+          setTimeout(() => {
+            observer.disconnect();
+            done(NaN);
+          }, 5000);
+        });
+        const res = await fetch('/api/alert', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            resource,
+            event: 'ProbeDown',
+            environment: 'Production',
+            severity: 'critical',
+            service: ['probe'],
+            text: 'POST to visible probe',
+          }),
+        });
+        const answer = (await res.json()) as { id?: string };
+        const t1 = await inDom;
+        if (Number.isNaN(t1)) failed++;
+        else {
+          dom.push(t1 - t0);
+          const t2 = await new Promise<number>((done) =>
+            requestAnimationFrame(() => done(performance.now())),
+          );
+          visible.push(t2 - t0);
+        }
+        if (answer.id) await fetch(`/api/alert/${answer.id}`, { method: 'DELETE' });
+        await new Promise((r) => setTimeout(r, every));
+      }
+      return { dom, visible, failed };
+    },
+    { probes, every },
+  );
+  const q = (xs: number[], p: number) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! * 10) / 10 : null;
+  };
+  const row = {
+    alerts: count,
+    backgroundRate: rate,
+    backgroundErrors: loadErrors,
+    probes,
+    seen: result.visible.length,
+    failed: result.failed,
+    domP50: q(result.dom, 0.5),
+    domP99: q(result.dom, 0.99),
+    visibleP50: q(result.visible, 0.5),
+    visibleP99: q(result.visible, 0.99),
+    visibleMax: q(result.visible, 1),
+  };
+  console.log(JSON.stringify(row));
+  console.log(
+    '\n| alerts in view | background POST/s | probes | seen | DOM p50 ms | DOM p99 ms | visible p50 ms | visible p99 ms | max ms |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    `| ${row.alerts} | ${row.backgroundRate} | ${row.probes} | ${row.seen} | ${row.domP50} | ${row.domP99} | ${row.visibleP50} | ${row.visibleP99} | ${row.visibleMax} |`,
+  );
+} finally {
+  stop = true;
+  await load?.catch(() => undefined);
+  await browser.close();
+  await server.stop();
+  await dropTestDatabase(db.name);
+}
