@@ -142,7 +142,7 @@ export async function listViewPage(
   const q = alertQueryOf(deps, search, true);
   assertPageInRange(q.page, Math.ceil(total / q.pageSize), total);
   const selection = await selectionFor(deps, q.where, caller);
-  const rows = await query.listAlerts(
+  const rows = await list.listAlerts(
     deps.db,
     selection,
     { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: false },
