@@ -117,6 +117,9 @@ async function scrollFor(page: Page, selector: string) {
   return {
     ...run,
     mainMsPerFrame: perFrame('TaskDuration'),
+    // CPU time, not wall time: what the page costs, whatever else the machine is running.
+    mainCpuMsPerFrame: perFrame('ThreadTime'),
+    rendererCpuMsPerFrame: perFrame('ProcessTime'),
     scriptMsPerFrame: perFrame('ScriptDuration'),
     layoutMsPerFrame: perFrame('LayoutDuration'),
     styleMsPerFrame: perFrame('RecalcStyleDuration'),
@@ -138,15 +141,15 @@ async function scrollBench(page: Page) {
   const plainRun = await scrollFor(page, '#box');
   console.log(JSON.stringify({ console: consoleRun, plain: plainRun }));
   console.log(
-    '\n| list | alerts | fps | frame p50 ms | p99 ms | main thread ms/frame | script | layout | style | frames with columns moved |',
+    '\n| list | alerts | fps | frame p50 ms | p99 ms | main thread ms/frame | script | layout | style | main-thread CPU ms/frame | renderer CPU ms/frame | frames with columns moved |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const [name, r] of [
     ['console', consoleRun],
     ['plain table', plainRun],
   ] as const)
     console.log(
-      `| ${name} | ${count} | ${r.fps} | ${r.frameP50} | ${r.frameP99} | ${r.mainMsPerFrame} | ${r.scriptMsPerFrame} | ${r.layoutMsPerFrame} | ${r.styleMsPerFrame} | ${r.framesWithColumnsMoved} |`,
+      `| ${name} | ${count} | ${r.fps} | ${r.frameP50} | ${r.frameP99} | ${r.mainMsPerFrame} | ${r.scriptMsPerFrame} | ${r.layoutMsPerFrame} | ${r.styleMsPerFrame} | ${r.mainCpuMsPerFrame} | ${r.rendererCpuMsPerFrame} | ${r.framesWithColumnsMoved} |`,
     );
 }
 
