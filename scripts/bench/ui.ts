@@ -4,7 +4,8 @@
  * frame times (requestAnimationFrame gaps). Target: no long task over 100 ms.
  * With `--scroll` (issue #19): instead, the list is scrolled by 40 px a frame for `--duration`
  * seconds, then a plain 10,000-row table the same way, and both frame rates are printed, with
- * whether the console's columns moved while scrolling. Target: ≥ 50 fps.
+ * whether the console's columns moved while scrolling, and main-thread and renderer CPU time per
+ * frame (less sensitive to other load than wall time). Target: ≥ 50 fps.
  * Usage: node scripts/bench/ui.ts [--alerts 10000] [--rate 100] [--duration 30] [--scroll]
  */
 import pg from 'pg';
