@@ -5,12 +5,19 @@ import { api } from '../../lib/api.ts';
 
 /** Alerts asked for at once (ids in the query string). */
 const BATCH = 40;
+/** Quiet time before asking: rows that only fly past while the list scrolls are not asked for. */
+const SETTLE_MS = 150;
+/** The most recently shown alerts asked for after a scroll: more than a screenful. */
+const LATEST = 3 * BATCH;
 
 /**
  * When the current ack or shelve of the alerts on screen ends (docs/ui-console.md, "Timeout
  * left"). Pushed alerts carry no history, so the history of acked and shelved alerts is asked for
  * when they are first shown, in batches (GET /alerts?id=…&show-history=true), and again only when
- * their status changes (a new `updateTime`). Nothing is polled.
+ * their status changes (a new `updateTime`). Nothing is polled. The asking waits until no new
+ * alert has been shown for SETTLE_MS, and then asks only for the LATEST ones: scrolling through
+ * thousands of alerts costs no request per row (those that scrolled away are asked for again if
+ * they are shown again).
  */
 export class StatusEnds {
   private readonly known = new SvelteMap<string, { updateTime: string; end: number | null | undefined }>();
@@ -34,16 +41,20 @@ export class StatusEnds {
     const key = `${a.id}@${a.updateTime}`;
     if (!this.asked.has(key)) {
       this.asked.add(key);
+      this.wanted.delete(a.id);
       this.wanted.set(a.id, a);
-      this.timer ??= setTimeout(() => void this.load(), 50);
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.load(), SETTLE_MS);
     }
     return undefined;
   }
 
   private async load(): Promise<void> {
     this.timer = null;
-    const batch = [...this.wanted.values()];
+    const all = [...this.wanted.values()];
     this.wanted.clear();
+    const batch = all.slice(-LATEST);
+    for (const a of all.slice(0, -LATEST)) this.asked.delete(`${a.id}@${a.updateTime}`);
     for (let i = 0; i < batch.length; i += BATCH) {
       const part = batch.slice(i, i + BATCH);
       const q = new URLSearchParams(part.map((a) => ['id', a.id]));
