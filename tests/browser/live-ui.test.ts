@@ -39,10 +39,15 @@ for (const [path, rowId] of [
       let loads = 0;
       page.on('load', () => loads++);
       await page.goto(`${ctx.origin}${path}`);
-      // Live once the socket answered: the banner is gone.
-      await page.waitForFunction(() => !document.querySelector('[data-testid=connection-banner]'), null, {
-        timeout: 10_000,
-      });
+      // Live once the socket is connected and its snapshot has answered (data-live); the banner
+      // alone is no sign: it is absent too while the page still connects.
+      await page.waitForFunction(
+        () =>
+          document.querySelector('[data-live=true]') &&
+          !document.querySelector('[data-testid=connection-banner]'),
+        null,
+        { timeout: 10_000 },
+      );
       const resource = `ui-${path.slice(1)}-${Date.now()}`;
       const started = Date.now();
       const res = await post(ctx, resource);
