@@ -20,7 +20,7 @@ export interface ForwardEvent {
   leaseMs?: number;
 }
 
-const QueuedRowSchema = z.object({
+export const QueuedRowSchema = z.object({
   id: z.number(),
   destination: z.string(),
   kind: z.enum(['alert', 'action', 'delete']),

@@ -68,6 +68,20 @@ export interface Trigger {
 }
 
 /**
+ * A firing trigger for a (rule, alert) pair already in the state table: a new firing (after a
+ * resolve) starts the escalation again; a firing one only takes the new severity and snapshot.
+ * Shared by the fallback write below and the receipt's own statement (receipt-along.ts).
+ */
+export const FIRING_CONFLICT = sql.fragment`ON CONFLICT (rule_id, alert_id) DO UPDATE SET
+  severity = EXCLUDED.severity, alert = EXCLUDED.alert, repeat_at = EXCLUDED.repeat_at,
+  phase = 'firing', update_time = now(),
+  step = CASE WHEN s.phase = 'firing' THEN s.step ELSE 0 END,
+  escalate_at = CASE WHEN s.phase = 'firing' THEN s.escalate_at ELSE EXCLUDED.escalate_at END,
+  receivers = CASE WHEN s.phase = 'firing' THEN s.receivers ELSE EXCLUDED.receivers END
+  WHERE s.phase <> 'firing' OR s.severity <> EXCLUDED.severity
+  RETURNING s.rule_id, s.alert_id`;
+
+/**
  * Records that rules fire for alerts and queues their messages, in one statement committed without
  * waiting for the WAL flush (as the forward queue: only a crash of PostgreSQL in that moment could
  * lose them). A rule already firing for an alert at the same severity queues nothing, so a change
@@ -101,14 +115,7 @@ export async function fire(db: CommonQueryMethods, triggers: readonly Trigger[])
         CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
         CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
       FROM async_commit, input i
-      ON CONFLICT (rule_id, alert_id) DO UPDATE SET
-        severity = EXCLUDED.severity, alert = EXCLUDED.alert, repeat_at = EXCLUDED.repeat_at,
-        phase = 'firing', update_time = now(),
-        step = CASE WHEN s.phase = 'firing' THEN s.step ELSE 0 END,
-        escalate_at = CASE WHEN s.phase = 'firing' THEN s.escalate_at ELSE EXCLUDED.escalate_at END,
-        receivers = CASE WHEN s.phase = 'firing' THEN s.receivers ELSE EXCLUDED.receivers END
-      WHERE s.phase <> 'firing' OR s.severity <> EXCLUDED.severity
-      RETURNING s.rule_id, s.alert_id
+      ${FIRING_CONFLICT}
     ),
     q AS (
       INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)

@@ -1,6 +1,8 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
+import { QueuedRowSchema } from './forward-queue.ts';
+import { FIRING_CONFLICT } from './notifications.ts';
 
 // What a receipt writes in its own statement besides the alert (docs/architecture.md, "The receive
 // path"): forward-queue rows and notification triggers, as CTEs reading the written rows of `w`.
@@ -14,17 +16,7 @@ export interface AlongItem {
   patch: Record<string, unknown>;
 }
 
-const LeasedSchema = z.object({
-  id: z.number(),
-  destination: z.string(),
-  kind: z.enum(['alert', 'action', 'delete']),
-  alertId: z.string(),
-  body: z.record(z.string(), z.unknown()).nullable(),
-  loop: z.string(),
-  requestId: z.string(),
-  attempts: z.number(),
-  createTime: z.number(),
-}) satisfies z.ZodType<LeasedForward>;
+const LeasedSchema = QueuedRowSchema satisfies z.ZodType<LeasedForward>;
 
 /** The column the receipt statements add to their rows: this alert's forward rows inserted leased. */
 export const LeasedColumn = { leased: z.array(LeasedSchema).optional() };
@@ -101,14 +93,7 @@ function triggerCtes(items: readonly AlongItem[]) {
         CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
         CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
       FROM trg_in i JOIN w ON w.id = i.alert_id
-      ON CONFLICT (rule_id, alert_id) DO UPDATE SET
-        severity = EXCLUDED.severity, alert = EXCLUDED.alert, repeat_at = EXCLUDED.repeat_at,
-        phase = 'firing', update_time = now(),
-        step = CASE WHEN s.phase = 'firing' THEN s.step ELSE 0 END,
-        escalate_at = CASE WHEN s.phase = 'firing' THEN s.escalate_at ELSE EXCLUDED.escalate_at END,
-        receivers = CASE WHEN s.phase = 'firing' THEN s.receivers ELSE EXCLUDED.receivers END
-      WHERE s.phase <> 'firing' OR s.severity <> EXCLUDED.severity
-      RETURNING s.rule_id, s.alert_id
+      ${FIRING_CONFLICT}
     ),
     trg_queue AS (
       INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)

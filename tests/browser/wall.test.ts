@@ -410,12 +410,14 @@ wall('the mute button silences the screen and sound comes back by itself', async
     await waitForSoundState(page, 'on');
 
     // A mute that is about to end (kept across reloads) ends on time without anyone touching it.
+    // 5 s: the wall must still be muted once it has loaded, on a busy CI machine too (1.5 s was
+    // over before a slow load finished).
     await snoozed.addInitScript(() =>
-      localStorage.setItem('alertwall.sound-muted-until', String(Date.now() + 1500)),
+      localStorage.setItem('alertwall.sound-muted-until', String(Date.now() + 5000)),
     );
     await openWall(snoozed, ctx, `group=${group}&sound=critical`);
     await waitForSoundState(snoozed, 'muted');
-    await waitForSoundState(snoozed, 'on', 4000);
+    await waitForSoundState(snoozed, 'on', 8000);
   } finally {
     await page.close();
     await snoozed.close();
