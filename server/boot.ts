@@ -8,6 +8,7 @@ import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
 import { startBulkRunner } from './domain/bulk.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
+import { startTallyCompaction } from './domain/tally-compaction.ts';
 import { startForwarding } from './forwarding/worker.ts';
 import { startNotifications } from './notifications/engine.ts';
 import { notificationsPlugin } from './notifications/plugin.ts';
@@ -64,6 +65,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bus: Bus | null = null;
   let bulk: { stop(): Promise<void> } | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
+  let tallyCompaction: { stop(): Promise<void> } | null = null;
   let forwarding: { stop(): Promise<void> } | null = null;
   let notifications: { stop(): Promise<void> } | null = null;
   let keyUsage: { stop(): Promise<void> } | null = null;
@@ -122,6 +124,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);
     housekeeping = startHousekeeping(deps);
+    tallyCompaction = startTallyCompaction(deps);
     forwarding = await startForwarding(deps);
     notifications = await startNotifications(deps);
     const app = createApp(deps, { webhooks });
@@ -159,6 +162,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         await forwarding?.stop();
         await notifications?.stop();
         await housekeeping?.stop();
+        await tallyCompaction?.stop();
         await bulk?.stop();
         await keyUsage?.stop();
         await bus?.close();
@@ -172,6 +176,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     await forwarding?.stop().catch(() => {});
     await notifications?.stop().catch(() => {});
     await housekeeping?.stop().catch(() => {});
+    await tallyCompaction?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});
     await keyUsage?.stop().catch(() => {});
     await bus?.close().catch(() => {});

@@ -198,6 +198,11 @@ export async function countBySeverityAndStatus(db: CommonQueryMethods, s: Select
   const rows = await db.any(sql.type(PairCountRowSchema)`/* ad hoc */
     SELECT a.severity, a.status, count(*) AS n FROM alerts a WHERE ${whereOf(s)}
     GROUP BY a.status, a.severity`);
+  return sumPairs(rows);
+}
+
+/** Counts per (severity, status) summed per severity and per status. */
+export function sumPairs(rows: readonly { severity: string; status: string; n: number }[]) {
   const sum = (key: 'severity' | 'status') => {
     const by = new Map<string, number>();
     for (const r of rows) by.set(r[key], (by.get(r[key]) ?? 0) + r.n);

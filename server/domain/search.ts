@@ -11,6 +11,7 @@ import type {
 } from '../../shared/queries.ts';
 import * as list from '../db/alert-list.ts';
 import * as query from '../db/alert-query.ts';
+import * as tally from '../db/alert-tally.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { presentAlert } from '../present.ts';
@@ -85,7 +86,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   // A merged page (severity first) reads only the severities the counts found: a partition
   // without a match would otherwise be read to its end.
   const merged = list.mergeColumn(selection, page.sort, page.offset + page.limit) !== null;
-  const counting = query.countBySeverityAndStatus(deps.db, selection);
+  const counting = tally.countBySeverityAndStatus(deps.db, selection);
   const [rows, countRows, autoRefresh] = await Promise.all([
     merged
       ? counting.then((c) =>
@@ -159,7 +160,7 @@ export async function listViewPage(
 export async function countAlerts(deps: Deps, search: URLSearchParams, caller: Caller): Promise<AlertCount> {
   const q = alertQueryOf(deps, search);
   const counts = countsOf(
-    await query.countBySeverityAndStatus(deps.db, await selectionFor(deps, q.where, caller)),
+    await tally.countBySeverityAndStatus(deps.db, await selectionFor(deps, q.where, caller)),
   );
   return { status: 'ok', ...counts, autoRefresh: await isSwitchOn(deps, 'auto-refresh-allow') };
 }
@@ -274,10 +275,7 @@ const noCounts = (): Counts => ({ total: 0, severityCounts: {}, statusCounts: {}
 export async function environments(deps: Deps, search: URLSearchParams, caller: Caller) {
   const q = alertQueryOf(deps, search);
   const selection = await selectionFor(deps, q.where, caller);
-  const [rows, known] = await Promise.all([
-    query.countByEnvironment(deps.db, selection),
-    query.knownEnvironments(deps.db, caller.customers),
-  ]);
+  const { counts: rows, known } = await tally.environmentCounts(deps.db, selection);
   const byEnv = new Map<string, Counts>(known.map((e) => [e, noCounts()]));
   for (const r of rows) {
     let c = byEnv.get(r.environment);
@@ -300,7 +298,7 @@ export async function services(deps: Deps, search: URLSearchParams, caller: Call
   const q = alertQueryOf(deps, search);
   const selection = await selectionFor(deps, q.where, caller);
   const byPair = new Map<string, Counts & { environment: string; service: string }>();
-  for (const r of await query.countByService(deps.db, selection)) {
+  for (const r of await tally.serviceCounts(deps.db, selection)) {
     const key = JSON.stringify([r.environment, r.service]);
     let c = byPair.get(key);
     if (!c) byPair.set(key, (c = { environment: r.environment, service: r.service, ...noCounts() }));

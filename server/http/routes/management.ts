@@ -7,6 +7,7 @@ import { maskedValue, withoutUrlPasswords } from '../../secrets.ts';
 import { isGranted } from '../../auth/scopes.ts';
 import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
+import { tallyTotal } from '../../db/alert-tally.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
@@ -53,7 +54,7 @@ export function managementRoutes(deps: Deps): Router {
     withTimeout(deps.db.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`), PROBE_TIMEOUT_MS);
 
   const countAlerts = async () => {
-    const n = await deps.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*) AS n FROM alerts`);
+    const n = await tallyTotal(deps.db);
     deps.metrics.app.setTotal(n);
   };
 
