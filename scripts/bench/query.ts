@@ -20,6 +20,7 @@ import pg from 'pg';
 import type { CommonQueryMethods } from 'slonik';
 import * as list from '../../server/db/alert-list.ts';
 import * as query from '../../server/db/alert-query.ts';
+import * as tally from '../../server/db/alert-tally.ts';
 import { createAlarmModel } from '../../server/domain/alarm-model.ts';
 import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import { resolveField } from '../../server/domain/query/fields.ts';
@@ -133,15 +134,20 @@ async function plans(url: string) {
   const titled: [string, () => Promise<unknown>][] = [
     ['list page (default sort)', () => page('page-size=50')],
     [
-      'list counts (default list view)',
-      async () => query.countBySeverityAndStatus(capture, await sel('', now)),
+      'list counts (default list view), from the tally',
+      async () => tally.countBySeverityAndStatus(capture, await sel('', now)),
     ],
     ['list page (web UI default)', () => page(CONSOLE)],
     [
-      'list counts (web UI default)',
+      'list counts (web UI default), from the tally',
+      async () => tally.countBySeverityAndStatus(capture, await sel(CONSOLE, now)),
+    ],
+    [
+      'list counts (web UI default), scanned (before the tally, and its fallback)',
       async () => query.countBySeverityAndStatus(capture, await sel(CONSOLE, now)),
     ],
-    ['/alerts/count', async () => query.countBySeverityAndStatus(capture, await sel(''))],
+    ['/alerts/count, from the tally', async () => tally.countBySeverityAndStatus(capture, await sel(''))],
+    ['/alerts/count, scanned', async () => query.countBySeverityAndStatus(capture, await sel(''))],
     ['two-term q page', () => page('q=environment:Production AND severity:critical')],
     [
       'two-term q counts',
@@ -156,9 +162,11 @@ async function plans(url: string) {
       'free-text q counts',
       async () => query.countBySeverityAndStatus(capture, await sel('q=resource:host12 AND text:disk', now)),
     ],
-    ['/environments', async () => query.countByEnvironment(capture, await sel(''))],
-    ['/environments (every environment)', () => query.knownEnvironments(capture, null)],
-    ['/services', async () => query.countByService(capture, await sel(''))],
+    ['/environments, from the tally', async () => tally.environmentCounts(capture, await sel(''))],
+    ['/environments, scanned', async () => query.countByEnvironment(capture, await sel(''))],
+    ['/environments (every environment), scanned', () => query.knownEnvironments(capture, null)],
+    ['/services, from the tally', async () => tally.serviceCounts(capture, await sel(''))],
+    ['/services, scanned', async () => query.countByService(capture, await sel(''))],
     [
       '/alerts/top10/count',
       async () => query.topN(capture, await sel(''), 'count', resolveField('event')!, 10),
