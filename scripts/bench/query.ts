@@ -150,9 +150,9 @@ async function plans(url: string) {
     ['/alerts/count, scanned', async () => query.countBySeverityAndStatus(capture, await sel(''))],
     ['two-term q page', () => page('q=environment:Production AND severity:critical')],
     [
-      'two-term q counts',
+      'two-term q counts (resolved to values: from the tally)',
       async () =>
-        query.countBySeverityAndStatus(
+        tally.countBySeverityAndStatus(
           capture,
           await sel('q=environment:Production AND severity:critical', now),
         ),
