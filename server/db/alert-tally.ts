@@ -86,8 +86,11 @@ export function tallyPlan(where: Cond): TallyPlan | null {
  */
 export const MAX_AFTER = 1000;
 
-const scopeOf = (customers: readonly string[] | null) =>
-  customers ? sql.fragment`a.customer = ANY(${sql.array([...customers], 'text')})` : sql.fragment`true`;
+/**
+ * The WHERE clause of a selection over the tally: the tally has the alerts' key columns under the
+ * same names, so `whereOf` (customer restriction included) reads them as it reads alerts.
+ */
+const scopeOf = (customers: readonly string[] | null) => query.whereOf({ where: { kind: 'all' }, customers });
 
 /** Every tally row: the compacted counts and the deltas since, as one relation. */
 const tallyRows = sql.fragment`(
@@ -113,12 +116,13 @@ export async function tallyBySeverityAndStatus(
 ): Promise<{ severity: string; status: string; n: number }[] | null> {
   const plan = tallyPlan(s.where);
   if (!plan) return null;
-  const where = sql.fragment`${query.conditionSql(plan.keyed)} AND ${scopeOf(s.customers)}`;
+  const where = query.whereOf({ where: plan.keyed, customers: s.customers });
   // The alerts past the bound come from the time index (normally an empty range) in the same
   // statement, so the same snapshot: the tally counts them, the answer must not.
   const after: FragmentSqlToken = plan.after
     ? sql.fragment`SELECT a.severity, a.status FROM alerts a
-        WHERE ${query.conditionSql(plan.after)} AND ${where} LIMIT ${MAX_AFTER + 1}`
+        WHERE ${query.whereOf({ where: and([plan.after, plan.keyed]), customers: s.customers })}
+        LIMIT ${MAX_AFTER + 1}`
     : sql.fragment`SELECT NULL::text AS severity, NULL::text AS status WHERE false`;
   const rows = await db.any(sql.type(PairRowSchema)`/* ad hoc */
     WITH late AS MATERIALIZED (${after})
