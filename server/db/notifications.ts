@@ -185,7 +185,9 @@ export function claim(
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE notification_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
-    WHERE q.id IN (
+    -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
+    -- was planned as a hash join over a sequential scan of the whole queue (docs/benchmarks.md).
+    WHERE q.id = ANY(ARRAY(
       SELECT f.id FROM notification_queue f
       WHERE f.receiver_id = ${p.receiverId}
         AND f.rule_id = (
@@ -196,7 +198,7 @@ export function claim(
         AND (f.lease_until IS NULL OR f.lease_until < now())
         AND (f.due_at <= now() OR f.attempts = 0)
       ORDER BY f.id LIMIT ${p.limit}
-      FOR UPDATE SKIP LOCKED)
+      FOR UPDATE SKIP LOCKED))
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
       q.alert, q.attempts`);
 }
