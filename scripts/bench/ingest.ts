@@ -16,8 +16,10 @@
  *   and, last, one that matches every one of them, for a webhook receiver served by this process
  *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
  *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd.
- *   --settle: after each scenario, wait until the forward and notification queues are empty (up to
- *   60 s) before reading the CPU, so the figure includes the delivery work the scenario caused.
+ *   --settle S: after each scenario, wait S seconds and then until the forward and notification
+ *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
+ *   work the scenario caused. Runs being compared should use the same S (longer than the rules'
+ *   10 s group wait): the idle seconds count in every mode alike.
  * Each scenario also reports the CPU the server and its PostgreSQL backends used per 1,000 requests.
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
@@ -43,7 +45,7 @@ const inlineAt = process.argv.indexOf('--inline');
 const inline = inlineAt < 0 ? {} : { FWD_INLINE_TIMEOUT: process.argv[inlineAt + 1] };
 const scenariosAt = process.argv.indexOf('--scenarios');
 const scenarios = scenariosAt < 0 ? 'abcd' : process.argv[scenariosAt + 1]!;
-const settle = process.argv.includes('--settle');
+const settle = arg('settle', 0);
 
 /** A destination that takes every request at once, in its own process (not the load generator's). */
 async function startStubDestination() {
@@ -123,7 +125,8 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
   };
   // What the run queued is delivered (forwarded, notified) before the CPU is read again, so each
   // scenario's figure holds the delivery work it caused and none spills into the next one.
-  if (settle) {
+  if (settle > 0) {
+    await new Promise((ok) => setTimeout(ok, settle * 1000));
     const until = Date.now() + 60_000;
     while ((await backlog()) > 0 && Date.now() < until) await new Promise((ok) => setTimeout(ok, 250));
   }
