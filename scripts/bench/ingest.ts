@@ -15,6 +15,11 @@
  *   --rules N: N notification rules (issue #22): N - 1 that match none of the benchmark's alerts
  *   and, last, one that matches every one of them, for a webhook receiver served by this process
  *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
+ *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd.
+ *   --settle S: after each scenario, wait S seconds and then until the forward and notification
+ *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
+ *   work the scenario caused. Runs being compared should use the same S (longer than the rules'
+ *   10 s group wait): the idle seconds count in every mode alike.
  * Each scenario also reports the CPU the server and its PostgreSQL backends used per 1,000 requests.
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
@@ -38,6 +43,9 @@ const forwardAt = process.argv.indexOf('--forward');
 const forward = forwardAt < 0 ? null : process.argv[forwardAt + 1] === 'live' ? 'live' : 'dead';
 const inlineAt = process.argv.indexOf('--inline');
 const inline = inlineAt < 0 ? {} : { FWD_INLINE_TIMEOUT: process.argv[inlineAt + 1] };
+const scenariosAt = process.argv.indexOf('--scenarios');
+const scenarios = scenariosAt < 0 ? 'abcd' : process.argv[scenariosAt + 1]!;
+const settle = arg('settle', 0);
 
 /** A destination that takes every request at once, in its own process (not the load generator's). */
 async function startStubDestination() {
@@ -77,9 +85,24 @@ function cpuOf(pid: number): number {
  * CPU the server and its PostgreSQL backends have used so far, in ms. Throughput on a shared,
  * busy machine swings with what else runs; the CPU spent per request does much less.
  */
-let cpuNow = async () => 0;
+let cpuNow = async () => ({ total: 0, server: 0 });
+
+/** Rows still to be delivered (forward and notification queues), 0 when neither is in use. */
+let backlog = async () => 0;
 
 async function run(title: string, url: string, opts: Partial<autocannon.Options>) {
+  const skipped = {
+    scenario: title,
+    'req/s': 0,
+    p50: 0,
+    p99: 0,
+    errors: 0,
+    non2xx: 0,
+    total: 0,
+    'cpu ms/1k': 0,
+    'server ms/1k': 0,
+  };
+  if (!title.startsWith('warm') && !scenarios.includes(title[1]!)) return skipped;
   const cpuBefore = await cpuNow();
   const result = await autocannon({
     url,
@@ -97,8 +120,19 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     total: result.requests.total,
-    'cpu ms/1k': Math.round(((await cpuNow()) - cpuBefore) / (result.requests.total / 1000)),
+    'cpu ms/1k': 0,
+    'server ms/1k': 0,
   };
+  // What the run queued is delivered (forwarded, notified) before the CPU is read again, so each
+  // scenario's figure holds the delivery work it caused and none spills into the next one.
+  if (settle > 0) {
+    await new Promise((ok) => setTimeout(ok, settle * 1000));
+    const until = Date.now() + 60_000;
+    while ((await backlog()) > 0 && Date.now() < until) await new Promise((ok) => setTimeout(ok, 250));
+  }
+  const cpuAfter = await cpuNow();
+  row['cpu ms/1k'] = Math.round((cpuAfter.total - cpuBefore.total) / (result.requests.total / 1000));
+  row['server ms/1k'] = Math.round((cpuAfter.server - cpuBefore.server) / (result.requests.total / 1000));
   console.log(JSON.stringify(row));
   return row;
 }
@@ -125,7 +159,21 @@ cpuNow = async () => {
   const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
     db.name,
   ]);
-  return 1000 * (cpuOf(server.child.pid!) + rows.reduce((sum, r) => sum + cpuOf(r.pid), 0));
+  const own = 1000 * cpuOf(server.child.pid!);
+  const backends = rows.filter((r) => r.pid !== watcherPid);
+  return { server: own, total: own + 1000 * backends.reduce((sum, r) => sum + cpuOf(r.pid), 0) };
+};
+// The bench's own connection to the server's database (left out of the CPU figures).
+const watcher = new pg.Client({ connectionString: db.url });
+await watcher.connect();
+const watcherPid = Number(
+  (await watcher.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid,
+);
+backlog = async () => {
+  const { rows } = await watcher.query<{ n: string }>(
+    'SELECT (SELECT count(*) FROM forward_queue) + (SELECT count(*) FROM notification_queue) AS n',
+  );
+  return Number(rows[0]!.n);
 };
 const rules = arg('rules', 0);
 // The receiver: answers at once and counts what it got.
@@ -217,12 +265,12 @@ try {
     requests: [{ setupRequest: (req) => ({ ...req, body: events[j++ % events.length] }) }],
   });
   console.log(
-    '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests |',
+    '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests | of which server |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const r of [a, b, c, d])
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of [a, b, c, d].filter((x) => x.total > 0))
     console.log(
-      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} |`,
+      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} | ${r['server ms/1k']} |`,
     );
   if (forward) {
     const status = (await (await fetch(`${server.url.replace(/\/$/, '')}/api/management/status`)).json()) as {
@@ -242,6 +290,7 @@ try {
 } finally {
   stub?.stop();
   await admin.end();
+  await watcher.end();
   receiver.close();
   await server.stop();
   await dropTestDatabase(db.name);

@@ -86,7 +86,9 @@ export function claim(
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE forward_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
-    WHERE q.id IN (
+    -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
+    -- was planned as a hash join over a sequential scan of the whole queue (docs/benchmarks.md).
+    WHERE q.id = ANY(ARRAY(
       SELECT f.id FROM forward_queue f
       WHERE f.destination = ${p.destination} AND f.next_attempt <= now()
         AND (f.lease_until IS NULL OR f.lease_until < now())
@@ -94,7 +96,7 @@ export function claim(
           SELECT 1 FROM forward_queue e
           WHERE e.destination = f.destination AND e.alert_id = f.alert_id AND e.id < f.id)
       ORDER BY f.id LIMIT ${p.limit}
-      FOR UPDATE SKIP LOCKED)
+      FOR UPDATE SKIP LOCKED))
     RETURNING ${columns}`);
 }
 

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
@@ -185,7 +185,9 @@ export function claim(
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE notification_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
-    WHERE q.id IN (
+    -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
+    -- was planned as a hash join over a sequential scan of the whole queue (docs/benchmarks.md).
+    WHERE q.id = ANY(ARRAY(
       SELECT f.id FROM notification_queue f
       WHERE f.receiver_id = ${p.receiverId}
         AND f.rule_id = (
@@ -196,7 +198,7 @@ export function claim(
         AND (f.lease_until IS NULL OR f.lease_until < now())
         AND (f.due_at <= now() OR f.attempts = 0)
       ORDER BY f.id LIMIT ${p.limit}
-      FOR UPDATE SKIP LOCKED)
+      FOR UPDATE SKIP LOCKED))
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
       q.alert, q.attempts`);
 }
@@ -355,29 +357,41 @@ export async function deleteState(db: CommonQueryMethods, ruleId: string, alertI
 // ---- history --------------------------------------------------------------------------------
 
 /**
- * One history entry per alert (type `notification`). Its status is null: a delivery changes no
- * status, so "who set the current status" and "the status before the ack" look past it (and the
- * receive path's state machine skips the type). History is kept to `limit` entries; alerts
- * deleted meanwhile get nothing.
+ * One history entry per alert (type `notification`), and the queue rows the delivery settled
+ * removed, in one statement. The entry's status is null: a delivery changes no status, so "who set
+ * the current status" and "the status before the ack" look past it (and the receive path's state
+ * machine skips the type). History is kept to `limit` entries per alert (each alert's entries past
+ * the newest `limit - 1` go, as on the receive path: one index probe per alert); alerts deleted
+ * meanwhile get nothing.
  */
 export async function addHistory(
-  db: DatabasePool,
+  db: CommonQueryMethods,
   entries: readonly { alertId: string; id: string; text: string }[],
   limit: number,
+  settled?: { ids: readonly number[]; owner: string },
 ): Promise<void> {
-  if (!entries.length) return;
-  const ids = entries.map((e) => e.alertId);
+  const removed = settled?.ids.length
+    ? sql.fragment`, removed AS (
+        DELETE FROM notification_queue WHERE id = ANY(${sql.array(settled.ids, 'int8')}) AND owner = ${settled.owner}
+      )`
+    : sql.fragment``;
+  if (!entries.length) {
+    if (settled?.ids.length) await remove(db, settled.ids, settled.owner);
+    return;
+  }
   await db.query(sql.unsafe`
-    WITH trimmed AS (
-      DELETE FROM alert_history WHERE seq IN (
-        SELECT seq FROM (
-          SELECT seq, row_number() OVER (PARTITION BY alert_id ORDER BY seq DESC) AS n
-          FROM alert_history WHERE alert_id = ANY(${texts(ids)})) h
-        WHERE h.n >= ${limit})
-    )
+    WITH e AS (
+      SELECT * FROM unnest(${texts(entries.map((x) => x.alertId))}, ${texts(entries.map((x) => x.id))},
+        ${texts(entries.map((x) => x.text))}) AS e(alert_id, id, text)
+    ), trimmed AS (
+      DELETE FROM alert_history h USING (
+        SELECT e.alert_id, c.seq FROM (SELECT DISTINCT alert_id FROM e) e CROSS JOIN LATERAL (
+          SELECT seq FROM alert_history WHERE alert_id = e.alert_id
+          ORDER BY seq DESC OFFSET ${Math.max(limit - 1, 0)} LIMIT 1) c
+      ) cut
+      WHERE h.alert_id = cut.alert_id AND h.seq <= cut.seq
+    )${removed}
     INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
     SELECT a.id, e.id, a.event, a.severity, NULL, a.value, e.text, 'notification', now()
-    FROM unnest(${texts(ids)}, ${texts(entries.map((e) => e.id))}, ${texts(entries.map((e) => e.text))})
-      AS e(alert_id, id, text)
-    JOIN alerts a ON a.id = e.alert_id`);
+    FROM e JOIN alerts a ON a.id = e.alert_id`);
 }

@@ -217,28 +217,28 @@ class ReceiverLoop {
     const who = `${receiver.name} (${receiver.type})`;
     const count = (outcome: string) =>
       metrics.sent.inc({ receiver_type: receiver.type, outcome }, own.length);
-    const history = (text: (item: Item) => string) =>
+    /** The entries, and (`settled`) the rows removed from the queue in the same statement. */
+    const history = (text: (item: Item) => string, settled = true) =>
       store.addHistory(
         db,
         own.map(({ item }) => ({ alertId: item.alert.id, id: randomUUID(), text: text(item) })),
         config.HISTORY_LIMIT,
+        settled ? { ids, owner } : undefined,
       );
     const facts = { receiver: receiver.name, type: receiver.type, rule: message.rule, alerts: own.length };
     switch (attempt.outcome) {
       case 'delivered':
-        await store.remove(db, ids, owner);
+        await history((i) => `${who}: ${i.kind} sent`);
         count('sent');
         this.state.failures = 0;
         this.state.pausedUntil = 0;
         this.state.lastSentTime = now;
-        await history((i) => `${who}: ${i.kind} sent`);
         log.debug(facts, 'notify.sent');
         return;
       case 'rejected':
-        await store.remove(db, ids, owner);
+        await history((i) => `${who}: ${i.kind} rejected (${attempt.error}), not retried`);
         count('rejected');
         this.noteError(attempt.error, now);
-        await history((i) => `${who}: ${i.kind} rejected (${attempt.error}), not retried`);
         log.warn({ ...facts, error: attempt.error }, 'notify.rejected: the service refused the message');
         return;
       case 'failed': {
@@ -249,11 +249,10 @@ class ReceiverLoop {
         }
         this.noteError(attempt.error, now);
         if (attempts >= config.NOTIFY_MAX_ATTEMPTS) {
-          await store.remove(db, ids, owner);
-          count('expired');
           await history(
             (i) => `${who}: ${i.kind} failed (${attempt.error}), gave up after ${attempts} attempts`,
           );
+          count('expired');
           log.warn(
             { ...facts, attempts, error: attempt.error },
             'notify.expired: gave up after NOTIFY_MAX_ATTEMPTS',
@@ -268,7 +267,8 @@ class ReceiverLoop {
         });
         count('failed');
         // One entry when delivery starts failing, one for the outcome: retries do not fill the history.
-        if (attempts === 1) await history((i) => `${who}: ${i.kind} failed (${attempt.error}), retrying`);
+        if (attempts === 1)
+          await history((i) => `${who}: ${i.kind} failed (${attempt.error}), retrying`, false);
         log.info({ ...facts, attempts, error: attempt.error }, 'notify.failed: will retry');
         return;
       }

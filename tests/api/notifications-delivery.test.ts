@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { bootInstance, apiFor, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { sleep, until } from '../helpers/live.ts';
+import { queryDb } from '../helpers/db.ts';
 import { StubService } from '../helpers/receivers.ts';
 
 interface Ctx extends AppContext {
@@ -308,3 +309,57 @@ test('queued notifications survive a restart and are sent by whichever instance 
 });
 
 test.run();
+
+const capped = suite<Ctx>('notifications: history limit', {} as Ctx);
+capped.before(async (ctx) => {
+  await startApp(ctx, { ...SETTINGS, TEST_LABEL: 'notify_capped', HISTORY_LIMIT: '3' });
+  ctx.stub = await StubService.start();
+});
+capped.after(async (ctx) => {
+  await ctx.stub?.close();
+  await stopApp(ctx);
+});
+
+capped(
+  'delivery entries count against HISTORY_LIMIT: the newest are kept, the queue rows go',
+  async ({ api, stub, db }) => {
+    const { event, mine } = await route(api, stub);
+    let id = '';
+    // Each severity change is a history entry and a new message, whose delivery adds another.
+    const severities = ['minor', 'major', 'critical', 'major'];
+    for (const [k, severity] of severities.entries()) {
+      id = await send(api, { resource: 'capped01', event, severity });
+      await stub.waitFor(k + 1, mine);
+      // Delivered and settled: this message's entry is the newest, and nothing is left queued.
+      await until(
+        async () => {
+          const [newest] = await queryDb<{ type: string; severity: string }>(
+            db.url,
+            'SELECT type, severity FROM alert_history WHERE alert_id = $1 ORDER BY seq DESC LIMIT 1',
+            [id],
+          );
+          const { queued } = await ok(await api.get(`/alert/${id}/notifications`));
+          const settled = !(queued as unknown[]).length;
+          return newest?.type === 'notification' && newest.severity === severity && settled
+            ? true
+            : undefined;
+        },
+        5000,
+        `the ${severity} message delivered`,
+      );
+    }
+    const rows = await queryDb<{ type: string; severity: string }>(
+      db.url,
+      'SELECT type, severity FROM alert_history WHERE alert_id = $1 ORDER BY seq',
+      [id],
+    );
+    // The newest three of: new/minor, notification, severity/major, notification,
+    // severity/critical, notification, severity/major, notification.
+    assert.equal(
+      rows.map((r) => `${r.type}/${r.severity}`),
+      ['notification/critical', 'severity/major', 'notification/major'],
+    );
+  },
+);
+
+capped.run();
