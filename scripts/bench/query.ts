@@ -64,6 +64,10 @@ const ENDPOINTS: [string, string][] = [
   ['/environments', '/environments'],
   ['/services', '/services'],
   ['/alerts/top10/count', '/alerts/top10/count'],
+  ['/alerts/top10/standing', '/alerts/top10/standing'],
+  ['/alerts/top10/flapping', '/alerts/top10/flapping'],
+  ['/alerts/top10/count grouped by resource', '/alerts/top10/count?group-by=resource'],
+  ['/alerts/top10/count in one environment', '/alerts/top10/count?environment=Production'],
 ];
 
 async function seed(url: string) {
