@@ -21,6 +21,7 @@ import type { CommonQueryMethods } from 'slonik';
 import * as list from '../../server/db/alert-list.ts';
 import * as query from '../../server/db/alert-query.ts';
 import * as tally from '../../server/db/alert-tally.ts';
+import * as top from '../../server/db/top-n.ts';
 import { createAlarmModel } from '../../server/domain/alarm-model.ts';
 import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import { resolveField } from '../../server/domain/query/fields.ts';
@@ -64,6 +65,10 @@ const ENDPOINTS: [string, string][] = [
   ['/environments', '/environments'],
   ['/services', '/services'],
   ['/alerts/top10/count', '/alerts/top10/count'],
+  ['/alerts/top10/standing', '/alerts/top10/standing'],
+  ['/alerts/top10/flapping', '/alerts/top10/flapping'],
+  ['/alerts/top10/count grouped by resource', '/alerts/top10/count?group-by=resource'],
+  ['/alerts/top10/count in one environment', '/alerts/top10/count?environment=Production'],
 ];
 
 async function seed(url: string) {
@@ -115,6 +120,12 @@ async function plans(url: string) {
       captured.push(q);
       return [];
     },
+    // Settings a query function makes for its transaction (top-N's SET LOCAL) apply to the plans.
+    query: async (q: { sql: string; values: readonly unknown[] }) => {
+      captured.push(q);
+      return { rows: [] };
+    },
+    transaction: async (run: (tx: unknown) => Promise<unknown>) => run(capture),
   } as unknown as CommonQueryMethods;
   const parse = (qs: string, now?: number) =>
     parseAlertQuery(new URLSearchParams(qs), { defaultPageSize: 1000, defaultField: 'text', now });
@@ -169,7 +180,7 @@ async function plans(url: string) {
     ['/services, scanned', async () => query.countByService(capture, await sel(''))],
     [
       '/alerts/top10/count',
-      async () => query.topN(capture, await sel(''), 'count', resolveField('event')!, 10),
+      async () => top.topN(capture, await sel(''), 'count', resolveField('event')!, 10),
     ],
   ];
   const c = new pg.Client({ connectionString: url });
@@ -180,9 +191,14 @@ async function plans(url: string) {
       await run();
       for (const q of captured) {
         const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+        if (text.startsWith('SET LOCAL ')) {
+          await c.query(text.replace('SET LOCAL ', 'SET '));
+          continue;
+        }
         const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...q.values]);
         console.log(`\n### ${title}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
       }
+      await c.query('RESET ALL');
     }
   } finally {
     await c.end();

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { Bound, Cond, Scalar } from '../domain/query/conditions.ts';
 import { typeOf, type FieldRef } from '../domain/query/fields.ts';
 import { HistoryRowSchema } from './alerts.ts';
-import { finiteTime } from './pool.ts';
 
 /**
  * A selection of alerts: the translated filters and `q`, and the caller's customer restriction
@@ -15,7 +14,7 @@ export interface Selection {
   readonly customers: readonly string[] | null;
 }
 
-const TRUE = sql.fragment`true`;
+export const TRUE = sql.fragment`true`;
 
 export const column = (ref: FieldRef): FragmentSqlToken =>
   ref.key !== undefined
@@ -251,100 +250,6 @@ export function historyOfSelection(db: CommonQueryMethods, s: Selection, limit: 
     WHERE ${whereOf(s)}
     ORDER BY h.update_time DESC, h.seq DESC
     LIMIT ${limit} OFFSET ${offset}`);
-}
-
-export type TopVariant = 'count' | 'flapping' | 'standing';
-
-const TopRowSchema = z.object({
-  grp: z.string().nullable(),
-  count: z.number(),
-  environments: z.array(z.string()),
-  services: z.array(z.string()),
-  /** Distinct [id, resource, duplicateCount] of the group's alerts. */
-  alerts: z.array(z.tuple([z.string(), z.string(), z.string()])),
-});
-
-export interface TopRow {
-  grp: string | null;
-  count: number;
-  duplicateCount: number;
-  environments: string[];
-  services: string[];
-  resources: { id: string; resource: string }[];
-}
-
-/**
- * Top-N groups (api.md §5): rows are alert × service pairs (× real severity changes for flapping, ×
- * severity history entries for standing, the creation entry typed `new` since issue #17 counting as
- * one), grouped by `groupBy` (a text column, or `service`). The top groups are found first on
- * counts alone; only their rows are then collected for the lists.
- */
-export async function topN(
-  db: CommonQueryMethods,
-  s: Selection,
-  variant: TopVariant,
-  groupBy: FieldRef,
-  n: number,
-): Promise<TopRow[]> {
-  const grp = groupBy.field.name === 'service' ? sql.fragment`svc` : sql.fragment`(${column(groupBy)})::text`;
-  // Flapping counts real severity changes: `severity` entries that changed the severity of the
-  // `new` or `severity` entry before them (other entries are skipped). The first entry of an alert
-  // (type `severity` or `new`) has none before it.
-  const history =
-    variant === 'count'
-      ? sql.fragment``
-      : variant === 'flapping'
-        ? sql.fragment`JOIN LATERAL (
-            SELECT f.seq FROM (
-              SELECT h.seq, h.type, h.severity, lag(h.severity) OVER (ORDER BY h.seq) AS before
-              FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
-            ) f
-            WHERE f.type = 'severity' AND f.before IS NOT NULL AND f.severity IS DISTINCT FROM f.before
-          ) h ON true`
-        : sql.fragment`JOIN alert_history h ON h.alert_id = a.id AND h.type IN ('new', 'severity')`;
-  const life =
-    variant === 'standing'
-      ? sql.fragment`sum(extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
-      : sql.fragment`0::float8`;
-  const order = variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`;
-  // Counting alert × service rows of a column other than service needs no unnest: each alert
-  // gives as many rows as it has services (none when it has none).
-  const counted =
-    variant === 'count' && groupBy.field.name !== 'service'
-      ? sql.fragment`SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key,
-          sum(cardinality(a.service)) AS count, 0::float8 AS life
-        FROM alerts a
-        WHERE ${whereOf(s)} AND cardinality(a.service) > 0`
-      : sql.fragment`SELECT ${grp} IS NULL AS isnull, COALESCE(${grp}, '') AS key, count(*) AS count, ${life} AS life
-        FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
-        WHERE ${whereOf(s)}`;
-  const rows = await db.any(sql.type(TopRowSchema)`/* ad hoc */
-    WITH t AS (
-      ${counted}
-      GROUP BY 1, 2
-    ), top AS (
-      SELECT * FROM t ORDER BY ${order}, t.key LIMIT ${n}
-    )
-    SELECT CASE WHEN t.isnull THEN NULL ELSE t.key END AS grp, t.count,
-      array_agg(DISTINCT a.environment ORDER BY a.environment) AS environments,
-      array_agg(DISTINCT svc ORDER BY svc) AS services,
-      array_agg(DISTINCT ARRAY[a.id, a.resource, a.duplicate_count::text]) AS alerts
-    FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS svc ${history}
-      JOIN top t ON t.isnull = (${grp} IS NULL) AND t.key = COALESCE(${grp}, '')
-    WHERE ${whereOf(s)}
-    GROUP BY t.isnull, t.key, t.count, t.life
-    ORDER BY ${order}, t.key`);
-  return rows.map((r) => {
-    const alerts = [...r.alerts].sort((x, y) => x[1].localeCompare(y[1]) || x[0].localeCompare(y[0]));
-    return {
-      grp: r.grp,
-      count: r.count,
-      duplicateCount: alerts.reduce((sum, x) => sum + Number(x[2]), 0),
-      environments: r.environments,
-      services: r.services,
-      resources: alerts.map(([id, resource]) => ({ id, resource })),
-    };
-  });
 }
 
 /** The caller's customer restriction alone: what "every known" environment or service ranges over. */

@@ -12,6 +12,7 @@ import type {
 import * as list from '../db/alert-list.ts';
 import * as query from '../db/alert-query.ts';
 import * as tally from '../db/alert-tally.ts';
+import * as top from '../db/top-n.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
 import { presentAlert } from '../present.ts';
@@ -219,7 +220,7 @@ const GROUP_BY = [
 /** GET /alerts/top10/:variant and /alerts/topn/:variant (`fixedSize` 10 on top10). */
 export async function topAlerts(
   deps: Deps,
-  variant: query.TopVariant,
+  variant: top.TopVariant,
   search: URLSearchParams,
   caller: Caller,
   fixedSize: number | null,
@@ -231,7 +232,7 @@ export async function topAlerts(
   if (!ref)
     throw badRequest(`Grouping by '${groupBy}' field not supported.`, [`group-by: ${GROUP_BY.join(', ')}`]);
   const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
-  const rows = await query.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
+  const rows = await top.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
   return rows.map((r) => ({
     count: r.count,
     duplicateCount: r.duplicateCount,

@@ -1,0 +1,152 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { FieldRef } from '../domain/query/fields.ts';
+import { column, TRUE, whereOf, type Selection } from './alert-query.ts';
+import { finiteTime } from './pool.ts';
+
+export type TopVariant = 'count' | 'flapping' | 'standing';
+
+const TopRowSchema = z.object({
+  grp: z.string().nullable(),
+  count: z.number(),
+  environments: z.array(z.string()),
+  services: z.array(z.string()),
+  /** The group's alerts, each once: ids and resources in the same order, and their duplicate counts' sum. */
+  ids: z.array(z.string()),
+  resources: z.array(z.string()),
+  duplicates: z.number(),
+});
+
+export interface TopRow {
+  grp: string | null;
+  count: number;
+  duplicateCount: number;
+  environments: string[];
+  services: string[];
+  resources: { id: string; resource: string }[];
+}
+
+/**
+ * Group-by columns that are never NULL (0001_init.sql): their top groups are joined on plain
+ * equality, which an index on the column can serve (event's). NULL-able columns (value, customer)
+ * are joined null-safely.
+ */
+const NOT_NULL = new Set([
+  'resource',
+  'event',
+  'environment',
+  'severity',
+  'status',
+  'group',
+  'origin',
+  'type',
+]);
+
+/**
+ * Top-N groups (api.md §5): rows are alert × service pairs (× real severity changes for flapping, ×
+ * severity history entries for standing, the creation entry typed `new` since issue #17 counting as
+ * one), grouped by `groupBy` (a text column, or `service`). The top groups are found first on
+ * counts alone; only their rows are then collected for the lists. Ties rank by group value (NULL as
+ * the empty text, just after it). Grouping by the column itself (not an expression of it) lets the
+ * `(event)` index serve both passes without reading the table (docs/benchmarks.md, 2026-11-27).
+ */
+export async function topN(
+  db: CommonQueryMethods,
+  s: Selection,
+  variant: TopVariant,
+  groupBy: FieldRef,
+  n: number,
+): Promise<TopRow[]> {
+  const byService = groupBy.field.name === 'service';
+  const grp = byService ? sql.fragment`u.svc` : sql.fragment`(${column(groupBy)})::text`;
+  // Flapping counts real severity changes: `severity` entries that changed the severity of the
+  // `new` or `severity` entry before them (other entries are skipped). The first entry of an alert
+  // (type `severity` or `new`) has none before it.
+  const flaps = sql.fragment`SELECT f.seq FROM (
+      SELECT h.seq, h.type, h.severity, lag(h.severity) OVER (ORDER BY h.seq) AS before
+      FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
+    ) f
+    WHERE f.type = 'severity' AND f.before IS NOT NULL AND f.severity IS DISTINCT FROM f.before`;
+  const entries = sql.fragment`SELECT h.seq FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')`;
+  // The counted rows (pass 1), and whether an alert has any (pass 2: its lists need each alert
+  // once, not once per entry).
+  const history =
+    variant === 'count'
+      ? sql.fragment``
+      : sql.fragment`JOIN LATERAL (${variant === 'flapping' ? flaps : entries}) h ON true`;
+  const hasHistory =
+    variant === 'count' ? TRUE : sql.fragment`EXISTS (${variant === 'flapping' ? flaps : entries})`;
+  const life =
+    variant === 'standing'
+      ? sql.fragment`sum(extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
+      : sql.fragment`0::float8`;
+  const order = sql.fragment`${variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`},
+    COALESCE(t.grp, ''), t.grp IS NULL`;
+  // Counting alert × service rows of a column other than service needs no unnest: each alert
+  // gives as many rows as it has services (none when it has none).
+  const counted =
+    variant === 'count' && !byService
+      ? sql.fragment`SELECT ${grp} AS grp, sum(cardinality(a.service)) AS count, 0::float8 AS life
+        FROM alerts a
+        WHERE ${whereOf(s)} AND cardinality(a.service) > 0`
+      : sql.fragment`SELECT ${grp} AS grp, count(*) AS count, ${life} AS life
+        FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS u(svc) ${history}
+        WHERE ${whereOf(s)}`;
+  const joined =
+    byService || NOT_NULL.has(groupBy.field.name)
+      ? sql.fragment`${grp} = t.grp`
+      : sql.fragment`COALESCE(${grp}, '') = COALESCE(t.grp, '') AND (${grp} IS NULL) = (t.grp IS NULL)`;
+  // Only the top groups' rows, stated on the alert itself where an index can find them: the
+  // event index, or the service GIN index. Other columns have none, and the extra test only made
+  // the planner scan every alert in parallel (slower here than the hash join alone).
+  const only = byService
+    ? sql.fragment`a.service && ARRAY(SELECT t.grp FROM top t)`
+    : groupBy.field.name === 'event'
+      ? sql.fragment`${grp} = ANY(ARRAY(SELECT t.grp FROM top t))`
+      : TRUE;
+  // Each alert once per group: its row of its first service (grouped by service, of the first
+  // occurrence of that service in its list).
+  const first = byService ? sql.fragment`array_position(a.service, u.svc) = u.n` : sql.fragment`u.n = 1`;
+  const statement = sql.type(TopRowSchema)`/* ad hoc */
+    WITH t AS (
+      ${counted}
+      GROUP BY 1
+    ), top AS (
+      SELECT * FROM t ORDER BY ${order} LIMIT ${n}
+    )
+    SELECT t.grp, t.count,
+      array_agg(DISTINCT a.environment ORDER BY a.environment) AS environments,
+      array_agg(DISTINCT u.svc ORDER BY u.svc) AS services,
+      array_agg(a.id) FILTER (WHERE ${first}) AS ids,
+      array_agg(a.resource) FILTER (WHERE ${first}) AS resources,
+      COALESCE(sum(a.duplicate_count) FILTER (WHERE ${first}), 0) AS duplicates
+    FROM alerts a CROSS JOIN LATERAL unnest(a.service) WITH ORDINALITY AS u(svc, n)
+      JOIN top t ON ${joined}
+    WHERE ${whereOf(s)} AND ${only} AND ${hasHistory}
+    GROUP BY t.grp, t.count, t.life
+    ORDER BY ${order}`;
+  // Reading the whole event index costs the planner random_page_cost per page, so it prefers the
+  // table, which is three times larger and measured 2–3× slower to read; the data is in memory,
+  // where an index page costs about what a table page does.
+  const rows =
+    groupBy.field.name === 'event'
+      ? await db.transaction(async (tx) => {
+          await tx.query(sql.unsafe`SET LOCAL random_page_cost = 1.1`);
+          return tx.any(statement);
+        })
+      : await db.any(statement);
+  const collator = new Intl.Collator();
+  return rows.map((r) => {
+    const alerts = r.ids.map((id, i) => ({ id, resource: r.resources[i]! }));
+    // The same order as localeCompare (one collator rather than one lookup per comparison).
+    alerts.sort((x, y) => collator.compare(x.resource, y.resource) || collator.compare(x.id, y.id));
+    return {
+      grp: r.grp,
+      count: r.count,
+      duplicateCount: r.duplicates,
+      environments: r.environments,
+      services: r.services,
+      resources: alerts,
+    };
+  });
+}
