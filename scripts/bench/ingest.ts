@@ -15,6 +15,8 @@
  *   --rules N: N notification rules (issue #22): N - 1 that match none of the benchmark's alerts
  *   and, last, one that matches every one of them, for a webhook receiver served by this process
  *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
+ *   --rules-miss: with --rules N, the last rule matches none of them either (environment
+ *   `Nowhere`): every receipt is matched against N rules and nothing is notified.
  *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd.
  *   --settle S: after each scenario, wait S seconds and then until the forward and notification
  *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
@@ -214,7 +216,7 @@ if (rules > 0) {
   }
   await post('/notifications/rules', {
     name: 'every-production-alert',
-    environment: 'Prod.*',
+    environment: process.argv.includes('--rules-miss') ? 'Nowhere' : 'Prod.*',
     service: 'net.*',
     receivers: ['bench'],
     groupWait: 10,
