@@ -164,7 +164,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.data.behind.delete(view);
     view.sockets.delete(socket);
     void socket.leave(`view:${view.id}`);
-    if (view.sockets.size === 0) views.delete(viewKey(view));
+    if (view.sockets.size > 0) return;
+    // (A view left by its last socket while another was still subscribing may already be replaced.)
+    if (views.get(viewKey(view)) === view) views.delete(viewKey(view));
+    view.close();
   }
 
   const viewKey = (view: Pick<View, 'query' | 'customers' | 'groupBy' | 'groupLimit'>) =>
@@ -208,7 +211,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         created.removed.clear();
         created.countsChanged = false;
       })();
-      created.ready.catch(() => views.delete(key));
+      created.ready.catch(() => {
+        views.delete(key);
+        created.close();
+      });
       view = created;
     }
     await view.ready;
@@ -440,6 +446,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       // to this instance once it is back or to another one behind the same address.
       io.engine.close();
       io.removeAllListeners();
+      for (const view of views.values()) view.close();
+      views.clear();
     },
   };
 }
