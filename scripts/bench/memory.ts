@@ -66,7 +66,7 @@ const db = await createTestDatabase('bench_memory');
 const env: Record<string, string> = { DATABASE_URL: db.url, LOG_LEVEL: 'error' };
 // e.g. BENCH_SERVER_NODE_OPTIONS='--heapsnapshot-signal=SIGUSR2' to look inside the server.
 if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
-// V8 flags NODE_OPTIONS refuses, after npm start's, e.g. BENCH_SERVER_FLAGS='--max-semi-space-size=8'.
+// V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--optimize-for-size'.
 const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 let server: ServerProcess | undefined;
 const workers: Worker[] = [];
