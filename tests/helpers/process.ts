@@ -13,7 +13,7 @@ export interface ServerProcess {
 
 const root = new URL('../../', import.meta.url).pathname;
 /** The V8 flag `npm start` and the container give the server (docs/operations.md, "Memory"). */
-export const SEMI_SPACE = '--max-semi-space-size=16';
+export const SEMI_SPACE = '--max-semi-space-size=8';
 
 /**
  * Runs `node server/main.ts` as `npm start` would, and waits for its start-up line. `flags`: V8 flags
