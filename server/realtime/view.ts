@@ -75,14 +75,16 @@ const sameGroups = (a: readonly string[], b: readonly string[]) =>
  */
 class States {
   private readonly pairs: { severity: string; status: string }[] = [];
-  private readonly codes = new Map<string, number>();
+  /** Severity → status → code (nested: any text may be a severity or a status). */
+  private readonly codes = new Map<string, Map<string, number>>();
   codeOf(severity: string, status: string): number {
-    const key = `${severity}\n${status}`;
-    let code = this.codes.get(key);
+    let bySeverity = this.codes.get(severity);
+    if (!bySeverity) this.codes.set(severity, (bySeverity = new Map()));
+    let code = bySeverity.get(status);
     if (code === undefined) {
       this.pairs.push({ severity, status });
       code = this.pairs.length;
-      this.codes.set(key, code);
+      bySeverity.set(status, code);
     }
     return code;
   }

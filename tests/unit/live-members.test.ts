@@ -97,4 +97,19 @@ test('views share the numbers of the alerts they hold and give them back when th
   assert.not.ok(two.has('x2'));
 });
 
+test('states whose names contain the separator of another pair stay apart', () => {
+  const view = newView();
+  let seq = 0;
+  const change = (a: LiveAlert) => ({
+    gseq: ++seq,
+    time: 0,
+    event: { type: 'alert.updated' as const, alert: a },
+  });
+  view.apply(change(alert('s1', 'a\nb', 'c')));
+  view.apply(change(alert('s2', 'a', 'b\nc')));
+  assert.equal(view.member('s1'), { severity: 'a\nb', status: 'c', groups: [] });
+  assert.equal(view.member('s2'), { severity: 'a', status: 'b\nc', groups: [] });
+  view.close();
+});
+
 test.run();
