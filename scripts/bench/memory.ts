@@ -10,7 +10,9 @@
  *      subscribed and a 10 s settle (warm-up), and after `--traffic` seconds of `--rate` POST /alert a
  *      second (updates of seeded Production and Development alerts, their severities changing so that
  *      alerts move between views),
- *      then again after 10 s of quiet.
+ *      then again after 10 s and 30 s of quiet.
+ *   Each stage also gives the server's CPU time so far (user + system, /proc/<pid>/stat): what a
+ *   memory setting costs in garbage collection shows there.
  * Usage: node scripts/bench/memory.ts [--alerts 100000] [--sockets 500] [--rate 100] [--traffic 60]
  * Target: RSS ≤ 250 MB after traffic.
  */
@@ -47,17 +49,25 @@ const VIEWS: [number, ViewSpec][] = [
   [0.05, { name: 'q=severity:critical', query: 'q=severity%3Acritical' }],
 ];
 
+/** USER_HZ: 100 on Linux everywhere this runs (getconf CLK_TCK). */
+const TICKS_PER_SECOND = 100;
 const mb = (kb: number) => Math.round(kb / 102.4) / 10;
 function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMB: mb(kb('VmRSS')), peakMB: mb(kb('VmHWM')) };
+  // utime and stime (fields 14 and 15 of /proc/<pid>/stat, after the parenthesised name), in ticks.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return { rssMB: mb(kb('VmRSS')), peakMB: mb(kb('VmHWM')), cpuSeconds };
 }
 
 const db = await createTestDatabase('bench_memory');
 const env: Record<string, string> = { DATABASE_URL: db.url, LOG_LEVEL: 'error' };
 // e.g. BENCH_SERVER_NODE_OPTIONS='--heapsnapshot-signal=SIGUSR2' to look inside the server.
 if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
+// V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--optimize-for-size'.
+const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 let server: ServerProcess | undefined;
 const workers: Worker[] = [];
 try {
@@ -67,7 +77,7 @@ try {
   // Received in the last 20 minutes, so housekeeping neither expires nor deletes any during the run.
   await seedAlerts(db.url, alerts, 1200);
   console.error(`seeded ${alerts} alerts in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  server = await startServerProcess(env);
+  server = await startServerProcess(env, 60_000, flags);
   const pid = server.child.pid!;
   const origin = new URL(server.url).origin;
   await sleep(2000);
@@ -187,14 +197,20 @@ try {
   });
   await sleep(10_000);
   record('then 10 s quiet');
+  // V8's memory reducer shrinks the heap some seconds after allocation slows down.
+  await sleep(20_000);
+  record('then 30 s quiet');
 
   console.log(JSON.stringify({ alerts, sockets: socketCount, rate, traffic, rows }));
   console.log(
     `\n${alerts} alerts, ${socketCount} sockets (${VIEWS.length} distinct views), ${rate} POST/s for ${traffic} s\n`,
   );
-  console.log('| stage | RSS MB | peak RSS MB |');
-  console.log('| --- | --- | --- |');
-  for (const r of rows) console.log(`| ${String(r.stage)} | ${String(r.rssMB)} | ${String(r.peakMB)} |`);
+  console.log('| stage | RSS MB | peak RSS MB | server CPU s |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows)
+    console.log(
+      `| ${String(r.stage)} | ${String(r.rssMB)} | ${String(r.peakMB)} | ${String(r.cpuSeconds)} |`,
+    );
 } finally {
   await Promise.all(
     workers.map(

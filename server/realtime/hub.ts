@@ -31,6 +31,8 @@ const TICK_MS = 5000;
  * arrived in that turn); changes that follow within FLUSH_MS of a flush wait for the next one.
  */
 const FLUSH_MS = 10;
+/** How long a snapshot page stays shared by later subscribers at the same position. */
+const PAGE_REUSE_MS = 2000;
 /** Groups a grouped view's counts carry unless the subscription asks for another number. */
 const GROUP_LIMIT = 100;
 
@@ -68,8 +70,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   let epoch = '';
   let lastSeq = 0;
   const views = new Map<string, View>();
-  /** Snapshot pages being read, by view, position and base URL (see subscribe). */
-  const pageReads = new Map<string, ReturnType<typeof listViewPage>>();
+  /** The latest snapshot page read of each view and base URL, and the position it reflects (see subscribe). */
+  const pageReads = new Map<string, { from: number; read: ReturnType<typeof listViewPage> }>();
   /** Cancels the flush that is due, if one is. */
   let cancelFlush: (() => void) | null = null;
   let lastFlush = 0;
@@ -164,7 +166,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.data.behind.delete(view);
     view.sockets.delete(socket);
     void socket.leave(`view:${view.id}`);
-    if (view.sockets.size === 0) views.delete(viewKey(view));
+    if (view.sockets.size > 0) return;
+    // (A view left by its last socket while another was still subscribing may already be replaced.)
+    if (views.get(viewKey(view)) === view) views.delete(viewKey(view));
+    view.close();
   }
 
   const viewKey = (view: Pick<View, 'query' | 'customers' | 'groupBy' | 'groupLimit'>) =>
@@ -208,7 +213,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         created.removed.clear();
         created.countsChanged = false;
       })();
-      created.ready.catch(() => views.delete(key));
+      created.ready.catch(() => {
+        views.delete(key);
+        created.close();
+      });
       view = created;
     }
     await view.ready;
@@ -274,15 +282,22 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     }
     const from = view.seq;
     // Sockets subscribing to one view at one position (a wall of screens reconnecting together)
-    // share one read of the page.
-    const readKey = JSON.stringify([viewKey(view), from, caller.baseUrl]);
-    let read = pageReads.get(readKey);
-    if (!read) {
-      read = listViewPage(deps, new URLSearchParams(query), caller, view.counts.total);
-      pageReads.set(readKey, read);
-      const forget = () => pageReads.delete(readKey);
-      read.then(forget, forget);
+    // share one read of the page, for PAGE_REUSE_MS after it is read or until the view changes: a
+    // page is 1,000 alerts, and reading and presenting it for each socket of a storm of subscriptions
+    // made most of the garbage that set the heap's size (docs/benchmarks.md, "Memory").
+    const readKey = JSON.stringify([viewKey(view), caller.baseUrl]);
+    let entry = pageReads.get(readKey);
+    if (!entry || entry.from !== from) {
+      const fresh = {
+        from,
+        read: listViewPage(deps, new URLSearchParams(query), caller, view.counts.total),
+      };
+      pageReads.set(readKey, fresh);
+      const forget = () => pageReads.get(readKey) === fresh && pageReads.delete(readKey);
+      fresh.read.then(() => setTimeout(forget, PAGE_REUSE_MS).unref(), forget);
+      entry = fresh;
     }
+    const read = entry.read;
     const list = await read;
     // Changes made while the page was read are sent right after it; then the socket follows the view.
     const answer: SubscribeAnswer = {
@@ -440,6 +455,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       // to this instance once it is back or to another one behind the same address.
       io.engine.close();
       io.removeAllListeners();
+      for (const view of views.values()) view.close();
+      views.clear();
     },
   };
 }

@@ -11,6 +11,7 @@ import type {
 import type { Auth } from '../auth/types.ts';
 import type { Caller } from '../domain/caller.ts';
 import type { Matcher } from './matcher.ts';
+import { AlertNumbers, Membership } from './members.ts';
 
 // A view's membership and counts, kept from the bus's changes by the hub (hub.ts, docs/live.md).
 
@@ -67,26 +68,33 @@ const sameGroups = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((g, i) => g === b[i]);
 
 /**
- * Severities and statuses seen, numbered once for the whole process (a handful each: the alarm
- * model's): a view keeps each member as one small integer, severity × 65,536 + status, instead of
- * an object, which matters with 100,000 alerts in several views (docs/benchmarks.md, "Memory").
+ * The (severity, status) pairs seen, numbered once for the whole process (a handful: the alarm
+ * model's): a view keeps each member as one small integer, the pair's number + 1 (0 is "not a
+ * member"), in a Membership by alert number, instead of an object under an id string, which matters
+ * with 100,000 alerts in several views (docs/benchmarks.md, "Memory").
  */
-class Numbering {
-  readonly names: string[] = [];
-  private readonly numbers = new Map<string, number>();
-  of(name: string): number {
-    let n = this.numbers.get(name);
-    if (n === undefined) {
-      n = this.names.length;
-      this.names.push(name);
-      this.numbers.set(name, n);
+class States {
+  private readonly pairs: { severity: string; status: string }[] = [];
+  /** Severity → status → code (nested: any text may be a severity or a status). */
+  private readonly codes = new Map<string, Map<string, number>>();
+  codeOf(severity: string, status: string): number {
+    let bySeverity = this.codes.get(severity);
+    if (!bySeverity) this.codes.set(severity, (bySeverity = new Map()));
+    let code = bySeverity.get(status);
+    if (code === undefined) {
+      this.pairs.push({ severity, status });
+      code = this.pairs.length;
+      bySeverity.set(status, code);
     }
-    return n;
+    return code;
+  }
+  of(code: number): { severity: string; status: string } {
+    return this.pairs[code - 1]!;
   }
 }
-const severities = new Numbering();
-const statuses = new Numbering();
-const STATUSES = 65_536;
+const states = new States();
+/** Every alert some view holds, numbered once for all views. */
+export const alertNumbers = new AlertNumbers();
 const NO_GROUPS: readonly string[] = Object.freeze([]);
 
 /** One selection of alerts shared by every socket that asked for it (same query, same customers). */
@@ -97,9 +105,9 @@ export class View {
   readonly matcher: Matcher;
   readonly groupBy: GroupField | null;
   readonly groupLimit: number;
-  /** Member id → severity × 65,536 + status (Numbering); the groups of a grouped view apart. */
-  private readonly members = new Map<string, number>();
-  private readonly memberGroups = new Map<string, readonly string[]>();
+  /** Member (alert number, AlertNumbers) → state code (States); the groups of a grouped view apart. */
+  private readonly members = new Membership();
+  private readonly memberGroups = new Map<number, readonly string[]>();
   readonly counts: Tally = { total: 0, severityCounts: {}, statusCounts: {} };
   /** Per group-by value (grouped views only). */
   readonly groupCounts = new Map<string, Tally>();
@@ -143,18 +151,22 @@ export class View {
   }
 
   has(id: string): boolean {
-    return this.members.has(id);
+    const n = alertNumbers.numberOf(id);
+    return n !== undefined && this.members.get(n) !== 0;
+  }
+
+  /** How many alerts the view holds. */
+  get size(): number {
+    return this.members.size;
   }
 
   /** The member's severity, status and groups (undefined when the alert is not in the view). */
   member(id: string): Member | undefined {
-    const code = this.members.get(id);
-    if (code === undefined) return undefined;
-    return {
-      severity: severities.names[Math.floor(code / STATUSES)]!,
-      status: statuses.names[code % STATUSES]!,
-      groups: this.memberGroups.get(id) ?? NO_GROUPS,
-    };
+    const n = alertNumbers.numberOf(id);
+    if (n === undefined) return undefined;
+    const code = this.members.get(n);
+    if (code === 0) return undefined;
+    return { ...states.of(code), groups: this.memberGroups.get(n) ?? NO_GROUPS };
   }
 
   add(id: string, m: Member) {
@@ -162,18 +174,30 @@ export class View {
     if (old && old.severity === m.severity && old.status === m.status && sameGroups(old.groups, m.groups))
       return;
     if (old) this.count(old, -1);
-    this.members.set(id, severities.of(m.severity) * STATUSES + statuses.of(m.status));
-    if (m.groups.length) this.memberGroups.set(id, m.groups);
-    else this.memberGroups.delete(id);
+    const n = old ? alertNumbers.numberOf(id)! : alertNumbers.hold(id);
+    this.members.set(n, states.codeOf(m.severity, m.status), alertNumbers.range);
+    if (m.groups.length) this.memberGroups.set(n, m.groups);
+    else this.memberGroups.delete(n);
     this.count(m, 1);
   }
 
   remove(id: string) {
     const old = this.member(id);
     if (!old) return;
-    this.members.delete(id);
-    this.memberGroups.delete(id);
+    const n = alertNumbers.numberOf(id)!;
+    this.members.delete(n);
+    this.memberGroups.delete(n);
+    alertNumbers.release(n);
     this.count(old, -1);
+  }
+
+  /** The view is no longer used: its alerts' numbers are let go (see AlertNumbers). */
+  close() {
+    for (const n of [...this.members.numbers()]) {
+      this.members.delete(n);
+      alertNumbers.release(n);
+    }
+    this.memberGroups.clear();
   }
 
   /**

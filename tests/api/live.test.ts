@@ -265,6 +265,36 @@ multi('an alert posted to instance A reaches a socket subscribed on instance B w
   assert.is(view.counts.total, 1);
 });
 
+multi(
+  'subscribers at one position share one page read for 2 s; later ones and those after a change read again',
+  async (ctx) => {
+    const group = unique('reuse');
+    const x = await createAlert(ctx.apiA, { resource: 'reuse-x', event: 'down', group, severity: 'major' });
+    const y = await createAlert(ctx.apiA, { resource: 'reuse-y', event: 'down', group, severity: 'minor' });
+    const first = await connect(ctx, ctx.originB);
+    const view = await first.view(`group=${group}`);
+    await converges(view, ctx.apiA);
+    const snapshot = async (client: LiveClient) => {
+      const answer = await client.subscribe(`group=${group}`);
+      assert.ok(answer.status === 'ok' && answer.mode === 'snapshot', JSON.stringify(answer));
+      return { position: answer.position, ids: answer.alerts.map((a) => a.id).sort() };
+    };
+    // Gone from the database without a change on the bus: only a new read of the page can tell.
+    await queryDb(ctx.db.url, 'DELETE FROM alerts WHERE id = $1', [y.id]);
+    const second = await snapshot(await connect(ctx, ctx.originB));
+    assert.equal(second.position, view.position());
+    assert.equal(second.ids, [x.id, y.id].sort(), 'the page read for the first subscriber');
+    await sleep(2500);
+    const third = await snapshot(await connect(ctx, ctx.originB));
+    assert.equal(third.ids, [x.id], 'read again once 2 s have passed');
+    // A change moves the view on: the next subscriber reads the page again at once.
+    const z = await createAlert(ctx.apiA, { resource: 'reuse-z', event: 'down', group, severity: 'major' });
+    await first.waitFor(updatedWith(z.id, view), 5000, 'alert.updated');
+    const fourth = await snapshot(await connect(ctx, ctx.originB));
+    assert.equal(fourth.ids, [x.id, z.id].sort());
+  },
+);
+
 multi('both instances share one epoch; positions agree across them', async (ctx) => {
   const group = unique('epoch');
   const onA = await connect(ctx, ctx.originA);

@@ -1,0 +1,127 @@
+// How live views hold their members compactly (docs/benchmarks.md, "Memory"): with 100,000 alerts
+// in several views, a Map from id string to member per view cost about 100 bytes a member.
+
+/**
+ * The alert ids that some live view holds, numbered once for the whole process: every view refers
+ * to an alert by its number, so each id string is kept once however many views hold it. A number
+ * is taken back (and reused) when the last view lets go of its alert.
+ */
+export class AlertNumbers {
+  private readonly numbers = new Map<string, number>();
+  /** Number → id (undefined when free). */
+  private readonly ids: (string | undefined)[] = [];
+  /** Number → how many views hold it. */
+  private refs = new Uint32Array(1024);
+  private readonly free: number[] = [];
+
+  /** The number of an id some view holds, if one does. */
+  numberOf(id: string): number | undefined {
+    return this.numbers.get(id);
+  }
+
+  /** How many ids are numbered now. */
+  get size(): number {
+    return this.numbers.size;
+  }
+
+  /** One more than the highest number given out so far (free numbers included). */
+  get range(): number {
+    return this.ids.length;
+  }
+
+  /** One more view holds this alert: its number (a new one for an id no view held). */
+  hold(id: string): number {
+    let n = this.numbers.get(id);
+    if (n === undefined) {
+      n = this.free.pop() ?? this.ids.length;
+      if (n === this.ids.length) this.ids.push(id);
+      else this.ids[n] = id;
+      this.numbers.set(id, n);
+      if (n >= this.refs.length) {
+        const grown = new Uint32Array(this.refs.length * 2);
+        grown.set(this.refs);
+        this.refs = grown;
+      }
+    }
+    this.refs[n]! += 1;
+    return n;
+  }
+
+  /** A view let go of this alert; the last one to do so frees its number. */
+  release(n: number): void {
+    const id = this.ids[n];
+    if (id === undefined || this.refs[n] === 0) throw new Error(`alert number ${n} is not held`);
+    this.refs[n]! -= 1;
+    if (this.refs[n] !== 0) return;
+    this.numbers.delete(id);
+    this.ids[n] = undefined;
+    this.free.push(n);
+  }
+}
+
+/**
+ * One view's members: alert number → a non-zero code. A Map while the view holds few of the
+ * numbered alerts; once it holds more than one in DENSE_SHARE of them, an array indexed by number
+ * (4 bytes a number instead of about 40 bytes a member).
+ */
+export class Membership {
+  private sparse: Map<number, number> | null = new Map();
+  private dense: Uint32Array | null = null;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The member's code, 0 when the alert is not a member. */
+  get(n: number): number {
+    if (this.sparse) return this.sparse.get(n) ?? 0;
+    return n < this.dense!.length ? this.dense![n]! : 0;
+  }
+
+  /** Sets a member's code (not 0); `range` is how many numbers exist (AlertNumbers' highest + 1). */
+  set(n: number, code: number, range: number): void {
+    if (code === 0) throw new Error('a member code is never 0');
+    if (this.get(n) === 0) this.count += 1;
+    if (this.sparse) {
+      this.sparse.set(n, code);
+      if (this.count * DENSE_SHARE > range) this.toDense(Math.max(range, n + 1));
+      return;
+    }
+    if (n >= this.dense!.length) {
+      const grown = new Uint32Array(Math.max(n + 1, this.dense!.length * 2));
+      grown.set(this.dense!);
+      this.dense = grown;
+    }
+    this.dense![n] = code;
+  }
+
+  /** Removes a member; false when it was not one. */
+  delete(n: number): boolean {
+    if (this.get(n) === 0) return false;
+    this.count -= 1;
+    if (this.sparse) this.sparse.delete(n);
+    else this.dense![n] = 0;
+    return true;
+  }
+
+  /** Every member's number. */
+  *numbers(): Generator<number> {
+    if (this.sparse) {
+      yield* this.sparse.keys();
+      return;
+    }
+    const dense = this.dense!;
+    for (let n = 0; n < dense.length; n++) if (dense[n] !== 0) yield n;
+  }
+
+  private toDense(length: number) {
+    const dense = new Uint32Array(length);
+    for (const [n, code] of this.sparse!) dense[n] = code;
+    this.dense = dense;
+    this.sparse = null;
+  }
+}
+
+/** A view switches to an array once it holds more than 1 in DENSE_SHARE of the numbered alerts. */
+const DENSE_SHARE = 10;

@@ -1,0 +1,115 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AlertNumbers, Membership } from '../../server/realtime/members.ts';
+import { alertNumbers, View } from '../../server/realtime/view.ts';
+import type { LiveAlert } from '../../shared/alerts.ts';
+
+test('an id keeps one number while any view holds it; the number is reused once freed', () => {
+  const numbers = new AlertNumbers();
+  const a = numbers.hold('a');
+  const b = numbers.hold('b');
+  assert.not.equal(a, b);
+  assert.is(numbers.hold('a'), a);
+  numbers.release(a);
+  assert.is(numbers.numberOf('a'), a, 'still held by one');
+  numbers.release(a);
+  assert.is(numbers.numberOf('a'), undefined);
+  assert.is(numbers.hold('c'), a, 'the freed number');
+  assert.is(numbers.size, 2);
+  assert.is(numbers.range, 2);
+  assert.throws(() => numbers.release(99), /not held/);
+});
+
+test('AlertNumbers grows past its first array', () => {
+  const numbers = new AlertNumbers();
+  for (let i = 0; i < 5000; i++) assert.is(numbers.hold(`id${i}`), i);
+  for (let i = 0; i < 5000; i++) numbers.hold(`id${i}`);
+  for (let i = 0; i < 5000; i++) numbers.release(i);
+  assert.is(numbers.size, 5000);
+  for (let i = 0; i < 5000; i++) numbers.release(i);
+  assert.is(numbers.size, 0);
+});
+
+test('a membership answers the same before and after it turns into an array', () => {
+  const m = new Membership();
+  const model = new Map<number, number>();
+  const range = 1000;
+  // A few members first (a Map), then most of the range (an array), then removals.
+  for (let n = 0; n < range; n += 3) {
+    m.set(n, (n % 7) + 1, range);
+    model.set(n, (n % 7) + 1);
+  }
+  for (let n = 0; n < range; n += 2) {
+    assert.ok(m.delete(n) === model.delete(n));
+  }
+  m.set(range + 5, 9, range + 6); // beyond the array's length
+  model.set(range + 5, 9);
+  assert.is(m.size, model.size);
+  for (let n = 0; n < range + 10; n++) assert.is(m.get(n), model.get(n) ?? 0, `member ${n}`);
+  assert.equal(
+    [...m.numbers()].sort((a, b) => a - b),
+    [...model.keys()].sort((a, b) => a - b),
+  );
+  assert.not.ok(m.delete(range + 6));
+  assert.throws(() => m.set(1, 0, range), /never 0/);
+});
+
+const alert = (id: string, severity: string, status = 'open', event = 'e'): LiveAlert =>
+  ({
+    id,
+    severity,
+    status,
+    event,
+    environment: 'Production',
+    service: [],
+    customer: null,
+  }) as unknown as LiveAlert;
+
+const newView = (by: 'event' | null = null) =>
+  new View('v', '', null, (a) => a.severity !== 'normal', { by, limit: 100 });
+
+test('views share the numbers of the alerts they hold and give them back when they close', () => {
+  const before = alertNumbers.size;
+  const one = newView();
+  const two = newView('event');
+  let seq = 0;
+  const change = (a: LiveAlert) => ({
+    gseq: ++seq,
+    time: 0,
+    event: { type: 'alert.updated' as const, alert: a },
+  });
+  for (const v of [one, two]) {
+    v.apply(change(alert('x1', 'major')));
+    v.apply(change(alert('x2', 'minor', 'ack', 'disk')));
+  }
+  assert.is(alertNumbers.size, before + 2);
+  assert.equal(two.member('x2'), { severity: 'minor', status: 'ack', groups: ['disk'] });
+  assert.equal(one.member('x2'), { severity: 'minor', status: 'ack', groups: [] });
+  one.apply(change(alert('x1', 'normal'))); // leaves one, still in two
+  assert.not.ok(one.has('x1'));
+  assert.ok(two.has('x1'));
+  assert.is(one.size, 1);
+  assert.equal(one.counts, { total: 1, severityCounts: { minor: 1 }, statusCounts: { ack: 1 } });
+  one.close();
+  assert.is(alertNumbers.size, before + 2, 'two still holds both');
+  two.close();
+  assert.is(alertNumbers.size, before);
+  assert.not.ok(two.has('x2'));
+});
+
+test('states whose names contain the separator of another pair stay apart', () => {
+  const view = newView();
+  let seq = 0;
+  const change = (a: LiveAlert) => ({
+    gseq: ++seq,
+    time: 0,
+    event: { type: 'alert.updated' as const, alert: a },
+  });
+  view.apply(change(alert('s1', 'a\nb', 'c')));
+  view.apply(change(alert('s2', 'a', 'b\nc')));
+  assert.equal(view.member('s1'), { severity: 'a\nb', status: 'c', groups: [] });
+  assert.equal(view.member('s2'), { severity: 'a', status: 'b\nc', groups: [] });
+  view.close();
+});
+
+test.run();
