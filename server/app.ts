@@ -7,6 +7,7 @@ import { accessLog } from './http/middleware/access-log.ts';
 import { body } from './http/middleware/body.ts';
 import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
+import { jsonOnce } from './http/middleware/json-once.ts';
 import { loopGuard } from './forwarding/loop-guard.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { securityHeaders } from './http/middleware/security-headers.ts';
@@ -44,6 +45,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
   app.use(requestId());
   app.use(securityHeaders(config));
   app.use(accessLog(deps.log, deps.metrics));
+  app.use(jsonOnce());
   app.use(errors(deps.log));
   app.use(async (ctx, next) => {
     if (ctx.originalUrl.length > config.MAX_URL_LENGTH) {

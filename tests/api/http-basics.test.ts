@@ -65,6 +65,32 @@ basics('X-Request-ID is echoed, or generated when absent or unsafe', async ({ ap
   assert.match(unsafe.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
 });
 
+basics(
+  'JSON answers: one serialisation, JSON type, exact Content-Length, also for HEAD and errors',
+  async ({ api, origin }) => {
+    const posted = await api.post('/alert', {
+      resource: 'json-once',
+      event: 'e',
+      environment: 'Production',
+      service: ['web'],
+      text: 'café ✓',
+    });
+    assert.is(posted.status, 201, await posted.clone().text());
+    for (const path of ['/alerts?resource=json-once', '/alerts/count', '/no-such-route']) {
+      const res = await api.get(path);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/, path);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.is(Number(res.headers.get('content-length')), bytes.length, path);
+      const body = JSON.parse(bytes.toString('utf8')) as { status: string; alerts?: { text: string }[] };
+      if (path.startsWith('/alerts?')) assert.is(body.alerts?.[0]?.text, 'café ✓');
+      const head = await fetch(`${origin}/api${path}`, { method: 'HEAD' });
+      assert.is(head.status, res.status, path);
+      // (An error's message names the method, so only the successful answers are the same size.)
+      if (res.ok) assert.is(Number(head.headers.get('content-length')), bytes.length, `HEAD ${path}`);
+    }
+  },
+);
+
 basics('unknown API route → 404 JSON', async ({ api }) => {
   const body = await expectError(await api.get('/no/such/thing'), 404);
   assert.match(body.message, /not found/i);
