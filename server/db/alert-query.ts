@@ -275,7 +275,7 @@ export async function knownEnvironments(
   return rows.map((r) => r.environment);
 }
 
-const EnvCountRowSchema = z.object({
+export const EnvCountRowSchema = z.object({
   environment: z.string(),
   severity: z.string(),
   status: z.string(),
@@ -289,7 +289,7 @@ export function countByEnvironment(db: CommonQueryMethods, s: Selection) {
     WHERE ${whereOf(s)} GROUP BY a.status, a.severity, a.environment`);
 }
 
-const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
+export const ServiceCountRowSchema = EnvCountRowSchema.extend({ service: z.string() });
 
 /**
  * Matches per (environment, service, severity, status); an alert counts once for each of its

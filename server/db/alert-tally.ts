@@ -136,13 +136,8 @@ export async function tallyBySeverityAndStatus(
   return rows.filter((r) => r.n !== 0).map(({ severity, status, n }) => ({ severity, status, n }));
 }
 
-const EnvRowSchema = z.object({
-  environment: z.string(),
-  severity: z.string(),
-  status: z.string(),
-  n: z.number(),
-  scoped: z.number(),
-});
+/** Per (environment, severity, status): matches, and every alert of the caller's (`scoped`). */
+const EnvRowSchema = query.EnvCountRowSchema.extend({ scoped: z.number() });
 
 /**
  * /environments from the tally, or null when the filters need a scan: matches per (environment,
@@ -164,14 +159,6 @@ export async function tallyByEnvironment(db: CommonQueryMethods, s: query.Select
   };
 }
 
-const ServiceRowSchema = z.object({
-  environment: z.string(),
-  service: z.string(),
-  severity: z.string(),
-  status: z.string(),
-  n: z.number(),
-});
-
 /**
  * /services from the tally, or null when the filters need a scan: every (environment, service) pair
  * of the caller's alerts per (severity, status), n 0 where none match (as countByService).
@@ -179,7 +166,7 @@ const ServiceRowSchema = z.object({
 export async function tallyByService(db: CommonQueryMethods, s: query.Selection) {
   const plan = tallyPlan(s.where);
   if (!plan || plan.after) return null;
-  return db.any(sql.type(ServiceRowSchema)`/* ad hoc */
+  return db.any(sql.type(query.ServiceCountRowSchema)`/* ad hoc */
     SELECT g.environment, svc AS service, g.severity, g.status, sum(g.n)::int8 AS n FROM (
       SELECT a.environment, a.service, a.severity, a.status,
         COALESCE(sum(a.n) FILTER (WHERE ${query.conditionSql(plan.keyed)}), 0) AS n, sum(a.n) AS scoped

@@ -203,7 +203,7 @@ export async function alertHistory(
 }
 
 /** Fields top-N reports may group by. */
-const GROUP_BY = [
+export const TOP_GROUP_BY = [
   'resource',
   'event',
   'environment',
@@ -215,7 +215,7 @@ const GROUP_BY = [
   'origin',
   'type',
   'customer',
-];
+] as const;
 
 /** GET /alerts/top10/:variant and /alerts/topn/:variant (`fixedSize` 10 on top10). */
 export async function topAlerts(
@@ -228,9 +228,11 @@ export async function topAlerts(
   const q = alertQueryOf(deps, search);
   const params = paramsOf(search);
   const groupBy = params.get('group-by')?.at(-1) || 'event';
-  const ref = GROUP_BY.includes(groupBy) ? resolveField(groupBy) : undefined;
+  const ref = (TOP_GROUP_BY as readonly string[]).includes(groupBy) ? resolveField(groupBy) : undefined;
   if (!ref)
-    throw badRequest(`Grouping by '${groupBy}' field not supported.`, [`group-by: ${GROUP_BY.join(', ')}`]);
+    throw badRequest(`Grouping by '${groupBy}' field not supported.`, [
+      `group-by: ${TOP_GROUP_BY.join(', ')}`,
+    ]);
   const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
   const rows = await top.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
   return rows.map((r) => ({

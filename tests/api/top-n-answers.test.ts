@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { TOP_GROUP_BY } from '../../server/domain/search.ts';
 
 /**
  * GET /alerts/topn/{count,standing} against answers computed here from the stored rows (api.md §5):
@@ -144,20 +145,6 @@ interface Entry {
   [group: string]: unknown;
 }
 
-const GROUP_BY = [
-  'event',
-  'resource',
-  'environment',
-  'severity',
-  'status',
-  'service',
-  'group',
-  'value',
-  'origin',
-  'type',
-  'customer',
-] as const;
-
 top(
   'count and standing, every group-by, cut inside ties, with filters and a customer restriction',
   async (ctx) => {
@@ -175,7 +162,7 @@ top(
     let compared = 0;
     for (const variant of ['count', 'standing'] as const)
       for (const c of cases)
-        for (const by of GROUP_BY)
+        for (const by of TOP_GROUP_BY)
           for (const n of [1, 3, 5, 100]) {
             const path = `/alerts/topn/${variant}?group-by=${by}&topn=${n}${c.filter ? `&${c.filter}` : ''}`;
             const res = await ctx.api.get(path, as(c.who));
