@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { KeyedBatcher } from '../domain/keyed-batcher.ts';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations, type Destination } from './destinations.ts';
+import { Removals } from './removals.ts';
 import { agentFor, buildRequest, send, type Agent, type Attempt } from './outbound.ts';
 
 /** How often every destination looks for due rows (other instances' events, retries coming due). */
@@ -181,7 +181,7 @@ class DestinationLoop {
   }
 
   /**
-   * Sends an alert's leased rows one after the other, then removes the settled ones in one go. Stops
+   * Sends an alert's leased rows one after the other, then has the settled ones removed. Stops
    * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
    * before a request that could outlast the lease (`leasedUntil`, epoch ms).
    */
@@ -208,7 +208,7 @@ class DestinationLoop {
           owner,
         );
       } finally {
-        await this.forwarder.settle(settled);
+        this.forwarder.settle(settled);
       }
     }
   }
@@ -297,6 +297,9 @@ export class Forwarder {
 
   constructor(deps: Deps, destinations: readonly Destination[]) {
     this.deps = deps;
+    this.removals = new Removals(async (ids) => {
+      for (const destination of await queue.settle(deps.db, ids, this.owner)) this.kick(destination);
+    }, deps.log);
     this.loops = new Map(destinations.map((d) => [d.url, new DestinationLoop(this, d)]));
     let polls = 0;
     this.timer = setInterval(() => {
@@ -316,19 +319,11 @@ export class Forwarder {
     );
   }
 
-  /**
-   * Removes settled rows: while one removal runs, the rows settled meanwhile wait and go together in
-   * the next, so a burst of deliveries costs a statement per round, not one per row. Wakes the loops
-   * of destinations with rows waiting behind the removed ones.
-   */
-  private readonly removals = new KeyedBatcher<readonly number[], void>(async (batches) => {
-    const waiting = await queue.settle(this.deps.db, batches.flat(), this.owner);
-    for (const destination of waiting) this.kick(destination);
-    return batches.map(() => undefined);
-  });
+  /** Settled rows, removed in batches; the loops of destinations with a new head are woken. */
+  private readonly removals: Removals;
 
-  settle(ids: readonly number[]): Promise<void> {
-    return ids.length === 0 ? Promise.resolve() : this.removals.submit('', ids);
+  settle(ids: readonly number[]): void {
+    this.removals.add(ids);
   }
 
   /** Looks for work now: for one destination, or for all. */
@@ -369,6 +364,7 @@ export class Forwarder {
     clearInterval(this.timer);
     this.controller.abort();
     await Promise.all([...this.loops.values()].map((l) => l.stop()));
+    await this.removals.flush();
   }
 }
 
