@@ -1,4 +1,4 @@
-import { Agent as Pool, request, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import { hawkHeader } from '../../shared/hawk.ts';
 import { build } from '../version.ts';
@@ -82,16 +82,41 @@ export function attemptOf(status: number): Attempt {
   return { outcome: 'rejected', status, error: `HTTP ${status}` };
 }
 
-/** Keep-alive connections to one server (or one receiver): an undici agent. */
-export type Agent = Dispatcher;
+let undici: typeof Undici | undefined;
+const client = async () => (undici ??= await import('undici'));
 
 /**
- * A keep-alive agent for one destination, at most `maxSockets` connections; ssl_verify False
- * accepts any certificate. undici rather than node:http: a forwarded event costs the sender a
- * request, and undici's costs about half the CPU (docs/benchmarks.md, 2026-11-27).
+ * Keep-alive connections to the servers one destination (or one receiver) is sent to: an undici
+ * agent, made on first use. undici rather than node:http: a forwarded event costs the sender a
+ * request, and undici's costs about half the CPU (docs/benchmarks.md, 2026-11-27). It is loaded
+ * only when something is first sent: importing it costs an instance about 29 MB of memory, which
+ * one that forwards and notifies nothing should not spend.
  */
-export function agentFor(destination: Destination, maxSockets: number): Pool {
-  return new Pool({
+export class Agent {
+  readonly #options: Undici.Agent.Options;
+  #agent: Undici.Agent | undefined;
+
+  constructor(options: Undici.Agent.Options) {
+    this.#options = options;
+  }
+
+  async dispatcher(): Promise<Undici.Agent> {
+    const { Agent: Connections } = await client();
+    return (this.#agent ??= new Connections(this.#options));
+  }
+
+  async destroy(): Promise<void> {
+    await this.#agent?.destroy();
+    this.#agent = undefined;
+  }
+}
+
+/**
+ * The agent of one destination: at most `maxSockets` connections; ssl_verify False accepts any
+ * certificate.
+ */
+export function agentFor(destination: Destination, maxSockets: number): Agent {
+  return new Agent({
     connections: maxSockets,
     ...(destination.url.startsWith('https:')
       ? { connect: { rejectUnauthorized: destination.sslVerify } }
@@ -117,11 +142,12 @@ export async function send(
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, options.stop]);
   try {
+    const [{ request }, dispatcher] = await Promise.all([client(), options.agent.dispatcher()]);
     const res = await request(req.url, {
       method: req.method,
       headers: req.headers,
       body: req.body === '' ? null : req.body,
-      dispatcher: options.agent,
+      dispatcher,
       signal,
     });
     await res.body.dump({ limit: 64 * 1024, signal });

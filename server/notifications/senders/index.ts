@@ -1,6 +1,5 @@
-import { Agent as Pool } from 'undici';
 import type { Config } from '../../config.ts';
-import { send, type Agent, type Attempt } from '../../forwarding/outbound.ts';
+import { Agent, send, type Attempt } from '../../forwarding/outbound.ts';
 import { CAPABILITIES, scrub, SETTINGS_SCHEMAS, type ReceiverDef, type SettingsOf } from '../receivers.ts';
 import { mattermostRequest, slackRequest } from '../render/chat.ts';
 import type { HttpRequest, Item, Message } from '../render/common.ts';
@@ -32,7 +31,7 @@ export class Agents {
   for(receiverId: string): Agent {
     let agent = this.#agents.get(receiverId);
     if (!agent) {
-      agent = new Pool({ connections: 4 });
+      agent = new Agent({ connections: 4 });
       this.#agents.set(receiverId, agent);
     }
     return agent;
