@@ -89,7 +89,7 @@ const client = async () => (undici ??= await import('undici'));
  * Keep-alive connections to the servers one destination (or one receiver) is sent to: an undici
  * agent, made on first use. undici rather than node:http: a forwarded event costs the sender a
  * request, and undici's costs about half the CPU (docs/benchmarks.md, 2026-11-27). It is loaded
- * only when something is first sent: importing it costs an instance about 29 MB of memory, which
+ * only when something is first sent: importing it costs an instance about 9 MB of memory, which
  * one that forwards and notifies nothing should not spend.
  */
 export class Agent {
