@@ -17,6 +17,9 @@
  *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
  *   --rules-miss: with --rules N, the last rule matches none of them either (environment
  *   `Nowhere`): every receipt is matched against N rules and nothing is notified.
+ *   --rate N: at most N requests a second in all (autocannon's overallRate) instead of as many as
+ *   the server takes: the CPU per request is then compared at the same pace, which depends less on
+ *   what else the machine is doing than throughput at saturation does.
  *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd.
  *   --settle S: after each scenario, wait S seconds and then until the forward and notification
  *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
@@ -48,6 +51,7 @@ const inline = inlineAt < 0 ? {} : { FWD_INLINE_TIMEOUT: process.argv[inlineAt +
 const scenariosAt = process.argv.indexOf('--scenarios');
 const scenarios = scenariosAt < 0 ? 'abcd' : process.argv[scenariosAt + 1]!;
 const settle = arg('settle', 0);
+const rate = arg('rate', 0);
 
 /** A destination that takes every request at once, in its own process (not the load generator's). */
 async function startStubDestination() {
@@ -112,6 +116,7 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
     headers: { 'content-type': 'application/json' },
     connections,
     duration,
+    ...(rate > 0 ? { overallRate: rate } : {}),
     ...opts,
   });
   const row = {

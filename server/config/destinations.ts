@@ -21,12 +21,27 @@ const SCHEMES = 'username + password, key + secret (HMAC), key, or token';
 export const isForwardingOn = (c: { PLUGINS: readonly string[]; FWD_DESTINATIONS: readonly unknown[] }) =>
   c.PLUGINS.some((p) => p.trim() === 'forwarder') && c.FWD_DESTINATIONS.length > 0;
 
+const names = new Map<string, string>();
+
 /**
  * A server's name as loop headers and destination lists compare it: scheme and host lower-cased,
  * default port dropped, no trailing slash. Anything that is not a URL is only trimmed.
  */
 export function serverName(url: string): string {
+  const known = names.get(url);
+  if (known !== undefined) return known;
+  const name = nameOf(url);
+  // Every receipt asks for its loop headers' names and the destinations' own: remembered, since
+  // parsing a URL costs more than the rest of the loop check. Header values come from clients, so
+  // the memory is bounded (and simply starts over when full).
+  if (names.size >= 1000) names.clear();
+  names.set(url, name);
+  return name;
+}
+
+function nameOf(url: string): string {
   const text = url.trim();
+  if (text === '') return '';
   try {
     const u = new URL(text);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return text.replace(/\/+$/, '');

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 
 export type ForwardKind = 'alert' | 'action' | 'delete';
@@ -37,6 +37,17 @@ const columns = sql.fragment`id, destination, kind, alert_id AS "alertId", body,
   request_id AS "requestId", attempts, create_time AS "createTime"`;
 
 /**
+ * The last row queued for an alert and a destination, locked (FOR KEY SHARE) so that a row queued
+ * behind it waits while a delivery removes it: then the removal's marking of the next head sees the
+ * new row, or the new row sees nothing to queue behind and is a head itself (forward_settle,
+ * migration 0036). Without the lock a row could be queued behind one being removed and be marked by
+ * neither.
+ */
+export const lastQueued = (destination: FragmentSqlToken, alertId: FragmentSqlToken) => sql.fragment`
+  SELECT 1 FROM forward_queue e WHERE e.destination = ${destination} AND e.alert_id = ${alertId}
+  ORDER BY e.id DESC LIMIT 1 FOR KEY SHARE OF e`;
+
+/**
  * Adds events in one statement, committed without waiting for the WAL flush: the alert they follow
  * was committed (and flushed) just before, and a second flush per receipt would cost intake a few
  * milliseconds. Only a crash of PostgreSQL itself within that moment can lose them.
@@ -62,26 +73,27 @@ export async function enqueue(
   return db.any(sql.type(QueuedRowSchema)`
     WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),
     added AS (
-      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, owner, lease_until)
-      SELECT d, k, a, b, l, r, CASE WHEN head THEN ${owner} END,
-        CASE WHEN head THEN now() + m * interval '1 millisecond' END
+      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, head, owner, lease_until)
+      SELECT d, k, a, b, l, r, x.head, CASE WHEN x.head AND m > 0 THEN ${owner} END,
+        CASE WHEN x.head AND m > 0 THEN now() + m * interval '1 millisecond' END
       FROM async_commit, unnest(${texts((e) => e.destination)}, ${texts((e) => e.kind)},
         ${texts((e) => e.alertId)}, ${texts((e) => (e.body ? JSON.stringify(e.body) : null))}::jsonb[],
         ${texts((e) => e.loop)}, ${texts((e) => e.requestId)}, ${leases}) AS u(d, k, a, b, l, r, m),
-      LATERAL (SELECT m > 0 AND NOT EXISTS (
-        SELECT 1 FROM forward_queue e WHERE e.destination = u.d AND e.alert_id = u.a)) AS x(head)
+      LATERAL (SELECT NOT EXISTS (${lastQueued(sql.fragment`u.d`, sql.fragment`u.a`)})) AS x(head)
       RETURNING ${columns}, owner IS NOT NULL AS leased)
     SELECT * FROM added WHERE leased`);
 }
 
 /**
- * Leases up to `limit` due rows of one destination for `owner`: only the oldest row of each alert
- * (so a remote sees an alert's events in order), only rows nobody holds (or whose holder's lease ran
- * out), skipping rows another instance is leasing right now.
+ * Leases due rows of one destination for `owner`: up to `limit` alerts' oldest rows (so a remote
+ * sees an alert's events in order), only rows nobody holds (or whose holder's lease ran out),
+ * skipping rows another instance is leasing right now, and with each such head the rows queued
+ * behind it for the same alert, up to `chain` in all, to be sent one after the other under the same
+ * lease. A chain stops before the first row that is not due or is held: it never skips one.
  */
 export function claim(
   db: CommonQueryMethods,
-  p: { destination: string; owner: string; limit: number; leaseMs: number },
+  p: { destination: string; owner: string; limit: number; chain: number; leaseMs: number },
 ) {
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE forward_queue q SET owner = ${p.owner},
@@ -89,20 +101,54 @@ export function claim(
     -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
     -- was planned as a hash join over a sequential scan of the whole queue (docs/benchmarks.md).
     WHERE q.id = ANY(ARRAY(
-      SELECT f.id FROM forward_queue f
-      WHERE f.destination = ${p.destination} AND f.next_attempt <= now()
-        AND (f.lease_until IS NULL OR f.lease_until < now())
-        AND NOT EXISTS (
-          SELECT 1 FROM forward_queue e
-          WHERE e.destination = f.destination AND e.alert_id = f.alert_id AND e.id < f.id)
-      ORDER BY f.id LIMIT ${p.limit}
-      FOR UPDATE SKIP LOCKED))
+      SELECT c.id FROM (
+        SELECT f.id, f.alert_id FROM forward_queue f
+        WHERE f.destination = ${p.destination} AND f.head AND f.next_attempt <= now()
+          AND (f.lease_until IS NULL OR f.lease_until < now())
+        ORDER BY f.id LIMIT ${p.limit}
+        FOR UPDATE SKIP LOCKED) h
+      CROSS JOIN LATERAL (
+        SELECT s.id FROM (
+          SELECT e.id, bool_and(e.id = h.id OR (e.next_attempt <= now()
+            AND (e.lease_until IS NULL OR e.lease_until < now()))) OVER (ORDER BY e.id) AS ok
+          FROM (SELECT id, next_attempt, lease_until FROM forward_queue
+            WHERE destination = ${p.destination} AND alert_id = h.alert_id AND id >= h.id
+            ORDER BY id LIMIT ${p.chain}) e) s
+        WHERE s.ok) c))
     RETURNING ${columns}`);
 }
 
-/** Removes a row that was delivered or given up on (only while `owner` holds it). */
-export async function remove(db: CommonQueryMethods, id: number, owner: string): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM forward_queue WHERE id = ${id} AND owner = ${owner}`);
+/**
+ * Removes rows that were delivered or given up on (only those `owner` holds) and marks the rows
+ * queued behind them as heads (forward_settle, migration 0036), in one round trip; names the
+ * destinations that got a new head, whose loops should look for work now.
+ */
+export async function settle(
+  db: CommonQueryMethods,
+  ids: readonly number[],
+  owner: string,
+): Promise<readonly string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.any(sql.type(z.object({ destination: z.string() }))`
+    SELECT DISTINCT destination FROM forward_settle(${sql.array(ids, 'int8')}, ${owner}) AS destination`);
+  return rows.map((r) => r.destination);
+}
+
+/**
+ * Marks as a head every row with nothing queued before it that is not marked yet (rows queued by an
+ * instance of an earlier version, or by one that stopped between removing a row and marking the
+ * next); names the destinations concerned. A safety net, run now and then: it reads every unmarked row.
+ */
+export async function markHeads(db: CommonQueryMethods): Promise<readonly string[]> {
+  const rows = await db.any(sql.type(z.object({ destination: z.string() }))`
+    WITH marked AS (
+      UPDATE forward_queue f SET head = true
+      WHERE NOT f.head AND NOT EXISTS (
+        SELECT 1 FROM forward_queue e
+        WHERE e.destination = f.destination AND e.alert_id = f.alert_id AND e.id < f.id)
+      RETURNING destination)
+    SELECT DISTINCT destination FROM marked`);
+  return rows.map((r) => r.destination);
 }
 
 /** Counts a failed attempt and sets when the row may be tried again; releases the lease. */

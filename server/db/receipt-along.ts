@@ -1,7 +1,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
-import { QueuedRowSchema } from './forward-queue.ts';
+import { lastQueued, QueuedRowSchema } from './forward-queue.ts';
 import { FIRING_CONFLICT } from './notifications.ts';
 
 // What a receipt writes in its own statement besides the alert (docs/architecture.md, "The receive
@@ -43,8 +43,8 @@ function forwardCtes(items: readonly AlongItem[]) {
   const rows = items.flatMap((item) => item.along.forwards.map((f) => ({ item, f })));
   if (!rows.length) return null;
   const col = (pick: (r: (typeof rows)[number]) => string | null) => texts(rows.map(pick));
-  // A row is inserted leased (for inline delivery) only when it heads its alert's sequence for its
-  // destination: nothing of that alert queued for it before, nor earlier in this statement.
+  // A row heads its alert's sequence for its destination when nothing of that alert is queued for
+  // it before, nor earlier in this statement; only a head is inserted leased (for inline delivery).
   const ctes = sql.fragment`,
     fwd_in AS (
       SELECT * FROM unnest(${col((r) => r.item.alertId)}, ${col((r) => r.f.destination)}, ${col((r) => r.f.loop)},
@@ -55,13 +55,13 @@ function forwardCtes(items: readonly AlongItem[]) {
         WITH ORDINALITY AS u(alert_id, d, l, r, m, o, p, n)
     ),
     fwd AS (
-      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, owner, lease_until)
-      SELECT u.d, 'alert', w.id, ${forwardedBody} || u.p, u.l, u.r, CASE WHEN x.head THEN u.o END,
-        CASE WHEN x.head THEN now() + u.m * interval '1 millisecond' END
+      INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, head, owner, lease_until)
+      SELECT u.d, 'alert', w.id, ${forwardedBody} || u.p, u.l, u.r, x.head, CASE WHEN x.inline THEN u.o END,
+        CASE WHEN x.inline THEN now() + u.m * interval '1 millisecond' END
       FROM fwd_in u JOIN w ON w.id = u.alert_id,
-      LATERAL (SELECT u.m > 0 AND u.o IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM fwd_in e WHERE e.d = u.d AND e.alert_id = u.alert_id AND e.n < u.n)
-        AND NOT EXISTS (SELECT 1 FROM forward_queue e WHERE e.destination = u.d AND e.alert_id = u.alert_id)) AS x(head)
+      LATERAL (SELECT NOT EXISTS (SELECT 1 FROM fwd_in e WHERE e.d = u.d AND e.alert_id = u.alert_id AND e.n < u.n)
+        AND NOT EXISTS (${lastQueued(sql.fragment`u.d`, sql.fragment`u.alert_id`)})) AS y(head),
+      LATERAL (SELECT y.head, y.head AND u.m > 0 AND u.o IS NOT NULL) AS x(head, inline)
       ORDER BY u.n
       RETURNING id, destination, kind, alert_id, body, loop, request_id, attempts, create_time, owner IS NOT NULL AS leased
     )`;

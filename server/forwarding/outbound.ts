@@ -1,5 +1,4 @@
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import type * as Undici from 'undici';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import { hawkHeader } from '../../shared/hawk.ts';
 import { build } from '../version.ts';
@@ -83,48 +82,79 @@ export function attemptOf(status: number): Attempt {
   return { outcome: 'rejected', status, error: `HTTP ${status}` };
 }
 
-export type Agent = HttpAgent | HttpsAgent;
+let undici: typeof Undici | undefined;
+const client = async () => (undici ??= await import('undici'));
 
-/** A keep-alive agent for one destination; ssl_verify False accepts any certificate. */
+/**
+ * Keep-alive connections to the servers one destination (or one receiver) is sent to: an undici
+ * agent, made on first use. undici rather than node:http: a forwarded event costs the sender a
+ * request, and undici's costs about half the CPU (docs/benchmarks.md, 2026-11-27). It is loaded
+ * only when something is first sent: importing it costs an instance about 9 MB of memory, which
+ * one that forwards and notifies nothing should not spend.
+ */
+export class Agent {
+  readonly #options: Undici.Agent.Options;
+  #agent: Undici.Agent | undefined;
+
+  constructor(options: Undici.Agent.Options) {
+    this.#options = options;
+  }
+
+  async dispatcher(): Promise<Undici.Agent> {
+    const { Agent: Connections } = await client();
+    return (this.#agent ??= new Connections(this.#options));
+  }
+
+  async destroy(): Promise<void> {
+    await this.#agent?.destroy();
+    this.#agent = undefined;
+  }
+}
+
+/**
+ * The agent of one destination: at most `maxSockets` connections; ssl_verify False accepts any
+ * certificate.
+ */
 export function agentFor(destination: Destination, maxSockets: number): Agent {
-  return destination.url.startsWith('https:')
-    ? new HttpsAgent({ keepAlive: true, maxSockets, rejectUnauthorized: destination.sslVerify })
-    : new HttpAgent({ keepAlive: true, maxSockets });
+  return new Agent({
+    connections: maxSockets,
+    ...(destination.url.startsWith('https:')
+      ? { connect: { rejectUnauthorized: destination.sslVerify } }
+      : {}),
+  });
+}
+
+/** The cause's code (ECONNREFUSED, …) or message, for logs, metrics and the status endpoint. */
+function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  return e.cause?.code ?? e.code ?? e.message ?? String(err);
 }
 
 /**
  * Sends a request and waits for the whole answer (bodies are not parsed), at most `timeoutMs`;
  * `stop` aborts it when this instance shuts down.
  */
-export function send(
+export async function send(
   req: OutboundRequest,
   options: { agent: Agent; timeoutMs: number; stop: AbortSignal },
 ): Promise<Attempt> {
-  if (options.stop.aborted) return Promise.resolve({ outcome: 'stopped' });
+  if (options.stop.aborted) return { outcome: 'stopped' };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, options.stop]);
-  const doRequest = req.url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise<Attempt>((resolve) => {
-    const settle = (a: Attempt) => resolve(options.stop.aborted ? { outcome: 'stopped' } : a);
-    const onError = (err: NodeJS.ErrnoException) => {
-      if (timeout.aborted) settle({ outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` });
-      else settle({ outcome: 'failed', error: err.code ?? err.message });
-    };
-    const outgoing = doRequest(
-      req.url,
-      {
-        method: req.method,
-        headers: { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) },
-        agent: options.agent,
-        signal,
-      },
-      (res) => {
-        res.on('error', onError);
-        res.on('end', () => settle(attemptOf(res.statusCode ?? 0)));
-        res.resume();
-      },
-    );
-    outgoing.on('error', onError);
-    outgoing.end(req.body);
-  });
+  try {
+    const [{ request }, dispatcher] = await Promise.all([client(), options.agent.dispatcher()]);
+    const res = await request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body === '' ? null : req.body,
+      dispatcher,
+      signal,
+    });
+    await res.body.dump({ limit: 64 * 1024, signal });
+    return options.stop.aborted ? { outcome: 'stopped' } : attemptOf(res.statusCode);
+  } catch (err) {
+    if (options.stop.aborted) return { outcome: 'stopped' };
+    if (timeout.aborted) return { outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` };
+    return { outcome: 'failed', error: reasonOf(err) };
+  }
 }

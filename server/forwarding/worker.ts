@@ -5,14 +5,19 @@ import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations, type Destination } from './destinations.ts';
+import { Removals } from './removals.ts';
 import { agentFor, buildRequest, send, type Agent, type Attempt } from './outbound.ts';
 
 /** How often every destination looks for due rows (other instances' events, retries coming due). */
 const POLL_MS = 1000;
+/** Every this many polls, rows that should head their alert's sequence and are not marked are marked. */
+const MARK_EVERY = 30;
 /** Rows leased at once per destination, and requests in flight per destination. */
 const BATCH = 16;
 /** Events sent inline (from the request that caused them) in flight at once per destination. */
 const INLINE = 16;
+/** Rows of one alert leased together and sent one after the other (its head and those behind it). */
+const CHAIN = 32;
 /** A lease outlives the request timeout by this much, so a row is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
 
@@ -21,6 +26,17 @@ export function backoffMs(failures: number, config: Pick<Config, 'FWD_RETRY_DELA
   const base = config.FWD_RETRY_DELAY * 1000;
   const max = config.FWD_RETRY_MAX_DELAY * 1000;
   return Math.round(Math.min(max, base * 2 ** Math.max(0, Math.min(failures - 1, 30))));
+}
+
+/** Claimed rows by alert, each alert's in queue order (the order the claim returned them in is not). */
+function chainsOf(rows: readonly QueuedRow[]): Map<string, QueuedRow[]> {
+  const chains = new Map<string, QueuedRow[]>();
+  for (const row of [...rows].sort((a, b) => a.id - b.id)) {
+    const chain = chains.get(row.alertId);
+    if (chain) chain.push(row);
+    else chains.set(row.alertId, [row]);
+  }
+  return chains;
 }
 
 /** What /management/status tells about one destination, from this instance's point of view. */
@@ -97,13 +113,12 @@ class DestinationLoop {
    * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
    */
   deliverNow(row: QueuedRow): Promise<void> {
-    const attempt: Promise<void> = this.deliver(row)
+    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs)
       .catch((err: unknown) =>
         this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.inline_failed'),
       )
       .finally(() => {
         this.inline.delete(attempt);
-        this.kick();
       });
     this.inline.add(attempt);
     return attempt;
@@ -127,7 +142,7 @@ class DestinationLoop {
   async stop(): Promise<void> {
     if (this.wake) clearTimeout(this.wake);
     await Promise.all([this.running, ...this.inline]);
-    this.agent.destroy();
+    await this.agent.destroy();
   }
 
   private async drain(): Promise<void> {
@@ -141,14 +156,17 @@ class DestinationLoop {
           this.wakeIn(waitMs);
           return;
         }
+        const probing = this.state.failures > 0;
+        const leasedUntil = Date.now() + this.leaseMs;
         const rows = await queue.claim(deps.db, {
           destination: this.destination.url,
           owner,
-          limit: this.state.failures > 0 ? 1 : BATCH,
+          limit: probing ? 1 : BATCH,
+          chain: probing ? 1 : CHAIN,
           leaseMs: this.leaseMs,
         });
         if (rows.length === 0) break;
-        await Promise.all(rows.map((row) => this.deliver(row)));
+        await Promise.all([...chainsOf(rows).values()].map((chain) => this.deliverChain(chain, leasedUntil)));
       }
     } while (this.again);
   }
@@ -162,7 +180,41 @@ class DestinationLoop {
     this.wake.unref();
   }
 
-  private async deliver(row: QueuedRow): Promise<void> {
+  /**
+   * Sends an alert's leased rows one after the other, then has the settled ones removed. Stops
+   * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
+   * before a request that could outlast the lease (`leasedUntil`, epoch ms).
+   */
+  private async deliverChain(chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
+    const { deps, owner } = this.forwarder;
+    const settled: number[] = [];
+    let done = 0;
+    try {
+      while (done < chain.length) {
+        if (done > 0 && (this.state.failures > 0 || Date.now() + this.destination.timeoutMs >= leasedUntil))
+          break;
+        const row = chain[done]!;
+        const outcome = await this.attempt(row);
+        done += 1;
+        if (outcome !== 'settled') break;
+        settled.push(row.id);
+      }
+    } finally {
+      // Given back first, so that removing the settled rows sees them waiting and wakes a loop.
+      try {
+        await queue.release(
+          deps.db,
+          chain.slice(done).map((row) => row.id),
+          owner,
+        );
+      } finally {
+        this.forwarder.settle(settled);
+      }
+    }
+  }
+
+  /** One attempt at one row: 'settled' when it is to be removed (delivered, refused, given up on). */
+  private async attempt(row: QueuedRow): Promise<'settled' | 'retry' | 'stopped'> {
     const { deps, owner, stopping } = this.forwarder;
     const { metrics, log, db, config } = deps;
     const destination = this.destination.url;
@@ -181,26 +233,24 @@ class DestinationLoop {
     }
     if (attempt.outcome === 'stopped') {
       await queue.release(db, [row.id], owner);
-      return;
+      return 'stopped';
     }
     endTimer();
     const now = Date.now();
     const facts = { destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId };
     switch (attempt.outcome) {
       case 'delivered':
-        await queue.remove(db, row.id, owner);
         count('delivered');
         this.state.failures = 0;
         this.state.pausedUntil = 0;
         this.state.lastDeliveryTime = now;
         log.debug({ ...facts, status: attempt.status }, 'forward.delivered');
-        return;
+        return 'settled';
       case 'rejected':
-        await queue.remove(db, row.id, owner);
         count('rejected');
         this.noteError(`${attempt.error} (refused, not retried)`, now);
         log.warn({ ...facts, status: attempt.status }, 'forward.rejected: the destination refused the event');
-        return;
+        return 'settled';
       case 'failed': {
         const attempts = row.attempts + 1;
         // Requests that were in flight together fail together: one step of backoff, not one each.
@@ -210,13 +260,12 @@ class DestinationLoop {
         }
         this.noteError(attempt.error, now);
         if (attempts >= config.FWD_MAX_ATTEMPTS) {
-          await queue.remove(db, row.id, owner);
           count('expired');
           log.warn(
             { ...facts, attempts, error: attempt.error },
             'forward.expired: gave up after FWD_MAX_ATTEMPTS',
           );
-          return;
+          return 'settled';
         }
         await queue.retryLater(db, {
           id: row.id,
@@ -226,7 +275,7 @@ class DestinationLoop {
         });
         count('failed');
         log.info({ ...facts, attempts, error: attempt.error }, 'forward.failed: will retry');
-        return;
+        return 'retry';
       }
     }
   }
@@ -248,9 +297,33 @@ export class Forwarder {
 
   constructor(deps: Deps, destinations: readonly Destination[]) {
     this.deps = deps;
+    this.removals = new Removals(async (ids) => {
+      for (const destination of await queue.settle(deps.db, ids, this.owner)) this.kick(destination);
+    }, deps.log);
     this.loops = new Map(destinations.map((d) => [d.url, new DestinationLoop(this, d)]));
-    this.timer = setInterval(() => this.kick(), POLL_MS);
+    let polls = 0;
+    this.timer = setInterval(() => {
+      if (++polls % MARK_EVERY === 0) this.markHeads();
+      this.kick();
+    }, POLL_MS);
     this.timer.unref();
+  }
+
+  /** The safety net of `queue.markHeads`: run at start and every MARK_EVERY polls. */
+  markHeads(): void {
+    queue.markHeads(this.deps.db).then(
+      (marked) => {
+        for (const destination of marked) this.kick(destination);
+      },
+      (err: unknown) => this.deps.log.error({ err }, 'forward.mark_heads_failed'),
+    );
+  }
+
+  /** Settled rows, removed in batches; the loops of destinations with a new head are woken. */
+  private readonly removals: Removals;
+
+  settle(ids: readonly number[]): void {
+    this.removals.add(ids);
   }
 
   /** Looks for work now: for one destination, or for all. */
@@ -291,6 +364,7 @@ export class Forwarder {
     clearInterval(this.timer);
     this.controller.abort();
     await Promise.all([...this.loops.values()].map((l) => l.stop()));
+    await this.removals.flush();
   }
 }
 
@@ -318,6 +392,7 @@ export async function startForwarding(deps: Deps): Promise<{ stop(): Promise<voi
   }
   const forwarder = new Forwarder(deps, destinations);
   running.set(deps, forwarder);
+  forwarder.markHeads();
   forwarder.kick();
   return {
     stop: async () => {

@@ -780,6 +780,29 @@ stubs('two instances on one database share the queue: every event is sent once',
   }
 });
 
+stubs(
+  'a queued row not marked as its alert’s head (as an earlier version left it) is found and sent',
+  async (ctx) => {
+    await queryDb(
+      ctx.s.db.url,
+      `INSERT INTO forward_queue (destination, kind, alert_id, body, loop, request_id, head)
+     VALUES ($1, 'alert', 'unmarked-1', $2, $3, 'unmarked-request', false)`,
+      [`${ctx.stubBase}/key`, JSON.stringify({ resource: 'stub-unmarked', event: 'Unmarked' }), ctx.s.base],
+    );
+    // An instance starting up marks it (and every instance does so now and then).
+    const twin = await bootInstance(ctx.s.db.url, { ...ctx.s.settings, PORT: '0' });
+    try {
+      const sent = () => at(ctx, 'key').filter((r) => JSON.parse(r.body).resource === 'stub-unmarked');
+      await eventually('the unmarked row sent', async () => sent().length > 0);
+      await sleep(1500);
+      assert.is(sent().length, 1);
+      assert.is(sent()[0]!.headers['x-request-id'], 'unmarked-request');
+    } finally {
+      await twin.close();
+    }
+  },
+);
+
 stubs.run();
 
 // ---- inline delivery, a destination that stalls, two instances --------------------------------
@@ -961,5 +984,60 @@ inline('receipts on two instances at once: every event delivered once to each de
   }
   assert.is(await queueRows(ctx.one), 0);
 });
+
+inline(
+  'receipts of one alert queued behind a held one follow it in order, once each, as soon as it is delivered',
+  async (ctx) => {
+    ctx.holding = true;
+    await createAlert(ctx.one, { resource: 'inline-chain', event: 'Chained', value: '0' });
+    // The held attempt is overdue: the next receipts are only queued, behind it, on both instances.
+    const values = Array.from({ length: 20 }, (_, i) => String(i + 1));
+    for (const [i, value] of values.entries())
+      await createAlert(i % 2 ? ctx.two : ctx.one, { resource: 'inline-chain', event: 'Chained', value });
+    ctx.holding = false;
+    const chained = () => to(ctx.answered, 'hold', 'inline-chain');
+    await eventually('all 21 at the held destination', async () => chained().length >= 21, 20_000);
+    await eventually('an empty queue', async () => (await queueRows(ctx.one)) === 0);
+    await sleep(1500);
+    assert.equal(
+      chained().map((r) => JSON.parse(r.body).value as string),
+      ['0', ...values],
+    );
+    assert.is(new Set(requestIds(chained())).size, 21);
+  },
+);
+
+inline(
+  'concurrent receipts of one alert on two instances: each reaches every destination once, promptly',
+  async (ctx) => {
+    const values = Array.from({ length: 60 }, (_, i) => String(i));
+    // Six at a time: rows are queued behind others while those are being delivered and removed.
+    for (let i = 0; i < values.length; i += 6)
+      await Promise.all(
+        values
+          .slice(i, i + 6)
+          .map((value, j) =>
+            createAlert(j % 2 ? ctx.two : ctx.one, { resource: 'inline-race', event: 'Raced', value }),
+          ),
+      );
+    const raced = (prefix: string) => to(ctx.answered, prefix, 'inline-race');
+    // Well within the 30 s after which the safety net would mark a row that no removal marked.
+    await eventually(
+      'all 60 everywhere and an empty queue',
+      async () =>
+        ['fast', 'slow', 'hold'].every((p) => raced(p).length >= 60) && (await queueRows(ctx.one)) === 0,
+      10_000,
+    );
+    await sleep(1500);
+    for (const prefix of ['fast', 'slow', 'hold'])
+      assert.equal(
+        raced(prefix)
+          .map((r) => JSON.parse(r.body).value as string)
+          .sort(),
+        [...values].sort(),
+        prefix,
+      );
+  },
+);
 
 inline.run();

@@ -1,3 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
@@ -6,7 +13,7 @@ import type { QueuedRow } from '../../server/db/forward-queue.ts';
 import { destinationProblems, serverName, type DestinationTuple } from '../../server/config/destinations.ts';
 import { toDestinations, wantsEvent } from '../../server/forwarding/destinations.ts';
 import { isNamed, loopNames, loopValue } from '../../server/forwarding/loop.ts';
-import { agentFor, attemptOf, buildRequest } from '../../server/forwarding/outbound.ts';
+import { agentFor, attemptOf, buildRequest, send } from '../../server/forwarding/outbound.ts';
 import { backoffMs } from '../../server/forwarding/worker.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { systemFile: null });
@@ -325,18 +332,85 @@ requests('Basic and API key credentials', () => {
   assert.is(buildRequest(key!, row({})).headers.Authorization, 'Key k-1');
 });
 
-requests('ssl_verify False accepts any certificate; https destinations verify by default', () => {
-  const [lax, strict, plain] = toDestinations([
-    ['https://a', { token: 't', ssl_verify: false }, ['*']],
-    ['https://b', { token: 't' }, ['*']],
-    ['http://c', {}, ['*']],
-  ]);
-  const options = (d: typeof lax) =>
-    (agentFor(d!, 4) as unknown as { options: Record<string, unknown> }).options;
-  assert.is(options(lax).rejectUnauthorized, false);
-  assert.is(options(strict).rejectUnauthorized, true);
-  assert.is(options(plain).rejectUnauthorized, undefined);
-  assert.is(options(plain).keepAlive, true);
-});
+/** A server on a self-signed certificate (made by openssl for the test) or plain HTTP; counts connections. */
+async function listening(tls: boolean) {
+  let server: Server;
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => res.end('{}'));
+  };
+  if (tls) {
+    const dir = mkdtempSync(join(tmpdir(), 'fwd-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    server = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      handler,
+    );
+    rmSync(dir, { recursive: true });
+  } else server = createHttpServer(handler);
+  let connections = 0;
+  server.on(tls ? 'secureConnection' : 'connection', () => (connections += 1));
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/api`,
+    connections: () => connections,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+requests(
+  'ssl_verify False accepts any certificate; https destinations verify; connections are kept',
+  async () => {
+    const tls = await listening(true);
+    const plainServer = await listening(false);
+    const stop = new AbortController().signal;
+    const [lax, strict, plain] = toDestinations([
+      [tls.base, { token: 't', ssl_verify: false }, ['*']],
+      [tls.base, { token: 't' }, ['*']],
+      [plainServer.base, {}, ['*']],
+    ]);
+    const post = async (d: typeof lax, agent: ReturnType<typeof agentFor>) =>
+      send(buildRequest(d!, row({})), { agent, timeoutMs: 5000, stop });
+    const agents = [agentFor(lax!, 4), agentFor(strict!, 4), agentFor(plain!, 4)] as const;
+    try {
+      assert.equal(await post(lax, agents[0]), { outcome: 'delivered', status: 200 });
+      const refused = await post(strict, agents[1]);
+      assert.is(refused.outcome, 'failed');
+      assert.match((refused as { error: string }).error, /SELF_SIGNED|CERT/);
+      for (let i = 0; i < 10; i++)
+        assert.equal(await post(plain, agents[2]), { outcome: 'delivered', status: 200 });
+      // Kept alive: without it each request would open its own (a new one may open while the last
+      // one's answer is still being read, so not necessarily exactly one).
+      assert.ok(
+        plainServer.connections() <= 2,
+        `${plainServer.connections()} connections for ten requests in a row`,
+      );
+    } finally {
+      await Promise.all(agents.map((a) => a.destroy()));
+      await Promise.all([tls.close(), plainServer.close()]);
+    }
+  },
+);
 
 requests.run();

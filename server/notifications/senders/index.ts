@@ -1,7 +1,5 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { Config } from '../../config.ts';
-import { send, type Agent, type Attempt } from '../../forwarding/outbound.ts';
+import { Agent, send, type Attempt } from '../../forwarding/outbound.ts';
 import { CAPABILITIES, scrub, SETTINGS_SCHEMAS, type ReceiverDef, type SettingsOf } from '../receivers.ts';
 import { mattermostRequest, slackRequest } from '../render/chat.ts';
 import type { HttpRequest, Item, Message } from '../render/common.ts';
@@ -27,25 +25,22 @@ export interface Sent {
   attempt: Attempt;
 }
 
-/** Keep-alive HTTP agents, one per receiver and scheme. */
+/** Keep-alive HTTP agents, one per receiver (at most 4 connections to each server it sends to). */
 export class Agents {
   readonly #agents = new Map<string, Agent>();
-  for(receiverId: string, url: string): Agent {
-    const key = `${receiverId} ${url.startsWith('https:') ? 'https' : 'http'}`;
-    let agent = this.#agents.get(key);
+  for(receiverId: string): Agent {
+    let agent = this.#agents.get(receiverId);
     if (!agent) {
-      agent = url.startsWith('https:')
-        ? new HttpsAgent({ keepAlive: true, maxSockets: 4 })
-        : new HttpAgent({ keepAlive: true, maxSockets: 4 });
-      this.#agents.set(key, agent);
+      agent = new Agent({ connections: 4 });
+      this.#agents.set(receiverId, agent);
     }
     return agent;
   }
   /** Closes a receiver's connections (it changed or went away); all when no id is given. */
   drop(receiverId?: string): void {
     for (const [key, agent] of this.#agents) {
-      if (receiverId === undefined || key.startsWith(`${receiverId} `)) {
-        agent.destroy();
+      if (receiverId === undefined || key === receiverId) {
+        void agent.destroy();
         this.#agents.delete(key);
       }
     }
@@ -80,7 +75,7 @@ function itemRequest(r: ReceiverDef, item: Item, m: Message): HttpRequest {
 
 async function sendHttp(r: ReceiverDef, req: HttpRequest, o: SendOptions): Promise<Attempt> {
   const attempt = await send(req, {
-    agent: o.agents.for(r.id, req.url),
+    agent: o.agents.for(r.id),
     timeoutMs: o.timeoutMs,
     stop: o.stop,
   });

@@ -1,0 +1,78 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Removals } from '../../server/forwarding/removals.ts';
+import { createLog } from '../../server/log.ts';
+
+const log = createLog('silent');
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+/** Waits until `done()` holds (a loaded machine may run timers late), at most 10 s. */
+async function until(done: () => boolean) {
+  for (const end = Date.now() + 10_000; !done(); await sleep(5))
+    if (Date.now() > end) throw new Error('timed out');
+}
+
+/** A remover that records each call and can be made to fail. */
+function recorder() {
+  const calls: number[][] = [];
+  let failing = 0;
+  let failed = 0;
+  return {
+    calls,
+    failures: () => failed,
+    failNext(n: number) {
+      failing = n;
+    },
+    remove: async (ids: number[]) => {
+      await sleep(5);
+      if (failing > 0) {
+        failing -= 1;
+        failed += 1;
+        throw new Error('database away');
+      }
+      calls.push([...ids]);
+    },
+  };
+}
+
+test('rows settled close together are removed in one statement, not one each', async () => {
+  const r = recorder();
+  const removals = new Removals(r.remove, log);
+  removals.add([1]);
+  removals.add([2, 3]);
+  removals.add([]);
+  removals.add([4]);
+  assert.equal(r.calls, [], 'nothing removed at once: the request that caused them does not wait');
+  await until(() => r.calls.length > 0);
+  assert.equal(r.calls, [[1, 2, 3, 4]]);
+  // Added together later: one more removal.
+  removals.add([5]);
+  removals.add([6, 7]);
+  await until(() => r.calls.length > 1);
+  assert.equal(r.calls, [
+    [1, 2, 3, 4],
+    [5, 6, 7],
+  ]);
+});
+
+test('a removal that fails is tried again with the same rows', async () => {
+  const r = recorder();
+  const removals = new Removals(r.remove, log);
+  r.failNext(1);
+  removals.add([10, 11]);
+  await until(() => r.failures() === 1);
+  removals.add([12]);
+  await until(() => r.calls.length > 0);
+  assert.equal(r.calls.flat().sort(), [10, 11, 12]);
+});
+
+test('flush removes everything at once and waits for it (an instance stopping)', async () => {
+  const r = recorder();
+  const removals = new Removals(r.remove, log);
+  removals.add([20]);
+  await removals.flush();
+  assert.equal(r.calls, [[20]]);
+  await removals.flush();
+  assert.equal(r.calls, [[20]], 'nothing left to remove');
+});
+
+test.run();
