@@ -322,6 +322,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       pageSize: list.pageSize,
       ...snapshotCounts(view),
     };
+    // A socket subscribing again is still in the room until it joins: it replaces what it holds
+    // with this answer, so what the view sent before cannot be patched for it from here on.
+    if (view.patching.has(socket)) view.sent.rejoined();
     setImmediate(() => {
       if (!socket.connected) return;
       if (replay(socket, view, from) === null)

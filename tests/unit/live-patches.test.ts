@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { SentStates } from '../../server/realtime/patches.ts';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import { applyPatch, diffAlert } from '../../shared/live-patch.ts';
+import { SentAlerts } from '../../web/src/lib/live/sent-alerts.ts';
 
 const base: LiveAlert = {
   id: 'a1',
@@ -92,6 +93,23 @@ test('an alert that left the view, or whose state left the buffer, goes in full'
   sent.split([at(v(3), 7)], 0);
   sent.clear();
   assert.equal(sent.split([at(v(4), 8)], 0).alerts, [v(4)], 'cleared (a new sequence)');
+});
+
+test("the web store's sent states: snapshot, full states, patches, removals", () => {
+  const sent = new SentAlerts();
+  const other = { ...base, id: 'a2', lastReceiveId: 'a2' };
+  sent.reset([v(0)]);
+  assert.equal(sent.patch({ id: 'a1', duplicateCount: 1, lastReceiveId: 'r1' }), v(1));
+  assert.is(sent.patch({ id: 'a2', text: 'x' }), null, 'never sent: the store resubscribes');
+  // An alert off the page arrives in full first; the store keeps it for the patches that follow.
+  sent.full(other);
+  assert.equal(sent.patch({ id: 'a2', text: 'x' }), { ...other, text: 'x' });
+  assert.equal(sent.patch({ id: 'a1', severity: 'minor' }), { ...v(1), severity: 'minor' });
+  sent.remove('a2');
+  assert.is(sent.patch({ id: 'a2', text: 'y' }), null, 'left the view');
+  sent.reset([other]);
+  assert.is(sent.patch({ id: 'a1', text: 'z' }), null, 'a snapshot replaces everything');
+  assert.is(sent.size, 1);
 });
 
 test.run();
