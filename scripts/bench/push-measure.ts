@@ -54,6 +54,9 @@ export class Phase {
   untracked = 0;
   removed = 0;
   countsMessages = 0;
+  /** Alerts that came as patches, and the bytes of every socket message, over the measuring clients. */
+  patched = 0;
+  bytes = 0;
   resyncs = 0;
   firstDelivery = 0;
   lastDelivery = 0;
@@ -88,6 +91,8 @@ export class Phase {
     this.firstDeliveries = st[STAT.firstDeliveries]!;
     this.removed = st[STAT.removed]!;
     this.countsMessages = st[STAT.countsMessages]!;
+    this.patched = st[STAT.patches]!;
+    this.bytes = st[STAT.bytes]!;
     this.resyncs = st[STAT.resyncs]!;
     this.disconnects = st[STAT.disconnects]!;
     this.latency.counts = new Uint32Array(this.buffers.latency);
