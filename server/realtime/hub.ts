@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import type { LiveAlert } from '../../shared/alerts.ts';
 import {
   SubscribeSchema,
   type ClientToServerEvents,
@@ -20,6 +19,7 @@ import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
+import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
@@ -228,30 +228,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return view;
   }
 
-  /** The changes since `seq` that concern `view`, latest state of each alert (null = too old). */
-  function missed(view: View, seq: number) {
-    if (log_.length > 0 && log_[0]!.gseq > seq + 1) return null;
-    if (log_.length === 0 && seq < lastSeq) return null;
-    const updated = new Map<string, LiveAlert>();
-    const removed = new Set<string>();
-    for (const { gseq, event } of log_) {
-      if (gseq <= seq) continue;
-      const c = view.classify(event);
-      if (!c) continue;
-      if ('in' in c) {
-        removed.delete(c.in.id);
-        updated.set(c.in.id, c.in);
-      } else {
-        updated.delete(c.out);
-        removed.add(c.out);
-      }
-    }
-    return { updated: [...updated.values()], removed: [...removed] };
-  }
-
   /** Sends what a socket missed of a view since `seq`; false when the buffer no longer reaches back. */
   function replay(socket: LiveSocket, view: View, seq: number): number | null {
-    const m = missed(view, seq);
+    const m = missedChanges(log_, lastSeq, view, seq);
     if (!m) return null;
     if (m.updated.length) socket.emit('alert.updated', { view: view.id, seq: view.seq, alerts: m.updated });
     if (m.removed.length)
@@ -372,7 +351,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       const slow = [...view.sockets].filter(
         (s) => s.data.behind.has(view) || waiting(s) > config.LIVE_SLOW_SOCKET_PACKETS,
       );
-      for (const s of slow) if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(view));
+      for (const s of slow)
+        if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(log_, view));
       const except = slow.map((s) => s.id);
       const target = io.to([roomOf(view, false), roomOf(view, true)]).except(except);
       const delivered = view.updated.size + view.removed.size;
@@ -414,23 +394,6 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       view.countsChanged = false;
     }
   }
-
-  /** How many positions back this flush's deltas reach (so a slow socket is caught up from before them). */
-  function deltaSpan(view: View) {
-    let oldest = view.seq;
-    for (const entry of log_) {
-      if (entry.gseq > view.seq) break;
-      if (view.updated.has(entryId(entry)) || view.removed.has(entryId(entry)))
-        oldest = Math.min(oldest, entry.gseq);
-    }
-    return view.seq - oldest + 1;
-  }
-  const entryId = (e: Logged) =>
-    e.event.type === 'alert.deleted' || e.event.type === 'heartbeat.deleted'
-      ? e.event.id
-      : e.event.type === 'heartbeat.updated'
-        ? e.event.heartbeat.id
-        : e.event.alert.id;
 
   const unsubscribe = deps.bus.subscribe((event, info) => {
     if (info.epoch && info.epoch !== epoch) {
