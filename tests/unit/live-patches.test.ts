@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { SentStates } from '../../server/realtime/patches.ts';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import { applyPatch, diffAlert } from '../../shared/live-patch.ts';
-import { SentAlerts } from '../../web/src/lib/live/sent-alerts.ts';
+import { SENT_LIMIT, SentAlerts } from '../../web/src/lib/live/sent-alerts.ts';
 
 const base: LiveAlert = {
   id: 'a1',
@@ -110,6 +110,19 @@ test("the web store's sent states: snapshot, full states, patches, removals", ()
   sent.reset([other]);
   assert.is(sent.patch({ id: 'a1', text: 'z' }), null, 'a snapshot replaces everything');
   assert.is(sent.size, 1);
+});
+
+test("the web store keeps only the most recently sent states, so a wall's memory stays bounded", () => {
+  const sent = new SentAlerts(3);
+  const alert = (id: string) => ({ ...base, id, lastReceiveId: id });
+  sent.reset([alert('a1'), alert('a2'), alert('a3')]);
+  // a1 sent again (patched): it is now the most recent, so a2 is the one to go.
+  assert.ok(sent.patch({ id: 'a1', text: 'again' }));
+  sent.full(alert('a4'));
+  assert.is(sent.size, 3);
+  assert.is(sent.patch({ id: 'a2', text: 'x' }), null, 'the oldest went: a patch on it resubscribes');
+  for (const id of ['a1', 'a3', 'a4']) assert.ok(sent.patch({ id, text: 'y' }), id);
+  assert.ok(SENT_LIMIT >= 2 * 10_000, 'above the server buffer’s default of 10,000 changes');
 });
 
 test.run();
