@@ -198,6 +198,12 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    liveFlush: new Histogram({
+      name: 'live_flush_seconds',
+      help: 'Time one flush of live deltas takes, writing to every socket (the event loop waits meanwhile)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    }),
     busDropped: new Counter({
       name: 'bus_messages_dropped_total',
       help: 'Bus messages dropped because they did not match the event schema',

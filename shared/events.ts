@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LiveAlertSchema } from './alerts.ts';
 import { HeartbeatSchema } from './heartbeats.ts';
+import type { AlertPatch } from './live-patch.ts';
 
 /**
  * The only shapes that travel over the event bus and the live socket. Every instance hears
@@ -57,6 +58,12 @@ export const SubscribeSchema = z.object({
   groupBy: z.enum(GROUP_FIELDS).nullish(),
   /** How many groups the counts carry (default 100). */
   groupLimit: z.number().int().min(1).max(1000).nullish(),
+  /**
+   * Changed alerts may come as patches (`patches` of `alert.updated`): only the fields that changed
+   * since the state this socket was last sent of the alert. The client must keep every state it was
+   * sent for the view, on its page or not, until the alert leaves the view (docs/live.md, "Patches").
+   */
+  patches: z.boolean().nullish(),
 });
 export type SubscribeRequest = z.input<typeof SubscribeSchema>;
 
@@ -103,6 +110,8 @@ export interface ViewAlerts {
   view: string;
   seq: number;
   alerts: z.infer<typeof LiveAlertSchema>[];
+  /** Subscriptions with `patches` only: alerts the socket holds, as the fields that changed. */
+  patches?: AlertPatch[];
   /** The view's counts when they changed with this batch (saves a separate `counts` message). */
   counts?: ViewCounts;
 }

@@ -1,6 +1,7 @@
 export * from './alerts.ts';
 export * from './errors.ts';
 export * from './events.ts';
+export * from './live-patch.ts';
 export * from './heartbeats.ts';
 export * from './queries.ts';
 export * from './blackouts.ts';

@@ -54,6 +54,9 @@ export class Phase {
   untracked = 0;
   removed = 0;
   countsMessages = 0;
+  /** Alerts that came as patches, and the bytes of every socket message, over the measuring clients. */
+  patched = 0;
+  bytes = 0;
   resyncs = 0;
   firstDelivery = 0;
   lastDelivery = 0;
@@ -88,6 +91,8 @@ export class Phase {
     this.firstDeliveries = st[STAT.firstDeliveries]!;
     this.removed = st[STAT.removed]!;
     this.countsMessages = st[STAT.countsMessages]!;
+    this.patched = st[STAT.patches]!;
+    this.bytes = st[STAT.bytes]!;
     this.resyncs = st[STAT.resyncs]!;
     this.disconnects = st[STAT.disconnects]!;
     this.latency.counts = new Uint32Array(this.buffers.latency);
@@ -113,10 +118,19 @@ export function cpuOf(pid: number): number {
 export async function liveMetrics(origin: string) {
   const text = await (await fetch(`${origin}/api/management/metrics`)).text();
   const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
-  const buckets: [number, number][] = [];
-  for (const m of text.matchAll(/^live_push_latency_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm))
-    buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  const bucketsOf = (name: string) => {
+    const buckets: [number, number][] = [];
+    for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\S+)$`, 'gm')))
+      buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+    return buckets;
+  };
+  const buckets = bucketsOf('live_push_latency_seconds');
   return {
+    flush: {
+      count: num(/^live_flush_seconds_count(?:\{[^}]*\})? (\S+)$/m),
+      sum: num(/^live_flush_seconds_sum(?:\{[^}]*\})? (\S+)$/m),
+      buckets: bucketsOf('live_flush_seconds'),
+    },
     delivered: num(/^live_events_total\{[^}]*outcome="delivered"[^}]*\} (\S+)$/m),
     coalesced: num(/^live_events_total\{[^}]*outcome="coalesced"[^}]*\} (\S+)$/m),
     count: num(/^live_push_latency_seconds_count(?:\{[^}]*\})? (\S+)$/m),
@@ -129,15 +143,21 @@ export type LiveMetrics = Awaited<ReturnType<typeof liveMetrics>>;
 /** Server-side push latency over a window: mean, and the bucket bounds p50/p99 fall under (ms). */
 export function serverPush(a: LiveMetrics, b: LiveMetrics) {
   const count = b.count - a.count;
-  const bound = (q: number) => {
-    const target = q * count;
-    for (const [le, n] of b.buckets) {
-      const before = a.buckets.find(([l]) => l === le)?.[1] ?? 0;
-      if (n - before >= target) return le === Infinity ? 'inf' : `≤${le * 1000}`;
+  const boundOf = (from: [number, number][], to: [number, number][], n: number, q: number) => {
+    const target = q * n;
+    for (const [le, k] of to) {
+      const before = from.find(([l]) => l === le)?.[1] ?? 0;
+      if (k - before >= target) return le === Infinity ? 'inf' : `≤${le * 1000}`;
     }
     return null;
   };
+  const bound = (q: number) => boundOf(a.buckets, b.buckets, count, q);
+  const flushes = b.flush.count - a.flush.count;
   return {
+    // How long the server's flushes took (each writes to every socket in one turn of its loop).
+    serverFlushes: flushes,
+    serverFlushMean: flushes ? round1(((b.flush.sum - a.flush.sum) / flushes) * 1000) : null,
+    serverFlushP99: flushes ? boundOf(a.flush.buckets, b.flush.buckets, flushes, 0.99) : null,
     serverDelivered: b.delivered - a.delivered,
     serverCoalesced: b.coalesced - a.coalesced,
     serverPushMean: count ? round1(((b.sum - a.sum) / count) * 1000) : null,

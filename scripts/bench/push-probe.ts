@@ -8,7 +8,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
 import { HISTOGRAM_BUCKETS, STAT, clock, type PhaseBuffers } from './push-shared.ts';
 
-const { origin, count } = workerData as { origin: string; count: number };
+const { origin, count, patches } = workerData as { origin: string; count: number; patches: boolean };
 
 interface Views {
   b: PhaseBuffers;
@@ -29,13 +29,16 @@ function delivered(index: number, m: ViewAlerts) {
   if (!p) return;
   const s = p.stats;
   s[STAT.messages]! += 1;
-  s[STAT.alerts]! += m.alerts.length;
+  const states = m.patches?.length ? [...m.alerts, ...m.patches] : m.alerts;
+  s[STAT.alerts]! += states.length;
+  s[STAT.patches]! += m.patches?.length ?? 0;
   if (!s[STAT.firstDelivery]) s[STAT.firstDelivery] = now;
   s[STAT.lastDelivery] = now;
   const bits = p.bits[index]!;
-  for (const alert of m.alerts) {
+  for (const alert of states) {
+    // A patch carries lastReceiveId whenever a receipt changed the alert (every change here).
     const id = alert.lastReceiveId;
-    if (!id.startsWith(p.b.tag)) {
+    if (id === undefined || !id.startsWith(p.b.tag)) {
       s[STAT.unmatched]! += 1;
       continue;
     }
@@ -82,7 +85,10 @@ function connectOne(index: number): Promise<void> {
       fail(new Error(`probe ${index} could not connect: ${err.message}`)),
     );
     socket.once('connect', () => {
-      socket.timeout(60_000).emit('subscribe', { query: '' }, (err, answer) => {
+      socket.io.engine.on('packet', (packet) => {
+        if (phase && typeof packet.data === 'string') phase.stats[STAT.bytes]! += packet.data.length;
+      });
+      socket.timeout(60_000).emit('subscribe', { query: '', patches }, (err, answer) => {
         if (err || answer.status !== 'ok') return fail(err ?? new Error(`probe ${index}: subscribe refused`));
         sockets.push(socket);
         ok();

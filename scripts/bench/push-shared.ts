@@ -22,8 +22,11 @@ export const STAT = {
   acceptedN: 13,
   acceptedMax: 14,
   disconnects: 15,
+  /** Bytes of socket messages received, and alerts that came as patches. */
+  bytes: 16,
+  patches: 17,
 } as const;
-export const STAT_SLOTS = 16;
+export const STAT_SLOTS = 18;
 /** Latency histograms: 0.1 ms buckets up to 60 s. */
 export const HISTOGRAM_BUCKETS = 600_000;
 

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
 
-const { origin, count } = workerData as { origin: string; count: number };
+const { origin, count, patches } = workerData as { origin: string; count: number; patches: boolean };
 const totals = { messages: 0, alerts: 0, resyncs: 0, disconnects: 0 };
 const sockets: Socket<ServerToClientEvents, ClientToServerEvents>[] = [];
 
@@ -22,13 +22,13 @@ function connectOne(): Promise<void> {
     });
     socket.on('alert.updated', (m: ViewAlerts) => {
       totals.messages++;
-      totals.alerts += m.alerts.length;
+      totals.alerts += m.alerts.length + (m.patches?.length ?? 0);
     });
     socket.on('resync', () => totals.resyncs++);
     socket.on('disconnect', () => totals.disconnects++);
     socket.once('connect_error', (err) => fail(err));
     socket.once('connect', () => {
-      socket.timeout(60_000).emit('subscribe', { query: '' }, (err, answer) => {
+      socket.timeout(60_000).emit('subscribe', { query: '', patches }, (err, answer) => {
         if (err || answer.status !== 'ok') return fail(err ?? new Error('subscribe refused'));
         sockets.push(socket);
         ok();

@@ -8,10 +8,12 @@
  *       answer arrived (the issue's "POST accepted"; 0 when the socket was first).
  *   (B) 1,000 clients, alerts POSTed as fast as the server takes them (32 in flight) for 10 s:
  *       alerts delivered per second summed over all clients, and the POST rate achieved.
- * Usage: node scripts/bench/push.ts [--clients N] [--rate 500] [--duration 10] [--redis]
+ * Usage: node scripts/bench/push.ts [--clients N] [--rate 500] [--duration 10] [--redis] [--full]
  *   [--scenario a|b] [--connections 32] [--resources 3000]
  * `--clients` sets the client count of every scenario run (default 200 for A, 1,000 for B).
  * `--redis` runs the server with REDIS_URL=redis://127.0.0.1:6379 and a channel of its own.
+ * Clients subscribe with `patches` (changed alerts as only their changed fields, as the web UI
+ * does); `--full` subscribes them for full alerts (as the CLI does).
  * Each scenario gets a fresh database and server, so every snapshot taken at subscribe is small.
  *
  * Matching: every POST carries its own `id`. A new alert takes it as its id; a duplicate keeps the
@@ -46,11 +48,15 @@ const duration = arg('duration', 10);
 const connections = arg('connections', 32);
 const resources = arg('resources', 3000);
 const redis = process.argv.includes('--redis');
+/** Clients subscribe with `patches` (as the web UI does) unless `--full` (as the CLI does). */
+const patches = !process.argv.includes('--full');
 const only = argText('scenario')?.toLowerCase();
 
 /** The measuring clients, in a worker thread of their own (push-probe.ts). */
 async function startProbes(origin: string, count: number) {
-  const worker = new Worker(new URL('./push-probe.ts', import.meta.url), { workerData: { origin, count } });
+  const worker = new Worker(new URL('./push-probe.ts', import.meta.url), {
+    workerData: { origin, count, patches },
+  });
   const next = (type: string) =>
     new Promise<void>((ok, fail) => {
       const on = (m: { type: string }) => {
@@ -91,7 +97,9 @@ async function startLoadClients(origin: string, count: number): Promise<LoadClie
   const n = count > 0 ? Math.min(4, Math.ceil(count / 50)) : 0;
   const workers = Array.from({ length: n }, (_, i) => {
     const share = Math.floor(count / n) + (i < count % n ? 1 : 0);
-    return new Worker(new URL('./push-worker.ts', import.meta.url), { workerData: { origin, count: share } });
+    return new Worker(new URL('./push-worker.ts', import.meta.url), {
+      workerData: { origin, count: share, patches },
+    });
   });
   await Promise.all(
     workers.map(
@@ -345,6 +353,9 @@ async function scenario(opts: {
       messages: p.messages,
       alertsDelivered: p.alerts,
       alertsPerMessage: p.messages ? round1(p.alerts / p.messages) : null,
+      patches,
+      patchedShare: p.alerts ? round1((100 * p.patched) / p.alerts) : null,
+      kbPerClient: Math.round(p.bytes / probes / 1024),
       probes,
       // Load clients should each get what a measuring client got (all alerts, coalesced alike).
       loadAlertsPerClient:
@@ -400,13 +411,14 @@ console.log(
   `\n${redis ? 'Redis bus' : 'in-process bus'}, ${duration} s per scenario, ${resources} resources\n` +
     '\n| scenario | clients | POST/s | POST p99 ms | expected | delivered | superseded | missing |' +
     ' from accepted p50 ms | p99 ms | from sent p50 ms | p99 ms | max ms | alerts/msg | delivered alerts/s |' +
-    ' server CPU | bench CPU | machine busy |',
+    ' server CPU | bench CPU | machine busy | KB/client | patches % |',
 );
-console.log(`|${' --- |'.repeat(18)}`);
+console.log(`|${' --- |'.repeat(20)}`);
 for (const r of rows)
   console.log(
     `| ${r.scenario} | ${r.clients} | ${r.postRate} | ${r.postP99} | ${r.expected} | ${r.delivered} |` +
       ` ${r.superseded} | ${r.missing} | ${r.acceptedP50} | ${r.acceptedP99} |` +
       ` ${r.latencyP50} | ${r.latencyP99} | ${r.latencyMax} |` +
-      ` ${r.alertsPerMessage} | ${r.deliveredPerSec} | ${r.serverCpu} | ${r.benchCpu} | ${r.machineBusy} |`,
+      ` ${r.alertsPerMessage} | ${r.deliveredPerSec} | ${r.serverCpu} | ${r.benchCpu} | ${r.machineBusy} |` +
+      ` ${r.kbPerClient} | ${r.patches ? r.patchedShare : 'off'} |`,
   );

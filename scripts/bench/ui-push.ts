@@ -52,6 +52,19 @@ let stop = false;
 let loadErrors = 0;
 try {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  // What reaches the page over its sockets: a resubscription means a fresh snapshot was read.
+  const socket = { subscribes: 0, frames: 0, bytes: 0, patchFrames: 0 };
+  page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => {
+      if (String(f.payload).includes('"subscribe"')) socket.subscribes++;
+    });
+    ws.on('framereceived', (f) => {
+      const text = String(f.payload);
+      socket.frames++;
+      socket.bytes += text.length;
+      if (text.includes('"patches"')) socket.patchFrames++;
+    });
+  });
   await page.goto(`${origin}/wall`);
   await page.waitForSelector('[data-testid=wall-alert]', { timeout: 60_000 });
   await page.waitForTimeout(2000);
@@ -158,6 +171,10 @@ try {
     visibleP50: q(result.visible, 0.5),
     visibleP99: q(result.visible, 0.99),
     visibleMax: q(result.visible, 1),
+    subscribes: socket.subscribes,
+    framesReceived: socket.frames,
+    kbReceived: Math.round(socket.bytes / 1024),
+    patchFrames: socket.patchFrames,
   };
   console.log(JSON.stringify(row));
   console.log(

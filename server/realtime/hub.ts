@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import type { LiveAlert } from '../../shared/alerts.ts';
 import {
   SubscribeSchema,
   type ClientToServerEvents,
@@ -20,6 +19,7 @@ import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
+import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
@@ -35,6 +35,9 @@ const FLUSH_MS = 10;
 const PAGE_REUSE_MS = 2000;
 /** Groups a grouped view's counts carry unless the subscription asks for another number. */
 const GROUP_LIMIT = 100;
+
+/** The room of a view's sockets that take full alerts, or of those that take patches. */
+const roomOf = (view: View, patches: boolean) => (patches ? `view:${view.id}:patches` : `view:${view.id}`);
 
 /** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
 const waiting = (socket: LiveSocket) =>
@@ -165,7 +168,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.data.views.delete(view);
     socket.data.behind.delete(view);
     view.sockets.delete(socket);
-    void socket.leave(`view:${view.id}`);
+    if (view.patching.delete(socket) && view.patching.size === 0) view.sent.clear();
+    void socket.leave(roomOf(view, false));
+    void socket.leave(roomOf(view, true));
     if (view.sockets.size > 0) return;
     // (A view left by its last socket while another was still subscribing may already be replaced.)
     if (views.get(viewKey(view)) === view) views.delete(viewKey(view));
@@ -223,30 +228,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return view;
   }
 
-  /** The changes since `seq` that concern `view`, latest state of each alert (null = too old). */
-  function missed(view: View, seq: number) {
-    if (log_.length > 0 && log_[0]!.gseq > seq + 1) return null;
-    if (log_.length === 0 && seq < lastSeq) return null;
-    const updated = new Map<string, LiveAlert>();
-    const removed = new Set<string>();
-    for (const { gseq, event } of log_) {
-      if (gseq <= seq) continue;
-      const c = view.classify(event);
-      if (!c) continue;
-      if ('in' in c) {
-        removed.delete(c.in.id);
-        updated.set(c.in.id, c.in);
-      } else {
-        updated.delete(c.out);
-        removed.add(c.out);
-      }
-    }
-    return { updated: [...updated.values()], removed: [...removed] };
-  }
-
   /** Sends what a socket missed of a view since `seq`; false when the buffer no longer reaches back. */
   function replay(socket: LiveSocket, view: View, seq: number): number | null {
-    const m = missed(view, seq);
+    const m = missedChanges(log_, lastSeq, view, seq);
     if (!m) return null;
     if (m.updated.length) socket.emit('alert.updated', { view: view.id, seq: view.seq, alerts: m.updated });
     if (m.removed.length)
@@ -254,22 +238,29 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return m.updated.length + m.removed.length;
   }
 
-  function join(socket: LiveSocket, view: View) {
+  /** Adds a socket to a view's room: the patching sockets' room when it asked for patches. */
+  function join(socket: LiveSocket, view: View, patches: boolean) {
     view.sockets.add(socket);
     socket.data.views.add(view);
-    void socket.join(`view:${view.id}`);
+    if (patches) {
+      view.patching.add(socket);
+      view.sent.rejoined();
+    } else view.patching.delete(socket);
+    void socket.leave(roomOf(view, !patches));
+    void socket.join(roomOf(view, patches));
   }
 
   async function subscribe(socket: LiveSocket, raw: unknown): Promise<SubscribeAnswer> {
     const parsed = SubscribeSchema.safeParse(raw ?? {});
     if (!parsed.success) throw new AppError(400, parsed.error.issues[0]?.message ?? 'invalid subscription');
     const { query, since, groupBy, groupLimit } = parsed.data;
+    const patches = parsed.data.patches === true;
     const caller = socket.data.caller;
     const view = await viewFor(query, caller, { by: groupBy ?? null, limit: groupLimit ?? GROUP_LIMIT });
     if (since && since.epoch === epoch) {
       const replayed = replay(socket, view, since.seq);
       if (replayed !== null) {
-        join(socket, view);
+        join(socket, view, patches);
         return {
           status: 'ok',
           mode: 'catch-up',
@@ -310,12 +301,15 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       pageSize: list.pageSize,
       ...snapshotCounts(view),
     };
+    // A socket subscribing again is still in the room until it joins: it replaces what it holds
+    // with this answer, so what the view sent before cannot be patched for it from here on.
+    if (view.patching.has(socket)) view.sent.rejoined();
     setImmediate(() => {
       if (!socket.connected) return;
       if (replay(socket, view, from) === null)
         socket.emit('resync', { view: view.id, reason: 'too far behind' });
       if (view.seq > from) socket.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
-      join(socket, view);
+      join(socket, view, patches);
     });
     return answer;
   }
@@ -328,6 +322,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     if (waiting(socket) > config.LIVE_SLOW_SOCKET_PACKETS / 2) return;
     for (const [view, seq] of [...socket.data.behind]) {
       socket.data.behind.delete(view);
+      // What it holds now is the replay's (or, after a resync, the next snapshot's): patch nothing older.
+      if (view.patching.has(socket)) view.sent.rejoined();
       if (replay(socket, view, seq) === null)
         socket.emit('resync', { view: view.id, reason: 'too far behind' });
       socket.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
@@ -350,27 +346,39 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     cancelFlush = null;
     const now = Date.now();
     lastFlush = now;
+    // The whole flush runs in one turn of the event loop, writing to every socket (docs/live.md, "Metrics").
+    const timer = metrics.liveFlush.startTimer();
     for (const view of views.values()) {
       if (!view.updated.size && !view.removed.size && !view.countsChanged) continue;
       const slow = [...view.sockets].filter(
         (s) => s.data.behind.has(view) || waiting(s) > config.LIVE_SLOW_SOCKET_PACKETS,
       );
-      for (const s of slow) if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(view));
-      const target = io.to(`view:${view.id}`).except(slow.map((s) => s.id));
+      for (const s of slow)
+        if (!s.data.behind.has(view)) s.data.behind.set(view, view.seq - deltaSpan(log_, view));
+      const except = slow.map((s) => s.id);
+      const target = io.to([roomOf(view, false), roomOf(view, true)]).except(except);
       const delivered = view.updated.size + view.removed.size;
       // The counts ride along with the batch's first message; alone only when no alert moved.
       let counts = view.countsChanged ? snapshotCounts(view) : undefined;
       if (view.updated.size) {
-        const alerts = [...view.updated.values()];
-        target.emit('alert.updated', {
-          view: view.id,
-          seq: view.seq,
-          alerts: alerts.map((u) => u.alert),
-          ...(counts ? { counts } : {}),
-        });
+        const updates = [...view.updated.values()];
+        const batch = { view: view.id, seq: view.seq, ...(counts ? { counts } : {}) };
+        // Encoded once per view and kind: full alerts for the others, patches where a patching
+        // socket holds the state they apply to (patches.ts).
+        if (view.sockets.size > view.patching.size)
+          io.to(roomOf(view, false))
+            .except(except)
+            .emit('alert.updated', { ...batch, alerts: updates.map((u) => u.alert) });
+        if (view.patching.size) {
+          const { alerts, patches } = view.sent.split(updates, log_[0]?.gseq ?? 0);
+          io.to(roomOf(view, true))
+            .except(except)
+            .emit('alert.updated', { ...batch, alerts, ...(patches.length ? { patches } : {}) });
+        }
         counts = undefined;
-        for (const u of alerts) metrics.livePushLatency.observe(Math.max(0, now - u.time) / 1000);
+        for (const u of updates) metrics.livePushLatency.observe(Math.max(0, now - u.time) / 1000);
       }
+      for (const id of view.removed.keys()) view.sent.forget(id);
       if (view.removed.size) {
         target.emit('alert.removed-from-view', {
           view: view.id,
@@ -387,31 +395,17 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       view.removed.clear();
       view.countsChanged = false;
     }
+    timer();
   }
-
-  /** How many positions back this flush's deltas reach (so a slow socket is caught up from before them). */
-  function deltaSpan(view: View) {
-    let oldest = view.seq;
-    for (const entry of log_) {
-      if (entry.gseq > view.seq) break;
-      if (view.updated.has(entryId(entry)) || view.removed.has(entryId(entry)))
-        oldest = Math.min(oldest, entry.gseq);
-    }
-    return view.seq - oldest + 1;
-  }
-  const entryId = (e: Logged) =>
-    e.event.type === 'alert.deleted' || e.event.type === 'heartbeat.deleted'
-      ? e.event.id
-      : e.event.type === 'heartbeat.updated'
-        ? e.event.heartbeat.id
-        : e.event.alert.id;
 
   const unsubscribe = deps.bus.subscribe((event, info) => {
     if (info.epoch && info.epoch !== epoch) {
       // A new sequence (first message, or Redis lost its counter): what we hold no longer lines up.
       if (epoch)
-        for (const view of views.values())
+        for (const view of views.values()) {
+          view.sent.clear();
           for (const s of view.sockets) s.emit('resync', { view: view.id, reason: 'sequence restarted' });
+        }
       epoch = info.epoch;
       log_.length = 0;
     }
@@ -419,7 +413,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
     log_.push(entry);
     // Trimmed in chunks: keeping at least LIVE_BUFFER_SIZE changes without moving the array every time.
-    if (log_.length > config.LIVE_BUFFER_SIZE * 1.1) log_.splice(0, log_.length - config.LIVE_BUFFER_SIZE);
+    if (log_.length > config.LIVE_BUFFER_SIZE * 1.1) {
+      log_.splice(0, log_.length - config.LIVE_BUFFER_SIZE);
+      for (const view of views.values()) view.sent.prune(log_[0]!.gseq);
+    }
     if (event.type === 'heartbeat.updated' || event.type === 'heartbeat.deleted') {
       const customer = event.type === 'heartbeat.updated' ? event.heartbeat.customer : event.customer;
       const rooms = customer ? ['unrestricted', `customer:${customer}`] : ['unrestricted'];

@@ -12,6 +12,7 @@ import type { Auth } from '../auth/types.ts';
 import type { Caller } from '../domain/caller.ts';
 import type { Matcher } from './matcher.ts';
 import { AlertNumbers, Membership } from './members.ts';
+import { SentStates } from './patches.ts';
 
 // A view's membership and counts, kept from the bus's changes by the hub (hub.ts, docs/live.md).
 
@@ -112,11 +113,14 @@ export class View {
   /** Per group-by value (grouped views only). */
   readonly groupCounts = new Map<string, Tally>();
   readonly sockets = new Set<LiveSocket>();
+  /** The sockets (of `sockets`) that take patches, and the states sent to them (patches.ts). */
+  readonly patching = new Set<LiveSocket>();
+  readonly sent = new SentStates();
   /** The newest change applied. */
   seq = 0;
   ready: Promise<void> | null = null;
-  /** Changes since the last flush, with the publish time of each. */
-  readonly updated = new Map<string, { alert: LiveAlert; time: number }>();
+  /** Changes since the last flush, with the publish time and position of each. */
+  readonly updated = new Map<string, { alert: LiveAlert; time: number; gseq: number }>();
   readonly removed = new Map<string, number>();
   countsChanged = false;
 
@@ -224,7 +228,7 @@ export class View {
         groups: groupsOf(c.in, this.groupBy),
       });
       this.removed.delete(c.in.id);
-      this.updated.set(c.in.id, { alert: c.in, time: entry.time });
+      this.updated.set(c.in.id, { alert: c.in, time: entry.time, gseq: entry.gseq });
       return true;
     }
     const had = this.has(c.out);

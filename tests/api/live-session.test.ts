@@ -83,6 +83,7 @@ session('live metrics: sockets connected and events delivered', async (ctx) => {
     assert.match(text, /^live_sockets 1$/m);
     assert.match(text, /^live_events_total\{outcome="delivered"\} [1-9]/m);
     assert.match(text, /^live_push_latency_seconds_count [1-9]/m);
+    assert.match(text, /^live_flush_seconds_count [1-9]/m);
   } finally {
     socket.close();
   }

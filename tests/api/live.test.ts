@@ -550,6 +550,38 @@ multi('reconnecting to the other instance with since ends with exactly the serve
   assert.ok(['catch-up', 'snapshot'].includes(after.mode));
 });
 
+multi(
+  'patches across instances and a reconnect to the other one: every field as a full client has it',
+  async (ctx) => {
+    const group = unique('patches');
+    const query = `group=${group}&page-size=1000`;
+    const live = await burst(ctx.apiA, group, 'pre', 10, 30);
+    const full = await (await connect(ctx, ctx.originA)).view(query);
+    const c1 = await connect(ctx, ctx.originB);
+    const before = await c1.view(query, undefined, { patches: true });
+    await burst(ctx.apiA, group, 'seen', 30, 31, live);
+    await burst(ctx.apiB, group, 'seen-b', 30, 32, live);
+    c1.close();
+    await until(() => (c1.socket.connected ? undefined : true), 2000, 'disconnected');
+    await burst(ctx.apiB, group, 'away', 20, 33, live);
+    const c2 = await connect(ctx, ctx.originA);
+    const after = await c2.view(query, before, { patches: true });
+    await burst(ctx.apiA, group, 'back', 30, 34, live);
+    await burst(ctx.apiB, group, 'back-b', 30, 35, live);
+    const want = await converges(full, ctx.apiA);
+    await converges(after, ctx.apiA);
+    assert.ok(Object.keys(want.alerts).length > 0, 'the view is not empty');
+    const ids = Object.keys(want.alerts);
+    const fields = (v: LiveView) => canon(ids.map((id) => v.alerts.get(id) ?? null));
+    await until(() => (fields(after) === fields(full) ? true : undefined), 5000, 'same fields').catch(
+      () => {},
+    );
+    assert.is(fields(after), fields(full));
+    assert.equal([before.unknownPatches, after.unknownPatches], [[], []]);
+    assert.ok(before.patched + after.patched > 0, 'some changes came as patches');
+  },
+);
+
 multi('since from an unknown epoch gets a fresh snapshot', async (ctx) => {
   const group = unique('epochless');
   const a = await createAlert(ctx.apiA, { resource: 'ee', event: 'e', group, severity: 'major' });

@@ -1,5 +1,6 @@
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import type { LiveAlert } from '../../shared/alerts.ts';
+import { applyPatch } from '../../shared/live-patch.ts';
 import type {
   ClientToServerEvents,
   Position,
@@ -133,9 +134,16 @@ export class LiveClient {
     });
   }
 
-  /** The raw answer to `subscribe`. */
-  subscribe(query: string, since?: Position | null, timeoutMs = 10_000): Promise<SubscribeAnswer> {
-    return this.socket.timeout(timeoutMs).emitWithAck('subscribe', since ? { query, since } : { query });
+  /** The raw answer to `subscribe` (with `patches`, changed alerts may come as patches). */
+  subscribe(
+    query: string,
+    since?: Position | null,
+    timeoutMs = 10_000,
+    patches = false,
+  ): Promise<SubscribeAnswer> {
+    return this.socket
+      .timeout(timeoutMs)
+      .emitWithAck('subscribe', { query, ...(since ? { since } : {}), ...(patches ? { patches } : {}) });
   }
 
   /**
@@ -143,9 +151,9 @@ export class LiveClient {
    * kept from an earlier connection), subscribes with its position and, on a catch-up answer,
    * continues from its state.
    */
-  async view(query: string, previous?: LiveView): Promise<LiveView> {
+  async view(query: string, previous?: LiveView, options: { patches?: boolean } = {}): Promise<LiveView> {
     const from = this.received.length;
-    const answer = await this.subscribe(query, previous?.position() ?? null);
+    const answer = await this.subscribe(query, previous?.position() ?? null, 10_000, options.patches);
     if (answer.status !== 'ok') throw new Error(`subscribe ${query}: ${JSON.stringify(answer)}`);
     const view = new LiveView(query, answer, answer.mode === 'catch-up' ? previous : undefined);
     // Messages for this view that came before the answer (a catch-up's replay, or changes racing
@@ -192,6 +200,9 @@ export class LiveView {
   readonly messages: ViewMessage[] = [];
   /** Messages skipped as stale. */
   skipped = 0;
+  /** Patches applied, and patches for an alert this view was never sent (which must not happen). */
+  patched = 0;
+  readonly unknownPatches: string[] = [];
 
   constructor(query: string, answer: Extract<SubscribeAnswer, { status: 'ok' }>, previous?: LiveView) {
     this.query = query;
@@ -225,8 +236,18 @@ export class LiveView {
       return;
     }
     this.seq = m.data.seq;
-    if (m.event === 'alert.updated') for (const a of m.data.alerts) this.alerts.set(a.id, a);
-    else if (m.event === 'alert.removed-from-view') for (const id of m.data.ids) this.alerts.delete(id);
+    if (m.event === 'alert.updated') {
+      for (const a of m.data.alerts) this.alerts.set(a.id, a);
+      // Every state sent is kept (page or not), so a patch always has its base here.
+      for (const p of m.data.patches ?? []) {
+        const base = this.alerts.get(p.id);
+        if (!base) this.unknownPatches.push(p.id);
+        else {
+          this.alerts.set(p.id, applyPatch(base, p));
+          this.patched++;
+        }
+      }
+    } else if (m.event === 'alert.removed-from-view') for (const id of m.data.ids) this.alerts.delete(id);
     const counts = m.event === 'counts' ? m.data : m.data.counts;
     if (counts) {
       this.counts = countsOf(counts);

@@ -1,6 +1,7 @@
 import type { LiveAlert } from '../../../../shared/alerts.ts';
 import type { GroupField, Position, SubscribeAnswer, ViewCounts } from '../../../../shared/events.ts';
 import { api } from '../api.ts';
+import { SentAlerts } from './sent-alerts.ts';
 import { connectErrorMessage, isRefused, openLiveSocket, type LiveSocket } from './socket.ts';
 
 export { UI_ONLY, viewQuery } from '../ui-params.ts';
@@ -98,6 +99,8 @@ export class LiveAlerts {
   private readonly heldChanges = new Map<string, LiveAlert | null>();
   private heldSnapshot: LiveAlert[] | null = null;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
+  /** What the server sent this view, which its patches apply to. */
+  private readonly sent = new SentAlerts();
 
   constructor(query: string, options: LiveOptions = {}) {
     this.query = query;
@@ -275,10 +278,19 @@ export class LiveAlerts {
       if (this.position && t.epoch !== this.position.epoch) this.position = null;
     });
     socket.on('alert.updated', (m) => {
+      if (m.view !== this.view) return;
+      for (const a of m.alerts) this.sent.full(a);
+      const patched: LiveAlert[] = [];
+      for (const p of m.patches ?? []) {
+        const next = this.sent.patch(p);
+        // Not expected: a patch for a state never sent here. A fresh snapshot puts it right.
+        if (!next) return this.resubscribe();
+        patched.push(next);
+      }
       if (!this.accept(m.view, m.seq)) return;
       const now = Date.now();
       let applied = false;
-      for (const a of m.alerts) {
+      for (const a of patched.length ? [...m.alerts, ...patched] : m.alerts) {
         if (this.holding(a.id)) {
           this.heldChanges.set(a.id, a);
         } else {
@@ -290,6 +302,7 @@ export class LiveAlerts {
       if (m.counts) this.counts = countsOf(m.counts);
     });
     socket.on('alert.removed-from-view', (m) => {
+      if (m.view === this.view) for (const id of m.ids) this.sent.remove(id);
       if (!this.accept(m.view, m.seq)) return;
       let applied = false;
       for (const id of m.ids) {
@@ -322,7 +335,8 @@ export class LiveAlerts {
 
   private request(since: Position | null) {
     const { groupBy, groupLimit } = this.options;
-    return { query: this.query, since, ...(groupBy ? { groupBy, groupLimit } : {}) };
+    // Changed alerts as patches: this store keeps every state it was sent (`sent`).
+    return { query: this.query, since, patches: true, ...(groupBy ? { groupBy, groupLimit } : {}) };
   }
 
   /** A message for this view at or after the applied position (docs/live.md). */
@@ -349,6 +363,7 @@ export class LiveAlerts {
       // read, so an alert arriving meanwhile would make a complete view look bounded, and its push
       // would be filed as "on another page" and lost from the screen.
       this.bounded = a.page > 1 || a.alerts.length >= a.pageSize;
+      this.sent.reset(a.alerts);
       changes = this.snapshot(a.alerts);
     }
     this.counts = countsOf(a);
