@@ -16,6 +16,8 @@ export class Removals {
   readonly #remove: (ids: number[]) => Promise<void>;
   readonly #log: Log;
   #pending: number[] = [];
+  /** Callers of `now` waiting for the removal that takes their rows. */
+  #waiting: (() => void)[] = [];
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
 
@@ -24,10 +26,29 @@ export class Removals {
     this.#log = log;
   }
 
+  /** Rows to remove soon: gathered with others for up to GATHER_MS. */
   add(ids: readonly number[]): void {
     if (ids.length === 0) return;
     this.#pending.push(...ids);
     if (!this.#running) this.#schedule(GATHER_MS);
+  }
+
+  /**
+   * Rows to remove now, waiting for it: at once when no removal runs, else in the next one, right
+   * after it. For an inline delivery: the alert's next event, often queued by the very next request
+   * (an ack right after the receipt), is sent inline only if nothing of the alert is left queued.
+   * Resolves when the removal ran, also if it failed (then it is tried again later, as for `add`).
+   */
+  now(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    this.#pending.push(...ids);
+    const done = new Promise<void>((ok) => this.#waiting.push(ok));
+    if (!this.#running) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = null;
+      this.#start(false);
+    }
+    return done;
   }
 
   /** Removes everything added so far, now (the instance is stopping). */
@@ -51,7 +72,9 @@ export class Removals {
   #start(final: boolean) {
     if (this.#running || this.#pending.length === 0) return;
     const ids = this.#pending;
+    const waiting = this.#waiting;
     this.#pending = [];
+    this.#waiting = [];
     this.#running = this.#remove(ids)
       .catch((err: unknown) => {
         this.#log.error({ err, rows: ids.length }, 'forward.remove_failed: will try again');
@@ -62,7 +85,12 @@ export class Removals {
       })
       .finally(() => {
         this.#running = null;
-        if (this.#pending.length && !this.#timer) this.#schedule(GATHER_MS);
+        for (const ok of waiting) ok();
+        if (this.#waiting.length) {
+          if (this.#timer) clearTimeout(this.#timer);
+          this.#timer = null;
+          this.#start(false);
+        } else if (this.#pending.length && !this.#timer) this.#schedule(GATHER_MS);
       });
   }
 }

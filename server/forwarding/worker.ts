@@ -113,7 +113,7 @@ class DestinationLoop {
    * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
    */
   deliverNow(row: QueuedRow): Promise<void> {
-    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs)
+    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs, true)
       .catch((err: unknown) =>
         this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.inline_failed'),
       )
@@ -185,7 +185,11 @@ class DestinationLoop {
    * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
    * before a request that could outlast the lease (`leasedUntil`, epoch ms).
    */
-  private async deliverChain(chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
+  private async deliverChain(
+    chain: readonly QueuedRow[],
+    leasedUntil: number,
+    inline = false,
+  ): Promise<void> {
     const { deps, owner } = this.forwarder;
     const settled: number[] = [];
     let done = 0;
@@ -208,7 +212,10 @@ class DestinationLoop {
           owner,
         );
       } finally {
-        this.forwarder.settle(settled);
+        // Inline: the request waits for the removal too, so that the alert's next event (the
+        // next request's) finds nothing queued before it and is sent inline as well.
+        if (inline) await this.forwarder.settleNow(settled);
+        else this.forwarder.settle(settled);
       }
     }
   }
@@ -324,6 +331,10 @@ export class Forwarder {
 
   settle(ids: readonly number[]): void {
     this.removals.add(ids);
+  }
+
+  settleNow(ids: readonly number[]): Promise<void> {
+    return this.removals.now(ids);
   }
 
   /** Looks for work now: for one destination, or for all. */

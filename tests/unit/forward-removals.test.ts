@@ -54,6 +54,23 @@ test('rows settled close together are removed in one statement, not one each', a
   ]);
 });
 
+test('rows removed now (an inline delivery) go at once, and the caller waits for it', async () => {
+  const r = recorder();
+  const removals = new Removals(r.remove, log);
+  removals.add([1]);
+  const first = removals.now([2]);
+  assert.equal(r.calls, [], 'under way (the remover is asynchronous)');
+  await first;
+  assert.equal(r.calls, [[1, 2]], 'taken with what was gathered, without waiting for the gathering');
+  // While a removal runs, the next `now` waits for it and then goes at once with what came meanwhile.
+  const second = removals.now([3]);
+  removals.add([4]);
+  const third = removals.now([5]);
+  await second;
+  await third;
+  assert.equal(r.calls, [[1, 2], [3], [4, 5]]);
+});
+
 test('a removal that fails is tried again with the same rows', async () => {
   const r = recorder();
   const removals = new Removals(r.remove, log);
