@@ -149,7 +149,8 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-async function selfSignedCert(dir: string, name: string): Promise<void> {
+/** A self-signed certificate for 127.0.0.1 and localhost: `dir/name.key` and `dir/name.crt`. */
+export async function selfSignedCert(dir: string, name: string): Promise<void> {
   await run('openssl', [
     'req',
     '-x509',

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -15,6 +14,7 @@ import { toDestinations, wantsEvent } from '../../server/forwarding/destinations
 import { isNamed, loopNames, loopValue } from '../../server/forwarding/loop.ts';
 import { agentFor, attemptOf, buildRequest, send } from '../../server/forwarding/outbound.ts';
 import { backoffMs } from '../../server/forwarding/worker.ts';
+import { selfSignedCert } from '../helpers/slapd.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { systemFile: null });
 /** The problems loadConfig reports ([] when it loads). */
@@ -341,29 +341,9 @@ async function listening(tls: boolean) {
   };
   if (tls) {
     const dir = mkdtempSync(join(tmpdir(), 'fwd-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
+    await selfSignedCert(dir, 'server');
     server = createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) },
       handler,
     );
     rmSync(dir, { recursive: true });
