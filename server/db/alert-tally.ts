@@ -99,6 +99,16 @@ const tallyRows = sql.fragment`(
   SELECT customer, environment, service, severity, status, n FROM alert_tally_delta
 )`;
 
+/** Every row of the event tally (migration 0038): alert_tally's key plus `event`. */
+export const eventTallyRows = sql.fragment`(
+  SELECT customer, environment, service, severity, status, event, n FROM alert_event_tally
+  UNION ALL
+  SELECT customer, environment, service, severity, status, event, n FROM alert_event_tally_delta
+)`;
+
+/** The tally's rows, for readers outside this module (top-N). */
+export { tallyRows };
+
 const PairRowSchema = z.object({
   severity: z.string(),
   status: z.string(),
@@ -186,8 +196,14 @@ export function tallyTotal(db: CommonQueryMethods): Promise<number> {
 /** Compaction's advisory lock (also taken by the TRUNCATE trigger of migration 0031). */
 export const LOCK_CLASS = 72_643_511;
 
+/** The tallies: alert_tally (migration 0031) and alert_event_tally, its key plus `event` (0038). */
+const TALLIES = [
+  { table: 'alert_tally', keys: ['customer', 'environment', 'service', 'severity', 'status'] },
+  { table: 'alert_event_tally', keys: ['customer', 'environment', 'service', 'severity', 'status', 'event'] },
+] as const;
+
 /**
- * Moves every delta into alert_tally, one row per key, dropping keys whose count is 0; returns the
+ * Moves every delta into its tally, one row per key, dropping keys whose count is 0; returns the
  * number of delta rows moved (0 when another compaction holds the lock). One statement: the deltas
  * it deletes and the rows it writes become visible together, and the sum over both tables is the
  * same before and after, so readers never see a partial move — even if two compactions overlapped
@@ -195,32 +211,61 @@ export const LOCK_CLASS = 72_643_511;
  * deltas, which it leaves for the next round.
  */
 export async function compactTally(db: CommonQueryMethods): Promise<number> {
+  const parts = TALLIES.map(({ table, keys }, i) => {
+    const delta = sql.identifier([`${table}_delta`]);
+    const tally = sql.identifier([table]);
+    const cols = sql.join(
+      keys.map((k) => sql.identifier([k])),
+      sql.fragment`, `,
+    );
+    const on = sql.join(
+      keys.map((k) =>
+        k === 'customer'
+          ? sql.fragment`t.customer IS NOT DISTINCT FROM k.customer`
+          : sql.fragment`t.${sql.identifier([k])} = k.${sql.identifier([k])}`,
+      ),
+      sql.fragment` AND `,
+    );
+    const [moved, keyed, old, added] = ['moved', 'keys', 'old', 'added'].map((x) => sql.identifier([`${x}${i}`]));
+    return {
+      moved: moved!,
+      ctes: sql.fragment`${moved!} AS (
+        DELETE FROM ${delta} WHERE (SELECT ok FROM lock)
+        RETURNING ${cols}, n
+      ),
+      ${keyed!} AS (
+        SELECT DISTINCT ${cols} FROM ${moved!}
+      ),
+      ${old!} AS (
+        DELETE FROM ${tally} t USING ${keyed!} k WHERE ${on}
+        RETURNING ${sql.join(
+          keys.map((k) => sql.fragment`t.${sql.identifier([k])}`),
+          sql.fragment`, `,
+        )}, t.n
+      ),
+      ${added!} AS (
+        INSERT INTO ${tally} (${cols}, n)
+        SELECT ${cols}, sum(n) FROM (
+          SELECT * FROM ${moved!} UNION ALL SELECT * FROM ${old!}
+        ) x
+        GROUP BY ${cols}
+        HAVING sum(n) <> 0
+      )`,
+    };
+  });
   return db.oneFirst(sql.type(z.object({ moved: z.number() }))`
     WITH lock AS MATERIALIZED (
       SELECT pg_try_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(current_schema())) AS ok
     ),
-    moved AS (
-      DELETE FROM alert_tally_delta WHERE (SELECT ok FROM lock)
-      RETURNING customer, environment, service, severity, status, n
-    ),
-    keys AS (
-      SELECT DISTINCT customer, environment, service, severity, status FROM moved
-    ),
-    old AS (
-      DELETE FROM alert_tally t USING keys k
-      WHERE t.customer IS NOT DISTINCT FROM k.customer AND t.environment = k.environment
-        AND t.service = k.service AND t.severity = k.severity AND t.status = k.status
-      RETURNING t.customer, t.environment, t.service, t.severity, t.status, t.n
-    ),
-    added AS (
-      INSERT INTO alert_tally (customer, environment, service, severity, status, n)
-      SELECT customer, environment, service, severity, status, sum(n) FROM (
-        SELECT * FROM moved UNION ALL SELECT * FROM old
-      ) x
-      GROUP BY customer, environment, service, severity, status
-      HAVING sum(n) <> 0
-    )
-    SELECT count(*)::int8 AS moved FROM moved`);
+    ${sql.join(
+      parts.map((p) => p.ctes),
+      sql.fragment`,
+    `,
+    )}
+    SELECT (${sql.join(
+      parts.map((p) => sql.fragment`(SELECT count(*) FROM ${p.moved})`),
+      sql.fragment` + `,
+    )})::int8 AS moved`);
 }
 
 /** Matches per severity and per status: from the tally when it can answer, else by a scan. */

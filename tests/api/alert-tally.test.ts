@@ -51,6 +51,8 @@ async function json(api: Api, path: string): Promise<Record<string, unknown>> {
   return body;
 }
 
+const TOP_GROUP_BY = ['event', 'environment', 'service', 'severity', 'status', 'customer', 'resource'];
+
 /** What an endpoint answers about counts (the list's page depends on the request's time). */
 async function answers(api: Api): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -60,6 +62,15 @@ async function answers(api: Api): Promise<Record<string, unknown>> {
     out[`/alerts/count?${qs}`] = await json(api, `/alerts/count?${qs}`);
     out[`/environments?${qs}`] = await json(api, `/environments?${qs}`);
     out[`/services?${qs}`] = await json(api, `/services?${qs}`);
+    // Top-N counts its groups from a tally when it groups by one of its columns (event, or a key
+    // column of alert_tally); resource is always scanned.
+    for (const by of TOP_GROUP_BY) {
+      const top = await json(api, `/alerts/topn/count?${qs}&group-by=${by}&topn=4`);
+      // (without the hrefs: two instances answer with their own addresses)
+      out[`/alerts/topn/count?${qs}&group-by=${by}`] = (top.top10 as { resources: { href?: string }[] }[]).map(
+        (t) => ({ ...t, resources: t.resources.map(({ href: _, ...r }) => r) }),
+      );
+    }
   }
   return out;
 }
@@ -147,7 +158,14 @@ async function bulk(api: Api, method: 'PUT' | 'DELETE', path: string, body?: unk
 }
 
 const deltas = async (url: string) =>
-  Number((await queryDb<{ n: string }>(url, 'SELECT count(*) AS n FROM alert_tally_delta'))[0]!.n);
+  Number(
+    (
+      await queryDb<{ n: string }>(
+        url,
+        'SELECT (SELECT count(*) FROM alert_tally_delta) + (SELECT count(*) FROM alert_event_tally_delta) AS n',
+      )
+    )[0]!.n,
+  );
 
 const one = suite<AppContext>('alert tally: one instance', {} as AppContext);
 one.before((ctx) => startApp(ctx, { TEST_LABEL: 'tally', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '0' }));
@@ -199,6 +217,24 @@ one('after receipts, changes, deletes, bulk operations and housekeeping the tall
   await queryDb(db.url, `UPDATE alerts SET customer = 'globex' WHERE resource = 'a-r4'`);
   await sameAnswers(api, running, 'severity, service, environment and customer changes');
 
+  // Event changes (correlation renames an alert's event; here also in SQL, alone and with a
+  // key column), so that some events hold several alerts.
+  const onePerIdentity = (resources: string) =>
+    `SELECT DISTINCT ON (environment, resource, COALESCE(customer, '')) id FROM alerts
+     WHERE resource IN (${resources}) ORDER BY environment, resource, COALESCE(customer, ''), id`;
+  await queryDb(db.url, `UPDATE alerts SET event = 'shared' WHERE id IN (${onePerIdentity(`'a-r5', 'a-r6'`)})`);
+  await queryDb(
+    db.url,
+    `UPDATE alerts SET event = 'other', severity = 'minor' WHERE id IN (${onePerIdentity(`'a-r7'`)})`,
+  );
+  const pair = { resource: 'a-corr', environment: 'Production', service: ['web'], correlate: ['down', 'shared'] };
+  const first = await createAlert(api, { ...pair, event: 'down', severity: 'major' });
+  const correlated = await api.post('/alert', { ...pair, event: 'shared', severity: 'critical' });
+  assert.ok(correlated.status === 200 || correlated.status === 201, String(correlated.status));
+  const renamed = await queryDb<{ event: string }>(db.url, `SELECT event FROM alerts WHERE id = $1`, [first.id]);
+  assert.equal(renamed, [{ event: 'shared' }], 'the correlated receipt renamed the event');
+  await sameAnswers(api, running, 'event changes');
+
   // Deletes, bulk operations, housekeeping.
   assert.is((await api.delete(`/alert/${made[20]!.id}`)).status, 200);
   await bulk(api, 'PUT', '/_bulk/alerts/action?environment=Staging', { action: 'ack' });
@@ -224,9 +260,60 @@ one('after receipts, changes, deletes, bulk operations and housekeeping the tall
   for (let i = 0; i < 40 && (await deltas(db.url)) > 0; i++) await sleep(100);
   assert.is(await deltas(db.url), 0, 'the compaction timer emptied the deltas');
   assert.is(await tally.compactTally(running.deps.db), 0);
-  const zero = await queryDb(db.url, 'SELECT * FROM alert_tally WHERE n <= 0');
-  assert.equal(zero, [], 'no empty or negative keys are kept');
+  for (const table of ['alert_tally', 'alert_event_tally']) {
+    const zero = await queryDb(db.url, `SELECT * FROM ${table} WHERE n <= 0`);
+    assert.equal(zero, [], `no empty or negative keys are kept in ${table}`);
+  }
+  const exact = await queryDb(
+    db.url,
+    `SELECT customer, environment, service, severity, status, event, count(*) AS n FROM alerts
+       GROUP BY 1, 2, 3, 4, 5, 6
+     EXCEPT ALL
+     SELECT customer, environment, service, severity, status, event, n FROM alert_event_tally`,
+  );
+  assert.equal(exact, [], 'the compacted event tally holds exactly the alerts per key');
   await sameAnswers(api, running, 'compacted');
+});
+
+one('top-N counts groups of event and of key columns from the tallies, other groupings by a scan', async (ctx) => {
+  const { api, db } = ctx;
+  const [a] = await receiveSome(api, 1, 'topn');
+  const count = async (qs: string, key: string, value: string) => {
+    const top = (await json(api, `/alerts/topn/count?${qs}&topn=1000`)).top10 as Record<string, unknown>[];
+    return top.find((t) => t[key] === value)?.count as number | undefined;
+  };
+  const before = {
+    event: await count('', 'event', a!.event),
+    environment: await count('group-by=environment', 'environment', a!.environment),
+    resource: await count('group-by=resource', 'resource', a!.resource),
+    scanned: await count('text=cpu', 'event', a!.event),
+  };
+  // A count the alerts do not have, written into both tallies: what reads a tally shows it.
+  const extra = [a!.customer ?? null, a!.environment, ['x'], a!.severity, a!.status];
+  await queryDb(
+    db.url,
+    `INSERT INTO alert_tally_delta (customer, environment, service, severity, status, n) VALUES ($1, $2, $3, $4, $5, 5)`,
+    extra,
+  );
+  await queryDb(
+    db.url,
+    `INSERT INTO alert_event_tally_delta (customer, environment, service, severity, status, event, n)
+     VALUES ($1, $2, $3, $4, $5, $6, 5)`,
+    [...extra, a!.event],
+  );
+  try {
+    assert.is(await count('', 'event', a!.event), before.event! + 5, 'grouped by event: the event tally');
+    assert.is(
+      await count('group-by=environment', 'environment', a!.environment),
+      before.environment! + 5,
+      'grouped by environment: alert_tally',
+    );
+    assert.is(await count('group-by=resource', 'resource', a!.resource), before.resource, 'resource: scanned');
+    assert.is(await count('text=cpu', 'event', a!.event), before.scanned, 'free text: scanned');
+  } finally {
+    await queryDb(db.url, `DELETE FROM alert_tally_delta WHERE service = '{x}'`);
+    await queryDb(db.url, `DELETE FROM alert_event_tally_delta WHERE service = '{x}'`);
+  }
 });
 
 one(
