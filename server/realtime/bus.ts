@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { BusEnvelopeSchema, LiveEventSchema, type LiveEvent } from '../../shared/events.ts';
+import { BusEnvelopeSchema, LiveEventSchema, type BusEnvelope, type LiveEvent } from '../../shared/events.ts';
 import type { Log } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 
@@ -49,7 +49,11 @@ function createFanout({ log, metrics }: BusDeps) {
         log.warn({ issues: parsed.error.issues.slice(0, 3).map((i) => i.message) }, 'bus.message.dropped');
         return;
       }
-      const { event, origin, seq, gseq, epoch, time } = parsed.data;
+      this.deliverValid(parsed.data);
+    },
+    /** An envelope already validated in this process (the in-process bus checks it on publish). */
+    deliverValid(envelope: BusEnvelope) {
+      const { event, origin, seq, gseq, epoch, time } = envelope;
       metrics.busReceived.inc({ type: event.type });
       const info = { origin, seq, gseq: gseq ?? 0, epoch: epoch ?? '', time: time ?? Date.now() };
       for (const listener of listeners) {
@@ -83,9 +87,10 @@ export function createMemoryBus(deps: BusDeps): Bus {
         event: LiveEventSchema.parse(event),
       };
       deps.metrics.busPublished.inc({ type: event.type });
-      // A JSON round trip gives listeners the same detached copy a Redis subscriber would get.
-      const copy: unknown = JSON.parse(JSON.stringify(envelope));
-      setImmediate(() => fanout.deliver(copy));
+      // A JSON round trip gives listeners the same detached copy a Redis subscriber would get; it
+      // was validated just above, so it is not validated again on delivery.
+      const copy = JSON.parse(JSON.stringify(envelope)) as BusEnvelope;
+      setImmediate(() => fanout.deliverValid(copy));
     },
     subscribe(listener) {
       fanout.listeners.add(listener);
