@@ -105,6 +105,11 @@ export class Agent {
     return (this.#agent ??= new Connections(this.#options));
   }
 
+  /** The connections once made (no promise to wait for on every request). */
+  get made(): Undici.Agent | undefined {
+    return this.#agent;
+  }
+
   async destroy(): Promise<void> {
     await this.#agent?.destroy();
     this.#agent = undefined;
@@ -130,19 +135,43 @@ function reasonOf(err: unknown): string {
   return e.cause?.code ?? e.code ?? e.message ?? String(err);
 }
 
+/** Requests in flight by the signal that stops them: one listener per signal, not one per request. */
+const inFlight = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function inFlightOf(stop: AbortSignal): Set<AbortController> {
+  let running = inFlight.get(stop);
+  if (!running) {
+    const all = new Set<AbortController>();
+    stop.addEventListener('abort', () => all.forEach((c) => c.abort()), { once: true });
+    inFlight.set(stop, (running = all));
+  }
+  return running;
+}
+
 /**
  * Sends a request and waits for the whole answer (bodies are not parsed), at most `timeoutMs`;
- * `stop` aborts it when this instance shuts down.
+ * `stop` aborts it when this instance shuts down. A controller and a cleared timer per request,
+ * not `AbortSignal.timeout` and `.any`: those kept each request's signals (and, when the timer
+ * fired long after the answer, a DOMException with its stack) for the whole timeout, which cost
+ * the forwarding instance garbage collection per event (docs/benchmarks.md, 2026-11-27).
  */
 export async function send(
   req: OutboundRequest,
   options: { agent: Agent; timeoutMs: number; stop: AbortSignal },
 ): Promise<Attempt> {
   if (options.stop.aborted) return { outcome: 'stopped' };
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([timeout, options.stop]);
+  const controller = new AbortController();
+  const { signal } = controller;
+  const running = inFlightOf(options.stop);
+  running.add(controller);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
   try {
-    const [{ request }, dispatcher] = await Promise.all([client(), options.agent.dispatcher()]);
+    const { request } = undici ?? (await client());
+    const dispatcher = options.agent.made ?? (await options.agent.dispatcher());
     const res = await request(req.url, {
       method: req.method,
       headers: req.headers,
@@ -154,7 +183,10 @@ export async function send(
     return options.stop.aborted ? { outcome: 'stopped' } : attemptOf(res.statusCode);
   } catch (err) {
     if (options.stop.aborted) return { outcome: 'stopped' };
-    if (timeout.aborted) return { outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` };
+    if (timedOut) return { outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` };
     return { outcome: 'failed', error: reasonOf(err) };
+  } finally {
+    clearTimeout(timer);
+    running.delete(controller);
   }
 }
