@@ -239,19 +239,23 @@ class DestinationLoop {
     }
     endTimer();
     const now = Date.now();
-    const facts = { destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId };
+    const facts = () => ({ destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId });
     switch (attempt.outcome) {
       case 'delivered':
         count('delivered');
         this.state.failures = 0;
         this.state.pausedUntil = 0;
         this.state.lastDeliveryTime = now;
-        log.debug({ ...facts, status: attempt.status }, 'forward.delivered');
+        if (log.isLevelEnabled('debug'))
+          log.debug({ ...facts(), status: attempt.status }, 'forward.delivered');
         return 'settled';
       case 'rejected':
         count('rejected');
         this.noteError(`${attempt.error} (refused, not retried)`, now);
-        log.warn({ ...facts, status: attempt.status }, 'forward.rejected: the destination refused the event');
+        log.warn(
+          { ...facts(), status: attempt.status },
+          'forward.rejected: the destination refused the event',
+        );
         return 'settled';
       case 'failed': {
         const attempts = row.attempts + 1;
@@ -264,7 +268,7 @@ class DestinationLoop {
         if (attempts >= config.FWD_MAX_ATTEMPTS) {
           count('expired');
           log.warn(
-            { ...facts, attempts, error: attempt.error },
+            { ...facts(), attempts, error: attempt.error },
             'forward.expired: gave up after FWD_MAX_ATTEMPTS',
           );
           return 'settled';
@@ -276,7 +280,7 @@ class DestinationLoop {
           error: attempt.error,
         });
         count('failed');
-        log.info({ ...facts, attempts, error: attempt.error }, 'forward.failed: will retry');
+        log.info({ ...facts(), attempts, error: attempt.error }, 'forward.failed: will retry');
         return 'retry';
       }
     }
