@@ -4,6 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
 import type { Running } from '../../server/boot.ts';
+import { enqueue } from '../../server/db/forward-queue.ts';
+import { forwarderOf } from '../../server/forwarding/worker.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
@@ -336,7 +338,12 @@ pair('A answers once B has the event, without waiting for the removal of its que
     const took = Date.now() - started;
     assert.ok(took < 1000, `answered in ${took} ms`);
     assert.ok(await alertOn(b, made.id), 'on B when A answered');
-    // The alert's next event waits for that removal instead, so that it is sent inline too.
+    // The alert's next events wait for that removal instead (it is under way: queuing behind the
+    // row waits for its lock), so that they are sent inline too: a duplicate receipt (queued by the
+    // receipt's own statement) and an action. Before the removal starts, `removedBefore` starts it.
+    const again = await createAlert(a, { resource: 'pair-slow-removal', event: 'Inline' });
+    assert.is(again.id, made.id);
+    assert.is((await alertOn(b, made.id))?.duplicateCount, 1, 'the duplicate on B when A answered');
     await act(a, made.id, 'ack', 'after a slow removal');
     assert.is((await alertOn(b, made.id))?.status, 'ack', 'ack on B when A answered');
     await eventually("A's queue empty", async () => (await queueRows(a)) === 0);
@@ -344,6 +351,36 @@ pair('A answers once B has the event, without waiting for the removal of its que
     await queryDb(a.db.url, 'DROP TRIGGER slow_removal ON forward_queue; DROP FUNCTION slow_removal()');
   }
 });
+
+pair(
+  'an alert whose delivered row is not removed yet: its next event has the removal run first',
+  async ({ a, b }) => {
+    const forwarder = forwarderOf(a.running.deps)!;
+    const [row] = await enqueue(
+      a.running.deps.db,
+      [
+        {
+          destination: b.base,
+          kind: 'alert',
+          alertId: 'pair-unremoved',
+          body: { resource: 'pair-unremoved' },
+          loop: a.base,
+          requestId: 'pair-unremoved-1',
+          leaseMs: 60_000,
+        },
+      ],
+      forwarder.owner,
+    );
+    assert.ok(row, 'inserted leased, as for an inline delivery');
+    forwarder.settle([row]);
+    assert.is(forwarder.removedBefore('another-alert'), undefined, 'nothing to wait for');
+    const ready = forwarder.removedBefore('pair-unremoved');
+    assert.ok(ready, 'a removal to wait for');
+    await ready;
+    assert.is(await queueRows(a), 0, 'removed when the wait ends');
+    assert.is(forwarder.removedBefore('pair-unremoved'), undefined, 'and nothing left to wait for');
+  },
+);
 
 pair('a wrong HMAC secret is refused by the destination (401), counted, not retried', async (ctx) => {
   const { b } = ctx;
