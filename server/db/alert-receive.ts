@@ -42,6 +42,8 @@ const CandidateRowSchema = AlertRowSchema.extend({
   recentSeverityChanges: z.number(),
 });
 export type Candidate = z.infer<typeof CandidateRowSchema>;
+/** Made once: building a zod schema per read cost more than parsing the rows with it. */
+const WantedRowSchema = CandidateRowSchema.extend({ wanted: z.number() });
 
 /**
  * For each submission, the stored alert it de-duplicates or correlates with: same environment,
@@ -60,7 +62,7 @@ export async function findForReceive(
     ),
     sql.fragment`, `,
   );
-  const rows = await db.any(sql.type(CandidateRowSchema.extend({ wanted: z.number() }))`
+  const rows = await db.any(sql.type(WantedRowSchema)`
     SELECT v.i AS wanted, ${columns}, ${recentStatuses},
       (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
          AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"

@@ -33,6 +33,9 @@ export const QueuedRowSchema = z.object({
 });
 export type QueuedRow = z.infer<typeof QueuedRowSchema>;
 
+/** A destination per row; made once (building a zod schema costs more than parsing with it). */
+const DestinationRowSchema = z.object({ destination: z.string() });
+
 const columns = sql.fragment`id, destination, kind, alert_id AS "alertId", body, loop,
   request_id AS "requestId", attempts, create_time AS "createTime"`;
 
@@ -129,7 +132,7 @@ export async function settle(
   owner: string,
 ): Promise<readonly string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.any(sql.type(z.object({ destination: z.string() }))`
+  const rows = await db.any(sql.type(DestinationRowSchema)`
     SELECT DISTINCT destination FROM forward_settle(${sql.array(ids, 'int8')}, ${owner}) AS destination`);
   return rows.map((r) => r.destination);
 }
@@ -140,7 +143,7 @@ export async function settle(
  * next); names the destinations concerned. A safety net, run now and then: it reads every unmarked row.
  */
 export async function markHeads(db: CommonQueryMethods): Promise<readonly string[]> {
-  const rows = await db.any(sql.type(z.object({ destination: z.string() }))`
+  const rows = await db.any(sql.type(DestinationRowSchema)`
     WITH marked AS (
       UPDATE forward_queue f SET head = true
       WHERE NOT f.head AND NOT EXISTS (

@@ -63,6 +63,8 @@ export interface TriggerAlong {
 export interface ReceiptAlong {
   forwards: ForwardAlong[];
   triggers: TriggerAlong[];
+  /** To wait for before the statement runs (an earlier forward row of the alert being removed). */
+  ready?: Promise<void> | undefined;
 }
 
 /** A forward-queue row the receipt's statement inserted leased: the caller delivers it now. */

@@ -164,6 +164,7 @@ export async function createNew(
   // says `severity`; issue #17 chose drop-in compatibility): docs/alerts.md.
   const entry = historyEntry(draft, 'new', status, draft.text, caller);
   const planned = planAlong(deps, record, draft, caller, quiet);
+  if (planned?.along.ready) await planned.along.ready;
   const stored = await insertsOf(deps).submit('new', { alert: record, entry, with: planned?.with });
   if (!stored) {
     const clash = await alertsDb.findById(deps.db, draft.id);
@@ -271,6 +272,7 @@ export async function applyToExisting(
   };
   const plain = entries.length === 0 && !changes;
   const planned = planAlong(deps, predictedRecord(candidate, update, duplicate), draft, caller, quiet, plain);
+  if (planned?.along.ready) await planned.along.ready;
   // A plain duplicate (no status change, nothing for history) joins the other identities' plain
   // duplicates of this moment in one statement; anything else is written on its own.
   const written = plain

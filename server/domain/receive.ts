@@ -246,6 +246,8 @@ async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: 
     ),
   );
   const withs = planned.flatMap((p) => (p?.with ? [p.with] : []));
+  // The first receipt's wait (the alert's delivered rows being removed) is every receipt's.
+  if (planned[0]?.along.ready) await planned[0].along.ready;
   const written = await receiveDb.updateReceived(
     deps.db,
     candidate,

@@ -68,6 +68,9 @@ export async function queueForwards(
   if (chosen.length === 0) return;
   const loop = loopValue(names, deps.config.BASE_URL);
   const forwarder = forwarderOf(deps);
+  // The alert's previous event, delivered inline, may still be waiting to be removed.
+  const ready = forwarder?.removedBefore(target.alertId);
+  if (ready) await ready;
   const events = chosen.map((d) => ({
     destination: d.url,
     kind: target.kind,
@@ -96,27 +99,30 @@ export async function queueForwards(
 }
 
 /**
- * The forward-queue rows a receipt writes in its own statement (the body is built there from the
- * written alert): one per destination that wants alerts and that the request's loop headers do not
- * name, leased for inline delivery where the destination takes events inline.
+ * The forward-queue rows a receipt of `alertId` writes in its own statement (the body is built
+ * there from the written alert): one per destination that wants alerts and that the request's
+ * loop headers do not name, leased for inline delivery where the destination takes events inline;
+ * and `ready` when the statement should wait for the removal of the alert's delivered rows first.
  */
 export function planForwards(
   deps: Deps,
   destinations: readonly Destination[],
   request: PluginRequest,
-): ForwardAlong[] {
+  alertId: string,
+): { forwards: ForwardAlong[]; ready?: Promise<void> | undefined } {
   const names = loopNames(request.header(LOOP_HEADER), request.header(ALERTA_LOOP_HEADER));
   const chosen = destinations.filter((d) => wantsEvent(d, 'alert') && !isNamed(names, d.url));
-  if (chosen.length === 0) return [];
+  if (chosen.length === 0) return { forwards: [] };
   const loop = loopValue(names, deps.config.BASE_URL);
   const forwarder = forwarderOf(deps);
-  return chosen.map((d) => ({
+  const forwards = chosen.map((d) => ({
     destination: d.url,
     loop,
     requestId: randomUUID(),
     leaseMs: forwarder?.inlineLeaseMs(d.url) ?? 0,
     owner: forwarder?.owner ?? null,
   }));
+  return { forwards, ready: forwarder?.removedBefore(alertId) };
 }
 
 /**

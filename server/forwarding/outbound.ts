@@ -105,6 +105,11 @@ export class Agent {
     return (this.#agent ??= new Connections(this.#options));
   }
 
+  /** The connections once made (no promise to wait for on every request). */
+  get made(): Undici.Agent | undefined {
+    return this.#agent;
+  }
+
   async destroy(): Promise<void> {
     await this.#agent?.destroy();
     this.#agent = undefined;
@@ -130,6 +135,92 @@ function reasonOf(err: unknown): string {
   return e.cause?.code ?? e.code ?? e.message ?? String(err);
 }
 
+/** Answers whose body is longer are cut off there (the body is not used, only the status). */
+const BODY_LIMIT = 64 * 1024;
+
+/** An origin (`scheme://host:port`) and a path, as a dispatcher takes them; origins remembered. */
+const origins = new Map<string, string>();
+function originAndPath(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  const prefix = slash < 0 ? url : url.slice(0, slash);
+  let origin = origins.get(prefix);
+  if (origin === undefined) {
+    origin = new URL(prefix).origin;
+    if (origins.size >= 1000) origins.clear();
+    origins.set(prefix, origin);
+  }
+  return { origin, path: slash < 0 ? '/' : url.slice(slash) };
+}
+
+/** What stops a request before its answer: the timeout, or the instance stopping. */
+class Stopped extends Error {}
+
+/** How a request in flight is stopped: `reason` once it is, `abort` once it was dispatched. */
+interface Cancel {
+  reason?: Error;
+  abort?: (reason: Error) => void;
+}
+
+function cancelWith(cancel: Cancel, reason: Error) {
+  cancel.reason ??= reason;
+  cancel.abort?.(reason);
+}
+
+/**
+ * One request through the dispatcher with a handler of its own, resolving with the status once the
+ * whole answer came (at most BODY_LIMIT of it is read). Lighter than undici's `request`, whose
+ * per-request async resource, body stream and abort listeners showed as garbage collection per
+ * forwarded event (docs/benchmarks.md, 2026-11-27). `cancel` is set to a function that aborts it.
+ */
+function exchange(dispatcher: Undici.Dispatcher, req: OutboundRequest, cancel: Cancel): Promise<number> {
+  const { origin, path } = originAndPath(req.url);
+  return new Promise<number>((resolve, reject) => {
+    let status = 0;
+    let read = 0;
+    let controller: Undici.Dispatcher.DispatchController | null = null;
+    let ended: Error | null = null;
+    let settled = false;
+    const settle = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      if (err) reject(err);
+      else resolve(status);
+    };
+    cancel.abort = (reason) => {
+      ended = reason;
+      controller?.abort(reason);
+      settle(reason);
+    };
+    if (cancel.reason) return cancel.abort(cancel.reason);
+    dispatcher.dispatch(
+      { origin, path, method: req.method, headers: req.headers, body: req.body === '' ? null : req.body },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (ended) c.abort(ended);
+        },
+        onResponseStart(c, statusCode) {
+          if (statusCode >= 200 || status === 0) status = statusCode;
+        },
+        onResponseData(c, chunk) {
+          read += chunk.length;
+          if (read > BODY_LIMIT) {
+            // Enough of it: the status is what counts.
+            settle(null);
+            c.abort(new Stopped('answer too long'));
+          }
+        },
+        onResponseEnd() {
+          settle(null);
+        },
+        onResponseError(_c, err) {
+          settle(err);
+        },
+      },
+    );
+  });
+}
+
 /**
  * Sends a request and waits for the whole answer (bodies are not parsed), at most `timeoutMs`;
  * `stop` aborts it when this instance shuts down.
@@ -138,23 +229,43 @@ export async function send(
   req: OutboundRequest,
   options: { agent: Agent; timeoutMs: number; stop: AbortSignal },
 ): Promise<Attempt> {
-  if (options.stop.aborted) return { outcome: 'stopped' };
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([timeout, options.stop]);
+  const { stop } = options;
+  if (stop.aborted) return { outcome: 'stopped' };
+  const cancel: Cancel = {};
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    cancelWith(cancel, new Stopped(`no answer within ${options.timeoutMs} ms`));
+  }, options.timeoutMs);
+  timer.unref();
+  const running = inFlightOf(stop);
+  running.add(cancel);
   try {
-    const [{ request }, dispatcher] = await Promise.all([client(), options.agent.dispatcher()]);
-    const res = await request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body === '' ? null : req.body,
-      dispatcher,
-      signal,
-    });
-    await res.body.dump({ limit: 64 * 1024, signal });
-    return options.stop.aborted ? { outcome: 'stopped' } : attemptOf(res.statusCode);
+    const dispatcher = options.agent.made ?? (await options.agent.dispatcher());
+    if (stop.aborted) return { outcome: 'stopped' };
+    const status = await exchange(dispatcher, req, cancel);
+    return stop.aborted ? { outcome: 'stopped' } : attemptOf(status);
   } catch (err) {
-    if (options.stop.aborted) return { outcome: 'stopped' };
-    if (timeout.aborted) return { outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` };
+    if (stop.aborted) return { outcome: 'stopped' };
+    if (timedOut) return { outcome: 'failed', error: `no answer within ${options.timeoutMs} ms` };
     return { outcome: 'failed', error: reasonOf(err) };
+  } finally {
+    clearTimeout(timer);
+    running.delete(cancel);
   }
+}
+
+/** Requests in flight by the signal that stops them: one listener per signal, not one per request. */
+const inFlight = new WeakMap<AbortSignal, Set<Cancel>>();
+
+function inFlightOf(stop: AbortSignal): Set<Cancel> {
+  let running = inFlight.get(stop);
+  if (!running) {
+    const all = new Set<Cancel>();
+    stop.addEventListener('abort', () => all.forEach((c) => cancelWith(c, new Stopped('stopping'))), {
+      once: true,
+    });
+    inFlight.set(stop, (running = all));
+  }
+  return running;
 }

@@ -10,38 +10,44 @@ const RETRY_MS = 1000;
  * round trip, and at a few hundred deliveries a second one per row cost as much as the receipts'
  * own statements (docs/benchmarks.md, 2026-11-27). Rows stay leased by this instance until removed,
  * so nobody sends them again meanwhile; a removal that fails is tried again, and if this instance
- * dies first the lease runs out and they are sent again (delivery is at least once).
+ * dies first the lease runs out and they are sent again (delivery is at least once). `T` is what
+ * the remover is given per row (its id, or the row).
  */
-export class Removals {
-  readonly #remove: (ids: number[]) => Promise<void>;
+export class Removals<T = number> {
+  readonly #remove: (rows: T[]) => Promise<void>;
   readonly #log: Log;
-  #pending: number[] = [];
-  /** Callers of `now` waiting for the removal that takes their rows. */
+  #pending: T[] = [];
+  /** Callers of `hurry` waiting for the removal that takes what was pending when they called. */
   #waiting: (() => void)[] = [];
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
 
-  constructor(remove: (ids: number[]) => Promise<void>, log: Log) {
+  constructor(remove: (rows: T[]) => Promise<void>, log: Log) {
     this.#remove = remove;
     this.#log = log;
   }
 
   /** Rows to remove soon: gathered with others for up to GATHER_MS. */
-  add(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    this.#pending.push(...ids);
+  add(rows: readonly T[]): void {
+    if (rows.length === 0) return;
+    this.#pending.push(...rows);
     if (!this.#running) this.#schedule(GATHER_MS);
   }
 
+  /** Rows to remove now, waiting for it (`add` then `hurry`). */
+  now(rows: readonly T[]): Promise<void> {
+    this.add(rows);
+    return this.hurry();
+  }
+
   /**
-   * Rows to remove now, waiting for it: at once when no removal runs, else in the next one, right
-   * after it. For an inline delivery: the alert's next event, often queued by the very next request
-   * (an ack right after the receipt), is sent inline only if nothing of the alert is left queued.
-   * Resolves when the removal ran, also if it failed (then it is tried again later, as for `add`).
+   * Removes what is pending now instead of after the gathering, and resolves when that removal
+   * ran (also if it failed: then it is tried again later, as for `add`): at once when none runs,
+   * else right after the running one. For an event about to be queued behind a delivered row that
+   * is not removed yet: it is sent inline only if nothing of its alert is left queued before it.
    */
-  now(ids: readonly number[]): Promise<void> {
-    if (ids.length === 0) return Promise.resolve();
-    this.#pending.push(...ids);
+  hurry(): Promise<void> {
+    if (this.#pending.length === 0) return this.#running ?? Promise.resolve();
     const done = new Promise<void>((ok) => this.#waiting.push(ok));
     if (!this.#running) {
       if (this.#timer) clearTimeout(this.#timer);
@@ -71,15 +77,15 @@ export class Removals {
 
   #start(final: boolean) {
     if (this.#running || this.#pending.length === 0) return;
-    const ids = this.#pending;
+    const rows = this.#pending;
     const waiting = this.#waiting;
     this.#pending = [];
     this.#waiting = [];
-    this.#running = this.#remove(ids)
+    this.#running = this.#remove(rows)
       .catch((err: unknown) => {
-        this.#log.error({ err, rows: ids.length }, 'forward.remove_failed: will try again');
+        this.#log.error({ err, rows: rows.length }, 'forward.remove_failed: will try again');
         if (!final) {
-          this.#pending.unshift(...ids);
+          this.#pending.unshift(...rows);
           this.#schedule(RETRY_MS);
         }
       })

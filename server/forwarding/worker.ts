@@ -113,7 +113,7 @@ class DestinationLoop {
    * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
    */
   deliverNow(row: QueuedRow): Promise<void> {
-    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs, true)
+    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs)
       .catch((err: unknown) =>
         this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.inline_failed'),
       )
@@ -185,13 +185,9 @@ class DestinationLoop {
    * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
    * before a request that could outlast the lease (`leasedUntil`, epoch ms).
    */
-  private async deliverChain(
-    chain: readonly QueuedRow[],
-    leasedUntil: number,
-    inline = false,
-  ): Promise<void> {
+  private async deliverChain(chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
     const { deps, owner } = this.forwarder;
-    const settled: number[] = [];
+    const settled: QueuedRow[] = [];
     let done = 0;
     try {
       while (done < chain.length) {
@@ -201,7 +197,7 @@ class DestinationLoop {
         const outcome = await this.attempt(row);
         done += 1;
         if (outcome !== 'settled') break;
-        settled.push(row.id);
+        settled.push(row);
       }
     } finally {
       // Given back first, so that removing the settled rows sees them waiting and wakes a loop.
@@ -212,10 +208,9 @@ class DestinationLoop {
           owner,
         );
       } finally {
-        // Inline: the request waits for the removal too, so that the alert's next event (the
-        // next request's) finds nothing queued before it and is sent inline as well.
-        if (inline) await this.forwarder.settleNow(settled);
-        else this.forwarder.settle(settled);
+        // Also inline, the request does not wait for the removal (bookkeeping: the destination
+        // has the event); the alert's next event hurries it instead (Forwarder.removedBefore).
+        this.forwarder.settle(settled);
       }
     }
   }
@@ -244,19 +239,23 @@ class DestinationLoop {
     }
     endTimer();
     const now = Date.now();
-    const facts = { destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId };
+    const facts = () => ({ destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId });
     switch (attempt.outcome) {
       case 'delivered':
         count('delivered');
         this.state.failures = 0;
         this.state.pausedUntil = 0;
         this.state.lastDeliveryTime = now;
-        log.debug({ ...facts, status: attempt.status }, 'forward.delivered');
+        if (log.isLevelEnabled('debug'))
+          log.debug({ ...facts(), status: attempt.status }, 'forward.delivered');
         return 'settled';
       case 'rejected':
         count('rejected');
         this.noteError(`${attempt.error} (refused, not retried)`, now);
-        log.warn({ ...facts, status: attempt.status }, 'forward.rejected: the destination refused the event');
+        log.warn(
+          { ...facts(), status: attempt.status },
+          'forward.rejected: the destination refused the event',
+        );
         return 'settled';
       case 'failed': {
         const attempts = row.attempts + 1;
@@ -269,7 +268,7 @@ class DestinationLoop {
         if (attempts >= config.FWD_MAX_ATTEMPTS) {
           count('expired');
           log.warn(
-            { ...facts, attempts, error: attempt.error },
+            { ...facts(), attempts, error: attempt.error },
             'forward.expired: gave up after FWD_MAX_ATTEMPTS',
           );
           return 'settled';
@@ -281,7 +280,7 @@ class DestinationLoop {
           error: attempt.error,
         });
         count('failed');
-        log.info({ ...facts, attempts, error: attempt.error }, 'forward.failed: will retry');
+        log.info({ ...facts(), attempts, error: attempt.error }, 'forward.failed: will retry');
         return 'retry';
       }
     }
@@ -304,8 +303,18 @@ export class Forwarder {
 
   constructor(deps: Deps, destinations: readonly Destination[]) {
     this.deps = deps;
-    this.removals = new Removals(async (ids) => {
-      for (const destination of await queue.settle(deps.db, ids, this.owner)) this.kick(destination);
+    this.removals = new Removals<QueuedRow>(async (rows) => {
+      const heads = await queue.settle(
+        deps.db,
+        rows.map((row) => row.id),
+        this.owner,
+      );
+      for (const row of rows) {
+        const left = (this.unremoved.get(row.alertId) ?? 1) - 1;
+        if (left > 0) this.unremoved.set(row.alertId, left);
+        else this.unremoved.delete(row.alertId);
+      }
+      for (const destination of heads) this.kick(destination);
     }, deps.log);
     this.loops = new Map(destinations.map((d) => [d.url, new DestinationLoop(this, d)]));
     let polls = 0;
@@ -327,14 +336,23 @@ export class Forwarder {
   }
 
   /** Settled rows, removed in batches; the loops of destinations with a new head are woken. */
-  private readonly removals: Removals;
+  private readonly removals: Removals<QueuedRow>;
+  /** Per alert id, how many of its settled rows are not removed yet. */
+  private readonly unremoved = new Map<string, number>();
 
-  settle(ids: readonly number[]): void {
-    this.removals.add(ids);
+  settle(rows: readonly QueuedRow[]): void {
+    for (const row of rows) this.unremoved.set(row.alertId, (this.unremoved.get(row.alertId) ?? 0) + 1);
+    this.removals.add(rows);
   }
 
-  settleNow(ids: readonly number[]): Promise<void> {
-    return this.removals.now(ids);
+  /**
+   * Before an event of `alertId` is queued: when a settled row of that alert is still waiting to
+   * be removed (an inline delivery's, usually the previous request's), removes it now and gives
+   * the promise to wait for, so that the new event finds nothing queued before it and is sent
+   * inline too instead of after the gathered removal. Undefined (nothing to wait for) otherwise.
+   */
+  removedBefore(alertId: string): Promise<void> | undefined {
+    return this.unremoved.has(alertId) ? this.removals.hurry() : undefined;
   }
 
   /** Looks for work now: for one destination, or for all. */

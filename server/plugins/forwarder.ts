@@ -18,8 +18,8 @@ const forwarder: PluginFactory = ({ config, log }) => {
     name: 'forwarder',
     // Received alerts are queued by the receipt's own statement (committed with the alert), then
     // sent inline; postReceive stays for when another plugin's post-receive hook runs before ours.
-    receiptAlong(_alert, ctx) {
-      return { forwards: planForwards(ctx.deps, destinations, ctx.request) };
+    receiptAlong(alert, ctx) {
+      return planForwards(ctx.deps, destinations, ctx.request, alert.id);
     },
     afterReceipt(_alert, written, ctx) {
       return followForwards(ctx.deps, written);

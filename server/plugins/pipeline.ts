@@ -201,6 +201,8 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
       }
       if (part?.forwards) planned.forwards.push(...part.forwards);
       if (part?.triggers) planned.triggers.push(...part.triggers);
+      if (part?.ready)
+        planned.ready = planned.ready ? Promise.all([planned.ready, part.ready]).then(() => {}) : part.ready;
     }
     return planned;
   }

@@ -4,6 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
 import type { Running } from '../../server/boot.ts';
+import { enqueue } from '../../server/db/forward-queue.ts';
+import { forwarderOf } from '../../server/forwarding/worker.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
@@ -317,9 +319,68 @@ pair('B has each event when the request on A that caused it returns (inline deli
     assert.is((await alertOn(b, made.id))?.status, 'ack', `ack ${i} on B`);
     assert.is((await a.api.delete(`/alert/${made.id}`, { headers: AUTH })).status, 200);
     assert.is(await alertOn(b, made.id), null, `delete ${i} on B`);
-    assert.is(await queueRows(a), 0, `A's queue after ${i}`);
+    // The delivered rows' removal is gathered with others (10 ms) after the request returned.
+    await eventually(`A's queue empty after ${i}`, async () => (await queueRows(a)) === 0, 2000);
   }
 });
+
+pair('A answers once B has the event, without waiting for the removal of its queue row', async ({ a, b }) => {
+  // Every removal on A takes 1.5 s: a request that waited for it would take that long.
+  await queryDb(
+    a.db.url,
+    `CREATE FUNCTION slow_removal() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN PERFORM pg_sleep(1.5); RETURN OLD; END $$;
+     CREATE TRIGGER slow_removal BEFORE DELETE ON forward_queue FOR EACH ROW EXECUTE FUNCTION slow_removal()`,
+  );
+  try {
+    const started = Date.now();
+    const made = await createAlert(a, { resource: 'pair-slow-removal', event: 'Inline' });
+    const took = Date.now() - started;
+    assert.ok(took < 1000, `answered in ${took} ms`);
+    assert.ok(await alertOn(b, made.id), 'on B when A answered');
+    // The alert's next events wait for that removal instead (it is under way: queuing behind the
+    // row waits for its lock), so that they are sent inline too: a duplicate receipt (queued by the
+    // receipt's own statement) and an action. Before the removal starts, `removedBefore` starts it.
+    const again = await createAlert(a, { resource: 'pair-slow-removal', event: 'Inline' });
+    assert.is(again.id, made.id);
+    assert.is((await alertOn(b, made.id))?.duplicateCount, 1, 'the duplicate on B when A answered');
+    await act(a, made.id, 'ack', 'after a slow removal');
+    assert.is((await alertOn(b, made.id))?.status, 'ack', 'ack on B when A answered');
+    await eventually("A's queue empty", async () => (await queueRows(a)) === 0);
+  } finally {
+    await queryDb(a.db.url, 'DROP TRIGGER slow_removal ON forward_queue; DROP FUNCTION slow_removal()');
+  }
+});
+
+pair(
+  'an alert whose delivered row is not removed yet: its next event has the removal run first',
+  async ({ a, b }) => {
+    const forwarder = forwarderOf(a.running.deps)!;
+    const [row] = await enqueue(
+      a.running.deps.db,
+      [
+        {
+          destination: b.base,
+          kind: 'alert',
+          alertId: 'pair-unremoved',
+          body: { resource: 'pair-unremoved' },
+          loop: a.base,
+          requestId: 'pair-unremoved-1',
+          leaseMs: 60_000,
+        },
+      ],
+      forwarder.owner,
+    );
+    assert.ok(row, 'inserted leased, as for an inline delivery');
+    forwarder.settle([row]);
+    assert.is(forwarder.removedBefore('another-alert'), undefined, 'nothing to wait for');
+    const ready = forwarder.removedBefore('pair-unremoved');
+    assert.ok(ready, 'a removal to wait for');
+    await ready;
+    assert.is(await queueRows(a), 0, 'removed when the wait ends');
+    assert.is(forwarder.removedBefore('pair-unremoved'), undefined, 'and nothing left to wait for');
+  },
+);
 
 pair('a wrong HMAC secret is refused by the destination (401), counted, not retried', async (ctx) => {
   const { b } = ctx;
@@ -327,9 +388,10 @@ pair('a wrong HMAC secret is refused by the destination (401), counted, not retr
     FWD_DESTINATIONS: destinations([b.base, { key: 'a-to-b', secret: 'not-the-secret' }, ['alerts']]),
   });
   const made = await createAlert(ctx.wrong, { resource: 'pair-07', event: 'WrongSecret' });
-  const status = await eventually('the refusal', async () => {
+  // Rejected is counted when B answers; the row goes with the next gathered removal (10 ms).
+  const status = await eventually('the refusal, and the row to leave the queue', async () => {
     const s = await destinationStatus(ctx.wrong!, b.base);
-    return s.rejected === 1 && s;
+    return s.rejected === 1 && s.queued === 0 && s;
   });
   assert.equal(
     [status.queued, status.delivered, status.failed, status.lastError],

@@ -71,6 +71,33 @@ test('rows removed now (an inline delivery) go at once, and the caller waits for
   assert.equal(r.calls, [[1, 2], [3], [4, 5]]);
 });
 
+test('hurry starts the gathered removal at once, and waits for the one under way', async () => {
+  const started: number[][] = [];
+  let finish: () => void = () => {};
+  const removals = new Removals(async (ids: number[]) => {
+    started.push([...ids]);
+    await new Promise<void>((ok) => (finish = ok));
+  }, log);
+  await removals.hurry();
+  assert.equal(started, [], 'nothing pending: nothing to do or wait for');
+  removals.add([1, 2]);
+  const first = removals.hurry();
+  assert.equal(started, [[1, 2]], 'started at once, without waiting for the gathering');
+  const again = removals.hurry();
+  let done = false;
+  void Promise.all([first, again]).then(() => (done = true));
+  await sleep(20);
+  assert.not.ok(done, 'both wait for the removal under way');
+  removals.add([3]);
+  const next = removals.hurry();
+  finish();
+  await Promise.all([first, again]);
+  await until(() => started.length === 2);
+  assert.equal(started[1], [3], 'what was added meanwhile goes right after');
+  finish();
+  await next;
+});
+
 test('a removal that fails is tried again with the same rows', async () => {
   const r = recorder();
   const removals = new Removals(r.remove, log);
