@@ -112,7 +112,11 @@ export interface Instance extends Proc {
 export async function startInstance(
   options: Omit<ProcOptions, 'command'> & { command?: string[]; port: number; timeoutMs?: number },
 ): Promise<Instance> {
-  const { port, timeoutMs = 60_000, command = [process.execPath, '--max-semi-space-size=8', 'server/main.ts'] } = options;
+  const {
+    port,
+    timeoutMs = 60_000,
+    command = [process.execPath, '--max-semi-space-size=8', '--heap-growing-percent=30', 'server/main.ts'],
+  } = options;
   const proc = startProc({ ...options, command, env: { ...options.env, PORT: String(port) } });
   const deadline = Date.now() + timeoutMs;
   while (!/ ready at /.test(proc.output())) {

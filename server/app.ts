@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import { Router } from './http/router.ts';
 import type { Deps } from './deps.ts';
 import { AppError, methodNotAllowed } from './errors.ts';
 import { apiBase } from './base-url.ts';

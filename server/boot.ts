@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'slonik';
 import { createApp } from './app.ts';
@@ -24,6 +24,10 @@ import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
 import type { PluginPipeline } from './domain/plugin-hooks.ts';
 import { loadWebhooks } from './webhooks/index.ts';
+
+// Not `import … from 'node:http'`: an ES import of http reads all its exports, and its lazy
+// `WebSocket` loads Node's bundled undici (about 14 MB of RSS; see server/http/router.ts).
+const { createServer } = process.getBuiltinModule('node:http');
 
 export interface Running {
   deps: Deps;

@@ -21,6 +21,7 @@ import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
+import { preEncodeSharedAck, shareEncoding, sharedEncodingParser } from './shared-encoding.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /** How often each socket hears the server's time and position. */
@@ -61,6 +62,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     {
       path,
       serveClient: false,
+      // A snapshot page shared by many subscribers is encoded once for all of them (shared-encoding.ts).
+      parser: sharedEncodingParser,
       // The same origin rule as HTTP (regex entries included), so a listed console may connect.
       cors: {
         origin: (origin, allow) => allow(null, origin === undefined || isListedOrigin(origin)),
@@ -129,6 +132,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   io.on('connection', (raw) => {
     const socket = raw as LiveSocket;
     metrics.liveSockets.inc();
+    socket.conn.on('packetCreate', preEncodeSharedAck);
     const customers = socket.data.caller.customers;
     void socket.join(customers ? customers.map((c) => `customer:${c}`) : ['unrestricted']);
     const exp = socket.data.auth.claims?.exp;
@@ -275,13 +279,17 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     // Sockets subscribing to one view at one position (a wall of screens reconnecting together)
     // share one read of the page, for PAGE_REUSE_MS after it is read or until the view changes: a
     // page is 1,000 alerts, and reading and presenting it for each socket of a storm of subscriptions
-    // made most of the garbage that set the heap's size (docs/benchmarks.md, "Memory").
+    // made most of the garbage that set the heap's size (docs/benchmarks.md, "Memory"). The page's
+    // JSON is encoded once too (shared-encoding.ts).
     const readKey = JSON.stringify([viewKey(view), caller.baseUrl]);
     let entry = pageReads.get(readKey);
     if (!entry || entry.from !== from) {
       const fresh = {
         from,
-        read: listViewPage(deps, new URLSearchParams(query), caller, view.counts.total),
+        read: listViewPage(deps, new URLSearchParams(query), caller, view.counts.total).then((list) => ({
+          ...list,
+          alerts: shareEncoding(list.alerts),
+        })),
       };
       pageReads.set(readKey, fresh);
       const forget = () => pageReads.get(readKey) === fresh && pageReads.delete(readKey);

@@ -94,6 +94,39 @@ class States {
   }
 }
 const states = new States();
+
+/**
+ * A grouped view's distinct group lists, numbered and counted: members keep a list's number (in a
+ * Membership, like their state) instead of an array of their own strings, which for a view grouped
+ * by event was one array and one string per member (docs/benchmarks.md, "Memory").
+ */
+class GroupLists {
+  private readonly codes = new Map<string, number>();
+  /** Code - 1 → the list and how many members hold it; freed codes are reused. */
+  private readonly lists: { list: readonly string[]; key: string; holders: number }[] = [];
+  private readonly free: number[] = [];
+  hold(list: readonly string[]): number {
+    const key = JSON.stringify(list);
+    let code = this.codes.get(key);
+    if (code === undefined) {
+      code = this.free.pop() ?? this.lists.length + 1;
+      this.lists[code - 1] = { list: Object.freeze([...list]), key, holders: 0 };
+      this.codes.set(key, code);
+    }
+    this.lists[code - 1]!.holders += 1;
+    return code;
+  }
+  release(code: number): void {
+    const entry = this.lists[code - 1]!;
+    entry.holders -= 1;
+    if (entry.holders > 0) return;
+    this.codes.delete(entry.key);
+    this.free.push(code);
+  }
+  of(code: number): readonly string[] {
+    return this.lists[code - 1]!.list;
+  }
+}
 /** Every alert some view holds, numbered once for all views. */
 export const alertNumbers = new AlertNumbers();
 const NO_GROUPS: readonly string[] = Object.freeze([]);
@@ -108,7 +141,9 @@ export class View {
   readonly groupLimit: number;
   /** Member (alert number, AlertNumbers) → state code (States); the groups of a grouped view apart. */
   private readonly members = new Membership();
-  private readonly memberGroups = new Map<number, readonly string[]>();
+  /** Member → its group list's code (GroupLists), grouped views only. */
+  private memberGroups = new Membership();
+  private groupLists = new GroupLists();
   readonly counts: Tally = { total: 0, severityCounts: {}, statusCounts: {} };
   /** Per group-by value (grouped views only). */
   readonly groupCounts = new Map<string, Tally>();
@@ -170,7 +205,8 @@ export class View {
     if (n === undefined) return undefined;
     const code = this.members.get(n);
     if (code === 0) return undefined;
-    return { ...states.of(code), groups: this.memberGroups.get(n) ?? NO_GROUPS };
+    const groups = this.memberGroups.get(n);
+    return { ...states.of(code), groups: groups ? this.groupLists.of(groups) : NO_GROUPS };
   }
 
   add(id: string, m: Member) {
@@ -180,8 +216,10 @@ export class View {
     if (old) this.count(old, -1);
     const n = old ? alertNumbers.numberOf(id)! : alertNumbers.hold(id);
     this.members.set(n, states.codeOf(m.severity, m.status), alertNumbers.range);
-    if (m.groups.length) this.memberGroups.set(n, m.groups);
+    const held = this.memberGroups.get(n);
+    if (m.groups.length) this.memberGroups.set(n, this.groupLists.hold(m.groups), alertNumbers.range);
     else this.memberGroups.delete(n);
+    if (held) this.groupLists.release(held);
     this.count(m, 1);
   }
 
@@ -190,7 +228,11 @@ export class View {
     if (!old) return;
     const n = alertNumbers.numberOf(id)!;
     this.members.delete(n);
-    this.memberGroups.delete(n);
+    const held = this.memberGroups.get(n);
+    if (held) {
+      this.memberGroups.delete(n);
+      this.groupLists.release(held);
+    }
     alertNumbers.release(n);
     this.count(old, -1);
   }
@@ -201,7 +243,8 @@ export class View {
       this.members.delete(n);
       alertNumbers.release(n);
     }
-    this.memberGroups.clear();
+    this.memberGroups = new Membership();
+    this.groupLists = new GroupLists();
   }
 
   /**

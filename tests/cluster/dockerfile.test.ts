@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { SETTINGS } from '../../server/config.ts';
 import { freePort, startInstance, startProc, type Instance } from '../../scripts/cluster.ts';
 import { createAlert } from '../helpers/alerts.ts';
-import { SEMI_SPACE } from '../helpers/process.ts';
+import { SERVER_FLAGS } from '../helpers/process.ts';
 import { createApi } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 import { until } from '../helpers/live.ts';
@@ -288,7 +288,7 @@ image('two named stages on Node 24, a non-root user, a health check on /api/_, t
   assert.match(health.rest, /^CMD \[/);
   assert.match(health.rest, /\/api\/_/);
   assert.equal(JSON.parse(only(runtime, 'ENTRYPOINT').args), ['/app/deploy/docker-entrypoint.sh']);
-  assert.equal(JSON.parse(only(runtime, 'CMD').args), ['node', SEMI_SPACE, 'server/main.ts']);
+  assert.equal(JSON.parse(only(runtime, 'CMD').args), ['node', ...SERVER_FLAGS, 'server/main.ts']);
   assert.is(only(runtime, 'STOPSIGNAL').args, 'SIGTERM');
 });
 

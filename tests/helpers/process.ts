@@ -12,8 +12,8 @@ export interface ServerProcess {
 }
 
 const root = new URL('../../', import.meta.url).pathname;
-/** The V8 flag `npm start` and the container give the server (docs/operations.md, "Memory"). */
-export const SEMI_SPACE = '--max-semi-space-size=8';
+/** The V8 flags `npm start` and the container give the server (docs/operations.md, "Memory"). */
+export const SERVER_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=30'];
 
 /**
  * Runs `node server/main.ts` as `npm start` would, and waits for its start-up line. `flags`: V8 flags
@@ -27,7 +27,7 @@ export async function startServerProcess(
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
-  const child = spawn(process.execPath, [SEMI_SPACE, ...flags, 'server/main.ts'], {
+  const child = spawn(process.execPath, [...SERVER_FLAGS, ...flags, 'server/main.ts'], {
     cwd: root,
     env: { ...clean, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warning', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,7 +74,7 @@ export function runServerExpectingFailure(
 ): Promise<{ code: number | null; output: string }> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
-  const child = spawn(process.execPath, [SEMI_SPACE, 'server/main.ts'], {
+  const child = spawn(process.execPath, [...SERVER_FLAGS, 'server/main.ts'], {
     cwd: root,
     env: { ...clean, PORT: '0', ...env },
   });

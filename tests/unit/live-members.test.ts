@@ -112,4 +112,39 @@ test('states whose names contain the separator of another pair stay apart', () =
   view.close();
 });
 
+test("a grouped view's members with the same groups share one list, freed with its last holder", () => {
+  const view = newView('event');
+  let seq = 0;
+  const change = (a: LiveAlert) => ({
+    gseq: ++seq,
+    time: 0,
+    event: { type: 'alert.updated' as const, alert: a },
+  });
+  // Separate strings of equal text, as rows of a query give them.
+  const disk = () => ['di', 'sk'].join('');
+  view.apply(change(alert('g1', 'major', 'open', disk())));
+  view.apply(change(alert('g2', 'minor', 'open', disk())));
+  view.apply(change(alert('g3', 'minor', 'open', 'cpu')));
+  const g1 = view.member('g1')!.groups;
+  assert.equal(g1, ['disk']);
+  assert.ok(view.member('g2')!.groups === g1, 'one list for both');
+  assert.equal(view.member('g3')!.groups, ['cpu']);
+  // g1 moves to cpu, g2 leaves: nobody holds disk, and its list is let go.
+  view.apply(change(alert('g1', 'major', 'open', 'cpu')));
+  assert.ok(view.member('g1')!.groups === view.member('g3')!.groups);
+  view.apply(change(alert('g2', 'normal', 'open', disk())));
+  assert.not.ok(view.has('g2'));
+  view.apply(change(alert('g4', 'major', 'open', 'net')));
+  assert.equal(view.member('g4')!.groups, ['net']);
+  view.apply(change(alert('g5', 'major', 'open', disk())));
+  assert.equal(view.member('g5')!.groups, ['disk'], 'disk again: a new list');
+  assert.not.ok(view.member('g5')!.groups === g1);
+  assert.equal([...view.groupCounts].map(([k, c]) => [k, c.total]).sort(), [
+    ['cpu', 2],
+    ['disk', 1],
+    ['net', 1],
+  ]);
+  view.close();
+});
+
 test.run();

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import { SignupSchema } from '../../../shared/users.ts';
 import type { Deps } from '../../deps.ts';
 import { logIn } from '../../auth/sign-in.ts';

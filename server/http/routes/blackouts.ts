@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import { z } from 'zod';
 import { BlackoutIdSchema, BlackoutInputSchema, BlackoutUpdateSchema } from '../../../shared/blackouts.ts';
 import type { Deps } from '../../deps.ts';

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import { oidcAuthUrl } from '../../auth/sso/index.ts';
 import type { Deps } from '../../deps.ts';
 import { apiBase } from '../../base-url.ts';

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import { z } from 'zod';
 import { HeartbeatInputSchema } from '../../../shared/heartbeats.ts';
 import type { Deps } from '../../deps.ts';

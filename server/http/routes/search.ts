@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import type { Context } from 'koa';
 import type { Deps } from '../../deps.ts';
 import * as search from '../../domain/search.ts';

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../router.ts';
 import type { Context, Middleware } from 'koa';
 import { SlonikError } from 'slonik';
 import { ZodError } from 'zod';

@@ -1,4 +1,3 @@
-import { createTransport } from 'nodemailer';
 import type { Config } from '../../config.ts';
 import type { Attempt } from '../../forwarding/outbound.ts';
 import type { SettingsOf } from '../receivers.ts';
@@ -34,6 +33,9 @@ export async function sendMail(
   const starttls = own ? (s.starttls ?? false) : config.SMTP_STARTTLS;
   const username = own ? s.username : config.SMTP_USERNAME || undefined;
   const password = own ? s.password : config.SMTP_PASSWORD;
+  // Loaded on the first e-mail: nodemailer's ES build imports node:http, which loads Node's bundled
+  // undici (about 14 MB of RSS; see server/http/router.ts).
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: own ? s.host : config.SMTP_HOST,
     port: own ? (s.port ?? (secure ? 465 : 587)) : config.SMTP_PORT,
