@@ -177,7 +177,7 @@ async function scenario(opts: {
   let probeWorker: Awaited<ReturnType<typeof startProbes>> | null = null;
   let load: LoadClients | null = null;
   try {
-    // V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--heap-growing-percent=30'.
+    // V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--heap-growing-percent=0'.
     const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
     server = await startServerProcess(env, 60_000, flags);
     const origin = new URL(server.url).origin;
