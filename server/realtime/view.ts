@@ -101,30 +101,23 @@ const states = new States();
  * by event was one array and one string per member (docs/benchmarks.md, "Memory").
  */
 class GroupLists {
-  private readonly codes = new Map<string, number>();
-  /** Code - 1 → the list and how many members hold it; freed codes are reused. */
-  private readonly lists: { list: readonly string[]; key: string; holders: number }[] = [];
-  private readonly free: number[] = [];
+  /** The lists' JSON texts, numbered and reference-counted the way alert ids are. */
+  private readonly numbers = new AlertNumbers();
+  /** Number → its list (stale for a freed number until it is given out again). */
+  private readonly lists: (readonly string[])[] = [];
+  /** A member's code: the list's number + 1 (a Membership code is never 0). */
   hold(list: readonly string[]): number {
     const key = JSON.stringify(list);
-    let code = this.codes.get(key);
-    if (code === undefined) {
-      code = this.free.pop() ?? this.lists.length + 1;
-      this.lists[code - 1] = { list: Object.freeze([...list]), key, holders: 0 };
-      this.codes.set(key, code);
-    }
-    this.lists[code - 1]!.holders += 1;
-    return code;
+    const fresh = this.numbers.numberOf(key) === undefined;
+    const n = this.numbers.hold(key);
+    if (fresh) this.lists[n] = Object.freeze([...list]);
+    return n + 1;
   }
   release(code: number): void {
-    const entry = this.lists[code - 1]!;
-    entry.holders -= 1;
-    if (entry.holders > 0) return;
-    this.codes.delete(entry.key);
-    this.free.push(code);
+    this.numbers.release(code - 1);
   }
   of(code: number): readonly string[] {
-    return this.lists[code - 1]!.list;
+    return this.lists[code - 1]!;
   }
 }
 /** Every alert some view holds, numbered once for all views. */
