@@ -5,6 +5,7 @@
  *   (b) 10,000 distinct resources (new alerts, then duplicates of them)
  *   (c) every request a new resource (the insert path)
  *   (d) ten events on each of 1,000 resources (receipts of one resource with different events)
+ *   (e) duplicates of 10,000 alerts posted once first (only with --scenarios naming it, e.g. `e`)
  * Usage: node scripts/bench/ingest.ts [--duration 10] [--connections 32] [--forward [dead|live]] [--inline S]
  *        [--rules N]
  *   --forward, --forward dead: the forwarder plugin with one destination where nothing listens
@@ -20,7 +21,7 @@
  *   --rate N: at most N requests a second in all (autocannon's overallRate) instead of as many as
  *   the server takes: the CPU per request is then compared at the same pace, which depends less on
  *   what else the machine is doing than throughput at saturation does.
- *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd.
+ *   --scenarios LETTERS: run only these scenarios (e.g. `--scenarios bc`); default abcd; `e` on request.
  *   --settle S: after each scenario, wait S seconds and then until the forward and notification
  *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
  *   work the scenario caused. Runs being compared should use the same S (longer than the rules'
@@ -147,18 +148,23 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
 const db = await createTestDatabase('bench');
 const stub = forward === 'live' ? await startStubDestination() : null;
 const destination = stub?.url ?? 'http://127.0.0.1:9/api';
-const server = await startServerProcess({
-  DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
-  LOG_LEVEL: 'error',
-  DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
-  ...(forward
-    ? {
-        BASE_URL: 'http://127.0.0.1:1/api',
-        FWD_DESTINATIONS: JSON.stringify([[destination, { key: 'bench-key' }, ['*']]]),
-        ...inline,
-      }
-    : {}),
-});
+const server = await startServerProcess(
+  {
+    DATABASE_URL: process.env.BENCH_ASYNC ? db.url + '?options=-c%20synchronous_commit%3Doff' : db.url,
+    LOG_LEVEL: 'error',
+    DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
+    ...(forward
+      ? {
+          BASE_URL: 'http://127.0.0.1:1/api',
+          FWD_DESTINATIONS: JSON.stringify([[destination, { key: 'bench-key' }, ['*']]]),
+          ...inline,
+        }
+      : {}),
+  },
+  60_000,
+  // V8 or profiling flags after npm start's, e.g. BENCH_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+);
 const url = `${server.url.replace(/\/$/, '')}/api/alert`;
 const admin = new pg.Client({ connectionString: serverUrl });
 await admin.connect();
@@ -271,11 +277,29 @@ try {
   const d = await run('(d) 10 events on each of 1,000 resources', url, {
     requests: [{ setupRequest: (req) => ({ ...req, body: events[j++ % events.length] }) }],
   });
+  // (e): duplicates of 10,000 alerts that all exist (posted once first, uncounted): the plain
+  // duplicate path of many different alerts, which (b) reaches only after its first 10,000.
+  let e: typeof a | null = null;
+  if (scenarios.includes('e')) {
+    let k = 0;
+    const seedBodies = {
+      requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
+    };
+    await autocannon({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      connections,
+      amount: bodies.length,
+      ...seedBodies,
+    });
+    e = await run('(e) duplicates of 10,000 existing alerts', url, seedBodies);
+  }
   console.log(
     '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests | of which server |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const r of [a, b, c, d].filter((x) => x.total > 0))
+  for (const r of [a, b, c, d, e].filter((x): x is typeof a => x !== null && x.total > 0))
     console.log(
       `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} | ${r['server ms/1k']} |`,
     );

@@ -9,7 +9,9 @@
  * Goals: hot ≥ 1.0× (de-duplication at least as fast as the database's own hot-row upsert),
  * distinct ≥ 0.5×.
  * Usage: node scripts/bench/side-by-side.ts [--duration 10] [--connections 32] [--rounds 2]
- *        [--forward] [--rules 20]
+ *        [--forward] [--rules 20] [--only hot,distinct,new]
+ * Before the rounds both sides hold the 10,000 rows / alerts `distinct` picks from (pgbench's
+ * distinct rows are all updates after its first second; ours are then too).
  *   --forward: the forwarder with one destination where nothing listens (every receipt queued);
  *   --rules N: N notification rules, the last matching every alert of `distinct` and `new`.
  * Needs `pgbench` on PATH (or PGBENCH=/path). Uses TEST_DATABASE_URL / DATABASE_URL /
@@ -127,21 +129,49 @@ async function http(url: string, shape: Shape): Promise<{ rps: number; non2xx: n
   return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
 }
 
+/** The 10,000 rows of `distinct` on both sides: a generated insert, and every body posted once. */
+async function seed(plainUrl: string, url: string) {
+  const client = new pg.Client({ connectionString: plainUrl });
+  await client.connect();
+  await client.query(`INSERT INTO upserts (id, environment, resource, event, severity, status, service, tags,
+      attributes, text, last_receive_id, create_time, receive_time, last_receive_time)
+    SELECT gen_random_uuid()::text, 'Production', 'router' || k, 'node_down', 'major', 'open', '{network}', '{}',
+      '{"notify": true}', '', gen_random_uuid()::text, now(), now(), now()
+    FROM generate_series(1, 10000) k ON CONFLICT DO NOTHING`);
+  await client.end();
+  let i = 0;
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections,
+    amount: bodies.length,
+    requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
+  });
+  if (result.non2xx || result.errors)
+    throw new Error(`seeding: ${result.non2xx} non-2xx, ${result.errors} errors`);
+}
+
 // ---- the run -----------------------------------------------------------------------------------
 
 const plain = await createTestDatabase('bench_upsert');
 const db = await createTestDatabase('bench_side');
-const server = await startServerProcess({
-  DATABASE_URL: db.url,
-  LOG_LEVEL: 'error',
-  DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
-  ...(forward
-    ? {
-        BASE_URL: 'http://127.0.0.1:1/api',
-        FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', { key: 'bench-key' }, ['*']]]),
-      }
-    : {}),
-});
+const server = await startServerProcess(
+  {
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'error',
+    DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
+    ...(forward
+      ? {
+          BASE_URL: 'http://127.0.0.1:1/api',
+          FWD_DESTINATIONS: JSON.stringify([['http://127.0.0.1:9/api', { key: 'bench-key' }, ['*']]]),
+        }
+      : {}),
+  },
+  60_000,
+  // V8 or profiling flags after npm start's, e.g. BENCH_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+);
 const api = `${server.url.replace(/\/$/, '')}/api`;
 const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number }[] = [];
 try {
@@ -184,8 +214,15 @@ try {
   }
   await http(`${api}/alert`, 'hot'); // warm-up (connections, prepared statements)
   await pgbench(plain.url, 'hot');
+  // `distinct` compares upserts of rows that exist: both sides hold its 10,000 rows / alerts first
+  // (otherwise the first round's POSTs would mostly create alerts while pgbench mostly updates).
+  await seed(plain.url, `${api}/alert`);
+  const only = process.argv.includes('--only')
+    ? process.argv[process.argv.indexOf('--only') + 1]!.split(',')
+    : null;
   for (let round = 1; round <= rounds; round++) {
     for (const shape of ['hot', 'distinct', 'new'] as const) {
+      if (only && !only.includes(shape)) continue;
       const base = await pgbench(plain.url, shape);
       const ours = await http(`${api}/alert`, shape);
       const row = {
