@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type ValueExpression } from 'slonik';
 import { z } from 'zod';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
@@ -25,6 +25,15 @@ export interface Along {
 /** A written alert, with the forward rows its statement inserted leased (for inline delivery). */
 export type ReceiptWritten = WrittenAlert & { leased?: LeasedForward[] };
 const ReceiptRowSchema = WrittenRowSchema.extend(LeasedColumn);
+
+/**
+ * Epoch seconds for `to_timestamp` in SQL, as slonik's `sql.timestamp` sends them. The batched
+ * statements take their rows as one jsonb array (`jsonb_to_recordset`) instead of a VALUES list of
+ * n rows: their text is then the same for any n, so each connection prepares it once and PostgreSQL
+ * soon reuses a generic plan, where every batch size used to be a statement of its own, planned
+ * afresh on each of its first executions (docs/benchmarks.md, 2026-11-27, "one text per statement").
+ */
+const seconds = (ms: number) => ms / 1000;
 
 // The receive path's statements (docs/architecture.md, "The receive path"): the read of the
 // matching alerts, the insert of new ones, and the guarded updates of the stored ones.
@@ -55,18 +64,13 @@ export async function findForReceive(
   drafts: readonly AlertDraft[],
   flapSince: number,
 ): Promise<(Candidate | null)[]> {
-  const wanted = sql.join(
-    drafts.map(
-      (d, i) =>
-        sql.fragment`(${i}::int, ${d.environment}::text, ${d.resource}::text, ${d.customer ?? ''}::text, ${d.event}::text)`,
-    ),
-    sql.fragment`, `,
-  );
+  const col = (pick: (d: AlertDraft) => string) => texts(drafts.map(pick));
   const rows = await db.any(sql.type(WantedRowSchema)`
-    SELECT v.i AS wanted, ${columns}, ${recentStatuses},
+    SELECT v.i::int - 1 AS wanted, ${columns}, ${recentStatuses},
       (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
          AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
-    FROM (VALUES ${wanted}) AS v(i, environment, resource, customer, event)
+    FROM unnest(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
+      ${col((d) => d.event)}) WITH ORDINALITY AS v(environment, resource, customer, event, i)
     JOIN LATERAL (
       SELECT * FROM alerts a
       WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer
@@ -121,32 +125,49 @@ export async function insertNew(
 ): Promise<(ReceiptWritten | null)[]> {
   const held = heldBack(all);
   const items = all.filter((_, i) => !held.has(i));
-  const rows = sql.join(
-    items.map(
-      (
-        { alert: a },
-        i,
-      ) => sql.fragment`(${i + 1}::integer, ${a.id}::text, ${a.resource}::text, ${a.event}::text,
-        ${a.environment}::text, ${a.severity}::text, ${texts(a.correlate)}, ${a.status}::text, ${texts(a.service)},
-        ${a.group}::text, ${a.value}::text, ${a.text}::text, ${texts(a.tags)}, ${sql.jsonb(a.attributes as never)},
-        ${a.origin}::text, ${a.type}::text, ${ts(a.createTime)}::timestamptz, ${a.timeout}::integer,
-        ${a.rawData}::text, ${a.customer}::text, ${a.duplicateCount}::integer, ${a.repeat}::boolean,
-        ${a.previousSeverity}::text, ${a.trendIndication}::text, ${ts(a.receiveTime)}::timestamptz,
-        ${a.lastReceiveId}::text, ${ts(a.lastReceiveTime)}::timestamptz, ${ts(a.updateTime)}::timestamptz)`,
-    ),
-    sql.fragment`, `,
-  );
-  const entries = sql.join(
-    items.map(
-      ({
-        alert,
-        entry: e,
-      }) => sql.fragment`(${alert.id}::text, ${e.id}::text, ${e.event}::text, ${e.severity}::text,
-        ${e.status}::text, ${e.value}::text, ${e.text}::text, ${e.type}::text, ${ts(e.updateTime)}::timestamptz,
-        ${e.user}::text, ${e.timeout}::integer)`,
-    ),
-    sql.fragment`, `,
-  );
+  const rows = items.map(({ alert: a }, i) => ({
+    i: i + 1,
+    id: a.id,
+    resource: a.resource,
+    event: a.event,
+    environment: a.environment,
+    severity: a.severity,
+    correlate: a.correlate,
+    status: a.status,
+    service: a.service,
+    group: a.group,
+    value: a.value,
+    text: a.text,
+    tags: a.tags,
+    attributes: a.attributes,
+    origin: a.origin,
+    type: a.type,
+    create_time: seconds(a.createTime),
+    timeout: a.timeout,
+    raw_data: a.rawData,
+    customer: a.customer,
+    duplicate_count: a.duplicateCount,
+    repeat: a.repeat,
+    previous_severity: a.previousSeverity,
+    trend_indication: a.trendIndication,
+    receive_time: seconds(a.receiveTime),
+    last_receive_id: a.lastReceiveId,
+    last_receive_time: seconds(a.lastReceiveTime),
+    update_time: seconds(a.updateTime),
+  }));
+  const entries = items.map(({ alert, entry: e }) => ({
+    alert_id: alert.id,
+    id: e.id,
+    event: e.event,
+    severity: e.severity,
+    status: e.status,
+    value: e.value,
+    text: e.text,
+    type: e.type,
+    update_time: seconds(e.updateTime),
+    user: e.user,
+    timeout: e.timeout,
+  }));
   const alerts = items.map((item) => item.alert);
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
   const written = await db.any(sql.type(ReceiptRowSchema)`
@@ -156,15 +177,25 @@ export async function insertNew(
     ),
     w AS (
       INSERT INTO alerts AS a (${insertColumns})
-      SELECT ${insertColumns} FROM (VALUES ${rows}) AS v(i, ${insertColumns})
+      SELECT v.id, v.resource, v.event, v.environment, v.severity, v.correlate, v.status, v.service, v."group",
+        v.value, v.text, v.tags, v.attributes, v.origin, v.type, to_timestamp(v.create_time), v.timeout, v.raw_data,
+        v.customer, v.duplicate_count, v.repeat, v.previous_severity, v.trend_indication, to_timestamp(v.receive_time),
+        v.last_receive_id, to_timestamp(v.last_receive_time), to_timestamp(v.update_time)
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, id text, resource text, event text,
+        environment text, severity text, correlate text[], status text, service text[], "group" text, value text,
+        text text, tags text[], attributes jsonb, origin text, type text, create_time float8, timeout integer,
+        raw_data text, customer text, duplicate_count integer, repeat boolean, previous_severity text,
+        trend_indication text, receive_time float8, last_receive_id text, last_receive_time float8, update_time float8)
       WHERE v.i IN (SELECT i FROM claimed)
       ON CONFLICT DO NOTHING
       RETURNING ${columns}
     ),
     added AS (
       INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
-      SELECT v.* FROM (VALUES ${entries})
-        AS v(alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
+      SELECT v.alert_id, v.id, v.event, v.severity, v.status, v.value, v.text, v.type, to_timestamp(v.update_time),
+        v."user", v.timeout
+      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS v(alert_id text, id text, event text,
+        severity text, status text, value text, text text, type text, update_time float8, "user" text, timeout integer)
       JOIN w ON w.id = v.alert_id
       RETURNING 1
     )${along.ctes}
@@ -199,6 +230,18 @@ export interface ReceiveUpdate {
 }
 
 /**
+ * The guard of a receipt's update: the alert is still in the state the decision was made on. Its
+ * columns are NOT NULL, so `IS NOT DISTINCT FROM` means `=` here, but it is never an index
+ * condition: the row is always found by its primary key. Before a new table's first ANALYZE the
+ * planner took `alerts_status_severity_env_idx` for `status = … AND severity = …` and scanned every
+ * open alert of that severity for each row (28 ms for a batch of 20 duplicates at 16,000 alerts;
+ * docs/benchmarks.md, 2026-11-27, "one text per statement").
+ */
+const guard = (status: ValueExpression, severity: ValueExpression, event: ValueExpression) =>
+  sql.fragment`a.status IS NOT DISTINCT FROM ${status} AND a.severity IS NOT DISTINCT FROM ${severity}
+    AND a.event IS NOT DISTINCT FROM ${event}`;
+
+/**
  * Applies a receipt to the stored alert, but only if it is still in the state the decision was
  * made on (status, severity and event unchanged); returns null otherwise so the caller decides again.
  */
@@ -227,8 +270,7 @@ export function updateReceived(
         }
         last_receive_id = ${u.lastReceiveId}, last_receive_time = ${now}
         ${u.statusChanged ? sql.fragment`, update_time = ${now}` : sql.fragment``}
-      WHERE a.id = ${expected.id} AND a.status = ${expected.status} AND a.severity = ${expected.severity}
-        AND a.event = ${expected.event}
+      WHERE a.id = ${expected.id} AND ${guard(expected.status, expected.severity, expected.event)}
       RETURNING ${columns}
     )${historyWrites(expected.id, history, historyLimit, 'w')}${along.ctes}
     SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
@@ -242,24 +284,37 @@ export interface PlainDuplicate {
 
 /**
  * Writes plain duplicates of several alerts (no status change, no history) in one statement, each
- * guarded like `updateReceived`; a guard that fails leaves null in its place.
+ * guarded like `updateReceived`; a guard that fails leaves null in its place. The ids are given a
+ * second time as an array for the primary key: the planner takes `jsonb_to_recordset` for 100 rows,
+ * and on a small or never analysed table it then hashed a scan of every alert instead (the plans
+ * are checked in tests/api/receive-plans.test.ts).
  */
 export async function updateDuplicates(
   db: CommonQueryMethods,
   items: readonly PlainDuplicate[],
   historyLimit: number,
 ): Promise<(ReceiptWritten | null)[]> {
-  const rows = sql.join(
-    items.map(({ expected: x, update: u }) => {
-      const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
-      const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
-      return sql.fragment`(${x.id}::text, ${x.status}::text, ${x.severity}::text, ${x.event}::text,
-        ${texts(u.service)}::text[], ${u.value}::text, ${u.text}::text, ${u.timeout}::integer, ${u.rawData}::text,
-        ${texts(u.tags)}::text[], ${sql.jsonb(merged as never)}::jsonb, ${texts(removed)}::text[],
-        ${u.duplicate}::integer, ${u.lastReceiveId}::text, ${ts(u.now)}::timestamptz)`;
-    }),
-    sql.fragment`, `,
-  );
+  const rows = items.map(({ expected: x, update: u }) => {
+    const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
+    const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
+    return {
+      id: x.id,
+      status: x.status,
+      severity: x.severity,
+      event: x.event,
+      service: u.service,
+      value: u.value,
+      text: u.text,
+      timeout: u.timeout,
+      raw_data: u.rawData,
+      tags: u.tags,
+      attributes: merged,
+      removed,
+      dup: u.duplicate,
+      last_receive_id: u.lastReceiveId,
+      now: seconds(u.now),
+    };
+  });
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.expected.id, ...x.with }] : [])));
   const written = await db.any(sql.type(ReceiptRowSchema)`
     WITH w AS (
@@ -268,10 +323,11 @@ export async function updateDuplicates(
         tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
         attributes = (a.attributes || v.attributes) - v.removed,
         duplicate_count = a.duplicate_count + v.dup, repeat = true,
-        last_receive_id = v.last_receive_id, last_receive_time = v.now
-      FROM (VALUES ${rows}) AS v(id, status, severity, event, service, value, text, timeout, raw_data, tags,
-        attributes, removed, dup, last_receive_id, now)
-      WHERE a.id = v.id AND a.status = v.status AND a.severity = v.severity AND a.event = v.event
+        last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, severity text, event text,
+        service text[], value text, text text, timeout integer, raw_data text, tags text[], attributes jsonb,
+        removed text[], dup integer, last_receive_id text, now float8)
+      WHERE a.id = ANY(${texts(items.map((x) => x.expected.id))}) AND a.id = v.id AND ${guard(sql.fragment`v.status`, sql.fragment`v.severity`, sql.fragment`v.event`)}
       RETURNING ${columns}
     )${along.ctes}
     SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);

@@ -1,0 +1,135 @@
+/**
+ * The receive path's batched statements (server/db/alert-receive.ts) find the stored alerts by
+ * primary key or identity whatever the table's statistics say, and keep one text for any batch
+ * size. The plans are read with EXPLAIN on a table of 3,000 open major alerts that has never been
+ * analysed (a new deployment's first minutes, or a benchmark's): there the planner used to take
+ * `alerts_status_severity_env_idx` for the updates' guard and scan every open major alert for each
+ * row of a batch. No timing is measured: the chosen indexes are what is asserted.
+ */
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CommonQueryMethods } from 'slonik';
+import * as receiveDb from '../../server/db/alert-receive.ts';
+import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { queryDb } from '../helpers/db.ts';
+
+const test = suite<AppContext>('receive statement plans');
+test.before(async (ctx) => {
+  await startApp(ctx);
+  await queryDb(
+    ctx.db.url,
+    `ALTER TABLE alerts SET (autovacuum_enabled = false);
+     INSERT INTO alerts (id, resource, event, environment, severity, status, service, "group", text, tags, attributes,
+       origin, type, create_time, timeout, previous_severity, trend_indication, receive_time, last_receive_id,
+       last_receive_time, update_time)
+     SELECT 'alert-' || k, 'router' || k, 'node_down', 'Production', 'major', 'open', '{network}', 'Misc', '', '{}',
+       '{}', 'test', 'exceptionAlert', now(), 86400, 'indeterminate', 'moreSevere', now(), 'receipt-' || k, now(),
+       now()
+     FROM generate_series(1, 3000) k`,
+  );
+});
+test.after(stopApp);
+
+interface Captured {
+  sql: string;
+  values: readonly unknown[];
+}
+
+/** A stand-in for the pool that keeps the statement it is given and answers no rows. */
+function capturing() {
+  const seen: Captured[] = [];
+  const keep = (q: Captured) => {
+    seen.push({ sql: q.sql, values: q.values });
+    return Promise.resolve([]);
+  };
+  const db = { any: keep, maybeOne: (q: Captured) => keep(q).then(() => null) };
+  return { db: db as unknown as CommonQueryMethods, seen };
+}
+
+/**
+ * The plans of a captured statement, as text, with slonik's placeholders numbered for PostgreSQL:
+ * the plan for its values and the generic plan a prepared statement is given after five executions.
+ */
+async function plans(url: string, q: Captured): Promise<string[]> {
+  const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const out: string[] = [];
+    for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+      await client.query(`SET plan_cache_mode = ${mode}`);
+      await client.query({ name: `p_${mode}`, text: `EXPLAIN ${text}`, values: [...q.values] }).then((r) => {
+        out.push(`${mode}:\n${r.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n')}`);
+      });
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Each plan reads alerts through `index` and never through a scan of the table or the status index. */
+function assertReadsBy(all: string[], index: RegExp) {
+  for (const p of all) {
+    assert.match(p, index, p);
+    assert.not.match(p, /alerts_status_severity_env_idx|alerts_severity_time_idx|Seq Scan on alerts/, p);
+  }
+}
+const BY_ID = /Index Scan (using|on) alerts_pkey/;
+
+const expected = (k: number) => ({ id: `alert-${k}`, status: 'open', severity: 'major', event: 'node_down' });
+const update = (k: number): receiveDb.ReceiveUpdate => ({
+  event: 'node_down',
+  severity: 'major',
+  status: 'open',
+  service: ['network'],
+  value: null,
+  text: '',
+  timeout: 86400,
+  rawData: null,
+  tags: [],
+  attributes: { notify: true },
+  duplicate: 1,
+  createTime: Date.now(),
+  previousSeverity: 'indeterminate',
+  trendIndication: 'moreSevere',
+  lastReceiveId: `receipt-${k}-2`,
+  now: Date.now(),
+  statusChanged: false,
+});
+
+test('a batch of plain duplicates finds each alert by primary key, one text for any batch size', async (ctx) => {
+  const { db, seen } = capturing();
+  for (const n of [1, 5, 20]) {
+    const items = Array.from({ length: n }, (_, i) => ({ expected: expected(i + 1), update: update(i + 1) }));
+    await receiveDb.updateDuplicates(db, items, 100);
+  }
+  assert.is(seen.length, 3);
+  assert.is(new Set(seen.map((q) => q.sql)).size, 1, 'the same statement text for 1, 5 and 20 rows');
+  assertReadsBy(await plans(ctx.db.url, seen[2]!), BY_ID);
+});
+
+test('a single guarded update finds its alert by primary key', async (ctx) => {
+  const { db, seen } = capturing();
+  await receiveDb.updateReceived(db, expected(7), update(7), [], 100);
+  assertReadsBy(await plans(ctx.db.url, seen[0]!), BY_ID);
+});
+
+test('the matching read finds candidates by identity, one text for any batch size', async (ctx) => {
+  const { db, seen } = capturing();
+  const draft = (k: number) =>
+    ({ environment: 'Production', resource: `router${k}`, event: 'node_down', customer: null }) as AlertDraft;
+  for (const n of [1, 5, 20]) {
+    await receiveDb.findForReceive(
+      db,
+      Array.from({ length: n }, (_, i) => draft(i + 1)),
+      Date.now() - 60_000,
+    );
+  }
+  assert.is(new Set(seen.map((q) => q.sql)).size, 1, 'the same statement text for 1, 5 and 20 drafts');
+  assertReadsBy(await plans(ctx.db.url, seen[2]!), /Index Scan using alerts_identity_key on alerts a/);
+});
+
+test.run();
