@@ -149,6 +149,9 @@ patches('alerts off the page, and a socket joining late, get full states first',
   const first = await early.view(query, undefined, { patches: true });
   await changes(ctx.api, group, ids, 1);
   await changes(ctx.api, group, ids, 2);
+  // Round 2 must have reached the clients before the late socket joins: a change still in flight
+  // would reach it after its snapshot, as a third alert, off its page.
+  await full.waitUntil((v) => v.alerts.get(ids[5]!)?.text === 'round 2', 5000, 'round 2');
   await same(first, full, 'the early socket', ids);
   assert.ok(first.patched > 0, 'the early socket got patches');
   // The view has sent every alert; a socket joining now holds two of them (its snapshot).
