@@ -125,49 +125,10 @@ export async function insertNew(
 ): Promise<(ReceiptWritten | null)[]> {
   const held = heldBack(all);
   const items = all.filter((_, i) => !held.has(i));
-  const rows = items.map(({ alert: a }, i) => ({
-    i: i + 1,
-    id: a.id,
-    resource: a.resource,
-    event: a.event,
-    environment: a.environment,
-    severity: a.severity,
-    correlate: a.correlate,
-    status: a.status,
-    service: a.service,
-    group: a.group,
-    value: a.value,
-    text: a.text,
-    tags: a.tags,
-    attributes: a.attributes,
-    origin: a.origin,
-    type: a.type,
-    create_time: seconds(a.createTime),
-    timeout: a.timeout,
-    raw_data: a.rawData,
-    customer: a.customer,
-    duplicate_count: a.duplicateCount,
-    repeat: a.repeat,
-    previous_severity: a.previousSeverity,
-    trend_indication: a.trendIndication,
-    receive_time: seconds(a.receiveTime),
-    last_receive_id: a.lastReceiveId,
-    last_receive_time: seconds(a.lastReceiveTime),
-    update_time: seconds(a.updateTime),
-  }));
-  const entries = items.map(({ alert, entry: e }) => ({
-    alert_id: alert.id,
-    id: e.id,
-    event: e.event,
-    severity: e.severity,
-    status: e.status,
-    value: e.value,
-    text: e.text,
-    type: e.type,
-    update_time: seconds(e.updateTime),
-    user: e.user,
-    timeout: e.timeout,
-  }));
+  // Each row is the record as it is (camelCase keys, times in epoch ms), named so in the column
+  // lists below; `ms / 1000.0` in SQL is the same double as `ms / 1000` in JavaScript.
+  const rows = items.map(({ alert }, i) => ({ ...alert, i: i + 1 }));
+  const entries = items.map(({ alert, entry }) => ({ ...entry, alertId: alert.id }));
   const alerts = items.map((item) => item.alert);
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
   const written = await db.any(sql.type(ReceiptRowSchema)`
@@ -178,25 +139,27 @@ export async function insertNew(
     w AS (
       INSERT INTO alerts AS a (${insertColumns})
       SELECT v.id, v.resource, v.event, v.environment, v.severity, v.correlate, v.status, v.service, v."group",
-        v.value, v.text, v.tags, v.attributes, v.origin, v.type, to_timestamp(v.create_time), v.timeout, v.raw_data,
-        v.customer, v.duplicate_count, v.repeat, v.previous_severity, v.trend_indication, to_timestamp(v.receive_time),
-        v.last_receive_id, to_timestamp(v.last_receive_time), to_timestamp(v.update_time)
+        v.value, v.text, v.tags, v.attributes, v.origin, v.type, to_timestamp(v."createTime" / 1000.0), v.timeout,
+        v."rawData", v.customer, v."duplicateCount", v.repeat, v."previousSeverity", v."trendIndication",
+        to_timestamp(v."receiveTime" / 1000.0), v."lastReceiveId", to_timestamp(v."lastReceiveTime" / 1000.0),
+        to_timestamp(v."updateTime" / 1000.0)
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, id text, resource text, event text,
         environment text, severity text, correlate text[], status text, service text[], "group" text, value text,
-        text text, tags text[], attributes jsonb, origin text, type text, create_time float8, timeout integer,
-        raw_data text, customer text, duplicate_count integer, repeat boolean, previous_severity text,
-        trend_indication text, receive_time float8, last_receive_id text, last_receive_time float8, update_time float8)
+        text text, tags text[], attributes jsonb, origin text, type text, "createTime" float8, timeout integer,
+        "rawData" text, customer text, "duplicateCount" integer, repeat boolean, "previousSeverity" text,
+        "trendIndication" text, "receiveTime" float8, "lastReceiveId" text, "lastReceiveTime" float8,
+        "updateTime" float8)
       WHERE v.i IN (SELECT i FROM claimed)
       ON CONFLICT DO NOTHING
       RETURNING ${columns}
     ),
     added AS (
       INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
-      SELECT v.alert_id, v.id, v.event, v.severity, v.status, v.value, v.text, v.type, to_timestamp(v.update_time),
-        v."user", v.timeout
-      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS v(alert_id text, id text, event text,
-        severity text, status text, value text, text text, type text, update_time float8, "user" text, timeout integer)
-      JOIN w ON w.id = v.alert_id
+      SELECT v."alertId", v.id, v.event, v.severity, v.status, v.value, v.text, v.type,
+        to_timestamp(v."updateTime" / 1000.0), v."user", v.timeout
+      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS v("alertId" text, id text, event text,
+        severity text, status text, value text, text text, type text, "updateTime" float8, "user" text, timeout integer)
+      JOIN w ON w.id = v."alertId"
       RETURNING 1
     )${along.ctes}
     SELECT w.*, '[]'::json AS history${along.leased} FROM w`);
