@@ -4,12 +4,14 @@
  *   hot       pgbench: INSERT … ON CONFLICT DO UPDATE on one row, vs POST /alert of one alert repeatedly
  *   distinct  pgbench: the same on 10,000 rows chosen at random, vs POST /alert over 10,000 resources
  *   new       pgbench: every transaction a new row, vs POST /alert with every request a new resource
+ *   floor     pgbench: distinct again, vs GET /api/_ (an answer with no database work at all): the
+ *             most any POST /alert could reach in this stack on this machine, as a share of distinct's
  * The pgbench table is shaped like `alerts` (text identity columns, arrays, jsonb, the unique
  * identity index), with the same statement per transaction a receipt needs at least: one upsert.
  * Goals: hot ≥ 1.0× (de-duplication at least as fast as the database's own hot-row upsert),
  * distinct ≥ 0.5×.
  * Usage: node scripts/bench/side-by-side.ts [--duration 10] [--connections 32] [--rounds 2]
- *        [--forward] [--rules 20] [--only hot,distinct,new]
+ *        [--forward] [--rules 20] [--only hot,distinct,new,floor]
  * Before the rounds both sides hold the 10,000 rows / alerts `distinct` picks from (pgbench's
  * distinct rows are all updates after its first second; ours are then too).
  *   --forward: the forwarder with one destination where nothing listens (every receipt queued);
@@ -68,6 +70,7 @@ const SCRIPTS = {
   // A new row every time: the client id and a counter per client would need state; a random key
   // over 2^40 repeats with negligible probability.
   new: upsert('\\set k random(1, 1099511627776)'),
+  floor: upsert('\\set k random(1, 10000)'),
 };
 type Shape = keyof typeof SCRIPTS;
 
@@ -110,7 +113,12 @@ const alert = (resource: string) =>
   });
 const bodies = Array.from({ length: 10_000 }, (_, k) => alert(`router${k}`));
 
-async function http(url: string, shape: Shape): Promise<{ rps: number; non2xx: number; errors: number }> {
+async function http(api: string, shape: Shape): Promise<{ rps: number; non2xx: number; errors: number }> {
+  if (shape === 'floor') {
+    const result = await autocannon({ url: `${api}/_`, connections, duration });
+    return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  }
+  const url = `${api}/alert`;
   let i = 0;
   const shapeOpts: Partial<autocannon.Options> =
     shape === 'hot'
@@ -212,7 +220,7 @@ try {
       groupWait: 10,
     });
   }
-  await http(`${api}/alert`, 'hot'); // warm-up (connections, prepared statements)
+  await http(api, 'hot'); // warm-up (connections, prepared statements)
   await pgbench(plain.url, 'hot');
   // `distinct` compares upserts of rows that exist: both sides hold its 10,000 rows / alerts first
   // (otherwise the first round's POSTs would mostly create alerts while pgbench mostly updates).
@@ -221,10 +229,10 @@ try {
     ? process.argv[process.argv.indexOf('--only') + 1]!.split(',')
     : null;
   for (let round = 1; round <= rounds; round++) {
-    for (const shape of ['hot', 'distinct', 'new'] as const) {
+    for (const shape of ['hot', 'distinct', 'new', 'floor'] as const) {
       if (only && !only.includes(shape)) continue;
       const base = await pgbench(plain.url, shape);
-      const ours = await http(`${api}/alert`, shape);
+      const ours = await http(api, shape);
       const row = {
         round,
         shape,
@@ -236,11 +244,11 @@ try {
       console.log(JSON.stringify({ ...row, ratio: +(ours.rps / base).toFixed(2) }));
     }
   }
-  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null };
+  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null, floor: null };
   console.log(
     `\n${connections} connections, ${duration} s each, ${rounds} round(s)${forward ? ', forwarding to a dead destination' : ''}${rules ? `, ${rules} rules` : ''}`,
   );
-  console.log('| pair | pgbench tps | POST /alert req/s | ratio | goal | non-2xx + errors |');
+  console.log('| pair | pgbench tps | POST /alert (floor: GET /_) req/s | ratio | goal | non-2xx + errors |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     const goal = goals[r.shape];
