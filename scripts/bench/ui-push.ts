@@ -5,15 +5,24 @@
  * POSTs a new critical alert with a unique resource (`probe-<n>`) and measures, on the page's own
  * clock, from just before the fetch to:
  *   - dom: the alert's row being in the DOM (a MutationObserver sees its resource), and
- *   - visible: the next animation frame after that (the frame that paints it).
+ *   - visible: the next animation frame after that (the frame that paints it);
+ * and, to tell the server's part from the push's, when the POST's answer reached the page.
  * Each probe alert is deleted again after it was seen, so the view keeps its size.
  * Target: visible p99 ≤ 50 ms.
  * Usage: node scripts/bench/ui-push.ts [--alerts 200] [--rate 50] [--probes 200] [--every 150]
  */
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+
+// The wall and console are served from web/build: build it first when missing or stale, as `npm start` does.
+const built = spawnSync(process.execPath, ['scripts/build-web.ts'], {
+  cwd: new URL('../..', import.meta.url).pathname,
+  stdio: 'inherit',
+});
+if (built.status !== 0) process.exit(built.status ?? 1);
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -106,6 +115,7 @@ try {
     async ({ probes, every }) => {
       const dom: number[] = [];
       const visible: number[] = [];
+      const answered: number[] = [];
       let failed = 0;
       const seen = (resource: string) =>
         [...document.querySelectorAll('[data-testid=wall-alert] .resource')].some(
@@ -139,6 +149,7 @@ try {
           }),
         });
         const answer = (await res.json()) as { id?: string };
+        answered.push(performance.now() - t0);
         const t1 = await inDom;
         if (Number.isNaN(t1)) failed++;
         else {
@@ -151,7 +162,7 @@ try {
         if (answer.id) await fetch(`/api/alert/${answer.id}`, { method: 'DELETE' });
         await new Promise((r) => setTimeout(r, every));
       }
-      return { dom, visible, failed };
+      return { dom, visible, answered, failed };
     },
     { probes, every },
   );
@@ -166,6 +177,8 @@ try {
     probes,
     seen: result.visible.length,
     failed: result.failed,
+    answeredP50: q(result.answered, 0.5),
+    answeredP99: q(result.answered, 0.99),
     domP50: q(result.dom, 0.5),
     domP99: q(result.dom, 0.99),
     visibleP50: q(result.visible, 0.5),
@@ -178,11 +191,11 @@ try {
   };
   console.log(JSON.stringify(row));
   console.log(
-    '\n| alerts in view | background POST/s | probes | seen | DOM p50 ms | DOM p99 ms | visible p50 ms | visible p99 ms | max ms |',
+    '\n| alerts in view | background POST/s | probes | seen | answered p50 / p99 ms | DOM p50 ms | DOM p99 ms | visible p50 ms | visible p99 ms | max ms |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   console.log(
-    `| ${row.alerts} | ${row.backgroundRate} | ${row.probes} | ${row.seen} | ${row.domP50} | ${row.domP99} | ${row.visibleP50} | ${row.visibleP99} | ${row.visibleMax} |`,
+    `| ${row.alerts} | ${row.backgroundRate} | ${row.probes} | ${row.seen} | ${row.answeredP50} / ${row.answeredP99} | ${row.domP50} | ${row.domP99} | ${row.visibleP50} | ${row.visibleP99} | ${row.visibleMax} |`,
   );
 } finally {
   stop = true;
