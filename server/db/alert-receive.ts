@@ -57,7 +57,8 @@ const WantedRowSchema = CandidateRowSchema.extend({ wanted: z.number() });
 /**
  * For each submission, the stored alert it de-duplicates or correlates with: same environment,
  * resource and customer, and either the same event or the event in its correlate list (same
- * event first). One statement for any number of submissions.
+ * event first). One statement for any number of submissions; the submissions come through
+ * `receive_wanted` (migration 0039) so that PostgreSQL keeps a generic plan for it.
  */
 export async function findForReceive(
   db: CommonQueryMethods,
@@ -69,8 +70,8 @@ export async function findForReceive(
     SELECT v.i::int - 1 AS wanted, ${columns}, ${recentStatuses},
       (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
          AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
-    FROM unnest(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
-      ${col((d) => d.event)}) WITH ORDINALITY AS v(environment, resource, customer, event, i)
+    FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
+      ${col((d) => d.event)}) AS v
     JOIN LATERAL (
       SELECT * FROM alerts a
       WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer

@@ -1,0 +1,15 @@
+-- The receive path's batched read (server/db/alert-receive.ts `findForReceive`) takes its wanted
+-- identities through this function instead of `unnest` of its parameters. For `unnest` of array
+-- parameters a custom plan knows the arrays' length and a generic plan assumes 10 rows, so for the
+-- small batches of a lightly loaded server the custom plan always looks cheaper and PostgreSQL
+-- planned the read afresh on every execution: about 1 ms of planning for 0.2 ms of work
+-- (docs/benchmarks.md, 2026-11-27 night). A PL/pgSQL function is never inlined and is estimated
+-- at its declared ROWS in both kinds of plan, so after five executions the cached generic plan
+-- is kept.
+CREATE FUNCTION receive_wanted(environments text[], resources text[], customers text[], events text[])
+RETURNS TABLE (environment text, resource text, customer text, event text, i bigint)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 1 AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM unnest(environments, resources, customers, events) WITH ORDINALITY;
+END
+$$;
