@@ -291,7 +291,7 @@ export async function updateDuplicates(
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, severity text, event text,
         service text[], value text, text text, timeout integer, raw_data text, tags text[], attributes jsonb,
         removed text[], dup integer, last_receive_id text, now float8)
-      WHERE a.id = ANY(${texts(items.map((x) => x.expected.id))}) AND a.id = v.id AND ${guard(sql.fragment`v.status`, sql.fragment`v.severity`, sql.fragment`v.event`)}
+      WHERE a.id IN (SELECT k.id FROM receive_ids(${texts(items.map((x) => x.expected.id))}) AS k) AND a.id = v.id AND ${guard(sql.fragment`v.status`, sql.fragment`v.severity`, sql.fragment`v.event`)}
       RETURNING ${columns}
     )${along.ctes}
     SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
