@@ -36,6 +36,14 @@ const count = arg('alerts', 200);
 const rate = arg('rate', 50);
 const probes = arg('probes', 200);
 const every = arg('every', 150);
+/** A probe alert, given its unique resource: new and critical, so it always enters the wall. */
+const PROBE = {
+  event: 'ProbeDown',
+  environment: 'Production',
+  severity: 'critical',
+  service: ['probe'],
+  text: 'POST to visible probe',
+};
 const fromNode =
   process.argv.includes('--source') && process.argv[process.argv.indexOf('--source') + 1] === 'node';
 
@@ -120,7 +128,7 @@ try {
   const result = fromNode
     ? await probeFromNode(page)
     : await page.evaluate(
-        async ({ probes, every }) => {
+        async ({ probes, every, probe }) => {
           const dom: number[] = [];
           const visible: number[] = [];
           const answered: number[] = [];
@@ -147,14 +155,7 @@ try {
             const res = await fetch('/api/alert', {
               method: 'POST',
               headers: { 'Content-Type': 'application/json' },
-              body: JSON.stringify({
-                resource,
-                event: 'ProbeDown',
-                environment: 'Production',
-                severity: 'critical',
-                service: ['probe'],
-                text: 'POST to visible probe',
-              }),
+              body: JSON.stringify({ ...probe, resource }),
             });
             const answer = (await res.json()) as { id?: string };
             answered.push(performance.now() - t0);
@@ -172,7 +173,7 @@ try {
           }
           return { dom, visible, answered, failed };
         },
-        { probes, every },
+        { probes, every, probe: PROBE },
       );
   /** Probes POSTed from here; the page notes when each probe's row is in the DOM and painted. */
   async function probeFromNode(page: Page) {
@@ -198,14 +199,7 @@ try {
       const res = await fetch(`${origin}/api/alert`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          resource,
-          event: 'ProbeDown',
-          environment: 'Production',
-          severity: 'critical',
-          service: ['probe'],
-          text: 'POST to visible probe',
-        }),
+        body: JSON.stringify({ ...PROBE, resource }),
       });
       const answer = (await res.json()) as { id?: string };
       sent.set(resource, { t0, answered: performance.timeOrigin + performance.now() - t0 });

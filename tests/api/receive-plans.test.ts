@@ -48,12 +48,15 @@ function capturing() {
   return { db: db as unknown as CommonQueryMethods, seen };
 }
 
+/** A captured statement's text with slonik's placeholders numbered for PostgreSQL. */
+const numbered = (q: Captured) => q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+
 /**
- * The plans of a captured statement, as text, with slonik's placeholders numbered for PostgreSQL:
- * the plan for its values and the generic plan a prepared statement is given after five executions.
+ * The plans of a captured statement, as text: the plan for its values and the generic plan a
+ * prepared statement is given after five executions.
  */
 async function plans(url: string, q: Captured): Promise<string[]> {
-  const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  const text = numbered(q);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -138,7 +141,7 @@ test('the matching read finds candidates by identity, one text for any batch siz
  * in charge.
  */
 async function planCounts(url: string, q: Captured): Promise<{ generic: number; custom: number }> {
-  const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  const text = numbered(q);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
