@@ -207,11 +207,12 @@ async function plans(url: string) {
 }
 
 const db = reuse ? { name: reuse, url: databaseUrl(reuse) } : await createTestDatabase('bench_query');
-const server = await startServerProcess({
-  DATABASE_URL: db.url,
-  LOG_LEVEL: 'error',
-  HOUSEKEEPING_INTERVAL: '0',
-});
+const server = await startServerProcess(
+  { DATABASE_URL: db.url, LOG_LEVEL: 'error', HOUSEKEEPING_INTERVAL: '0' },
+  undefined,
+  // V8 or profiling flags, e.g. BENCH_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+);
 const base = `${server.url.replace(/\/$/, '')}/api`;
 try {
   if (!reuse) {
