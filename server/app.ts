@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { Router } from './http/router.ts';
+import { cacheMatches, Router } from './http/router.ts';
 import type { Deps } from './deps.ts';
 import { AppError, methodNotAllowed } from './errors.ts';
 import { apiBase } from './base-url.ts';
@@ -74,7 +74,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
   );
   app.use(loopGuard(deps));
 
-  const api = new Router(prefix ? { prefix } : {});
+  const api = cacheMatches(new Router(prefix ? { prefix } : {}));
   for (const routes of [
     managementRoutes(deps),
     configRoutes(deps),
