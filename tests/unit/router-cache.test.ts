@@ -1,13 +1,13 @@
-import type { Context } from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cacheMatches, MATCH_CACHE_SIZE, Router } from '../../server/http/router.ts';
 
 /** Runs the router's middleware on a bare context and says which handler answered with which params. */
 async function dispatch(router: Router, method: string, path: string) {
-  const ctx = { method, path, request: {}, state: {} } as unknown as Context & { matched?: unknown[] };
+  const middleware = router.routes();
+  const ctx = { method, path, request: {}, state: {} } as unknown as Parameters<typeof middleware>[0];
   let fellThrough = false;
-  await router.routes()(ctx, async () => {
+  await middleware(ctx, async () => {
     fellThrough = true;
   });
   return { body: fellThrough ? null : (ctx.body as unknown), matched: ctx.matched };
