@@ -37,6 +37,14 @@ interface BusDeps {
   metrics: Metrics;
 }
 
+/** The metrics' `type` label set of each event type, made once (there are five). */
+const typeLabels = new Map<string, { type: string }>();
+function labelsOf(type: string) {
+  let labels = typeLabels.get(type);
+  if (!labels) typeLabels.set(type, (labels = { type }));
+  return labels;
+}
+
 /** Fans a validated message out to listeners; one listener's failure never reaches the others. */
 function createFanout({ log, metrics }: BusDeps) {
   const listeners = new Set<BusListener>();
@@ -54,7 +62,7 @@ function createFanout({ log, metrics }: BusDeps) {
     /** An envelope already validated in this process (the in-process bus checks it on publish). */
     deliverValid(envelope: BusEnvelope) {
       const { event, origin, seq, gseq, epoch, time } = envelope;
-      metrics.busReceived.inc({ type: event.type });
+      metrics.busReceived.inc(labelsOf(event.type));
       const info = { origin, seq, gseq: gseq ?? 0, epoch: epoch ?? '', time: time ?? Date.now() };
       for (const listener of listeners) {
         try {
@@ -134,7 +142,7 @@ export function createMemoryBus(deps: BusDeps): Bus {
         time: Date.now(),
         event: LiveEventSchema.parse(event),
       };
-      deps.metrics.busPublished.inc({ type: event.type });
+      deps.metrics.busPublished.inc(labelsOf(event.type));
       // Listeners get the same detached copy a Redis subscriber would get; it was validated just
       // above, so it is not validated again on delivery.
       const copy = jsonCopy(envelope) as BusEnvelope;
@@ -232,7 +240,7 @@ export async function createRedisBus(deps: BusDeps, options: RedisBusOptions): P
         JSON.stringify(envelope),
         randomUUID(),
       );
-      deps.metrics.busPublished.inc({ type: event.type });
+      deps.metrics.busPublished.inc(labelsOf(event.type));
     },
     subscribe(listener) {
       fanout.listeners.add(listener);
