@@ -35,18 +35,21 @@ export function accessLog(log: Log, metrics: Metrics): Middleware {
         (labels.byClass[statusClass] ??= { method: ctx.method, status: `${statusClass}xx` }),
       );
       metrics.httpDuration.observe(labels.method, seconds);
-      log.info(
-        {
-          requestId: ctx.state.requestId,
-          method: ctx.method,
-          path: loggablePath(ctx.originalUrl),
-          status,
-          ms: Math.round(seconds * 1e4) / 10,
-          bytes: ctx.response.length ?? null,
-          ip: ctx.ip,
-        },
-        'http.request',
-      );
+      // The line's fields only when it is written (LOG_LEVEL info or debug): the path's redaction
+      // and the client's address cost something on every request otherwise.
+      if (log.isLevelEnabled('info'))
+        log.info(
+          {
+            requestId: ctx.state.requestId,
+            method: ctx.method,
+            path: loggablePath(ctx.originalUrl),
+            status,
+            ms: Math.round(seconds * 1e4) / 10,
+            bytes: ctx.response.length ?? null,
+            ip: ctx.ip,
+          },
+          'http.request',
+        );
     }
   };
 }
