@@ -67,7 +67,7 @@ export function body(options: BodyOptions): Middleware {
       if (problem) throw badRequest(problem);
       ctx.request.body = parsed;
     }
-    await next();
+    return next();
   };
 }
 
