@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { Router } from './http/router.ts';
+import { cacheMatches, Router } from './http/router.ts';
 import type { Deps } from './deps.ts';
 import { AppError, methodNotAllowed } from './errors.ts';
 import { apiBase } from './base-url.ts';
@@ -47,11 +47,12 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
   app.use(accessLog(deps.log, deps.metrics));
   app.use(jsonOnce());
   app.use(errors(deps.log));
-  app.use(async (ctx, next) => {
+  // Middleware with nothing to do after the rest hand back its promise, without an async function's own.
+  app.use((ctx, next) => {
     if (ctx.originalUrl.length > config.MAX_URL_LENGTH) {
       throw new AppError(414, `request URL is longer than the limit of ${config.MAX_URL_LENGTH} characters`);
     }
-    await next();
+    return next();
   });
   app.use(
     corsFrom(
@@ -74,7 +75,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
   );
   app.use(loopGuard(deps));
 
-  const api = new Router(prefix ? { prefix } : {});
+  const api = cacheMatches(new Router(prefix ? { prefix } : {}));
   for (const routes of [
     managementRoutes(deps),
     configRoutes(deps),
@@ -118,7 +119,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
       notImplemented: () => new AppError(501, 'method not implemented'),
     }),
   );
-  app.use(async (ctx, next) => {
+  app.use((ctx, next) => {
     if (isApiPath(ctx.path)) {
       const allowed = api.match(ctx.path, ctx.method).path.flatMap((l) => l.methods);
       if (allowed.length) throw methodNotAllowed(ctx.method, [...new Set(allowed)]);
@@ -126,7 +127,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
         `${ctx.method} ${ctx.path}`,
       ]);
     }
-    await next();
+    return next();
   });
   app.use(uiRoutes(uiBase, prefix, config).routes());
   app.use((ctx) => {

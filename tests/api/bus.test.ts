@@ -38,6 +38,55 @@ memory('delivers to every subscriber after publish returns, numbered from 1', as
   await bus.close();
 });
 
+memory("listeners get the schema's shape in a copy the publisher does not share", async () => {
+  const bus = createMemoryBus({ log, metrics: createMetrics() });
+  const time = '2026-01-02T03:04:05.006Z';
+  const alert = {
+    id: 'a1',
+    href: 'http://x/alert/a1',
+    resource: 'r',
+    event: 'e',
+    environment: 'Production',
+    severity: 'major',
+    correlate: [],
+    status: 'open',
+    service: ['web'],
+    group: 'Misc',
+    value: null,
+    text: '',
+    tags: ['t'],
+    attributes: { nested: { list: [{ deep: 1 }] } },
+    origin: 'o',
+    type: 'exceptionAlert',
+    createTime: time,
+    timeout: 86400,
+    customer: null,
+    duplicateCount: 0,
+    repeat: false,
+    previousSeverity: 'unknown',
+    trendIndication: 'moreSevere',
+    receiveTime: time,
+    lastReceiveId: 'a1',
+    lastReceiveTime: time,
+    updateTime: time,
+    extra: 'not in the schema',
+  };
+  const pristine = structuredClone(alert);
+  const got = nextEvent(bus);
+  await bus.publish({ type: 'alert.updated', alert } as LiveEvent);
+  alert.tags.push('changed by the publisher after publishing');
+  alert.attributes.nested.list[0]!.deep = 2;
+  const { event } = await got;
+  const { extra: _, ...expected } = pristine;
+  assert.is(JSON.stringify(event), JSON.stringify({ type: 'alert.updated', alert: expected }));
+  const received = event as unknown as { alert: typeof alert };
+  received.alert.tags.push('changed by the listener');
+  received.alert.attributes.nested.list[0]!.deep = 3;
+  assert.equal(alert.tags, ['t', 'changed by the publisher after publishing']);
+  assert.is(alert.attributes.nested.list[0]!.deep, 2);
+  await bus.close();
+});
+
 memory('refuses to publish an event that does not fit the schema', async () => {
   const bus = createMemoryBus({ log, metrics: createMetrics() });
   let threw = false;

@@ -57,6 +57,24 @@ stored('formatTime never throws, whatever number it is given', () => {
   assert.is(formatTime(0), '1970-01-01T00:00:00.000Z');
 });
 
+stored('formatTime writes what Date#toISOString writes, day after day and on either side of 1970', () => {
+  const iso = (ms: number) => new Date(Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS)).toISOString();
+  const edges = [0, -0, 1, -1, 0.5, -0.5, 1.999, -1.999, 999, -999, 86_399_999, 86_400_000, -86_400_000];
+  const edgesOfRange = [MIN_TIME_MS, MIN_TIME_MS + 0.5, MAX_TIME_MS, MAX_TIME_MS - 0.5, 951_782_400_000];
+  for (const ms of [...edges, ...edgesOfRange]) assert.is(formatTime(ms), iso(ms), String(ms));
+  // A fixed pseudo-random walk over the whole range, whole and fractional milliseconds alike.
+  let seed = 42;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  for (let i = 0; i < 20_000; i++) {
+    const ms = MIN_TIME_MS + next() * (MAX_TIME_MS - MIN_TIME_MS);
+    const value = i % 2 ? Math.round(ms) : ms;
+    assert.is(formatTime(value), iso(value), String(value));
+    // The same day again, and the instant just before, whose day may differ.
+    assert.is(formatTime(value + 1000), iso(value + 1000), String(value + 1000));
+    assert.is(formatTime(value - 1), iso(value - 1), String(value - 1));
+  }
+});
+
 stored.run();
 
 const input = suite('input datetimes');

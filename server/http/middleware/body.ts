@@ -30,9 +30,17 @@ export function checkJsonValue(value: unknown, depth = 0): string | null {
   }
   if (value === null || typeof value !== 'object') return null;
   if (depth >= MAX_DEPTH) return `JSON is nested more than ${MAX_DEPTH} levels deep`;
-  const entries = Array.isArray(value) ? value : Object.entries(value).flat();
-  for (const v of entries) {
-    const problem = checkJsonValue(v, depth + 1);
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const problem = checkJsonValue(v, depth + 1);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  // Each key, then its value (without the arrays Object.entries would make for every object).
+  for (const key of Object.keys(value)) {
+    const problem =
+      checkJsonValue(key, depth + 1) ?? checkJsonValue((value as Record<string, unknown>)[key], depth + 1);
     if (problem) return problem;
   }
   return null;
@@ -43,14 +51,18 @@ export function body(options: BodyOptions): Middleware {
   return async (ctx, next) => {
     const hasBody = ctx.request.length ? ctx.request.length > 0 : Boolean(ctx.get('Transfer-Encoding'));
     if (!hasBody) return next();
-    const anyType = options.acceptsAnyType?.(ctx.path) ?? false;
-    const isJson = Boolean(ctx.request.is('application/json', 'application/*+json'));
-    if (WITH_BODY.has(ctx.method) && !anyType && !isJson) {
+    // The JSON types clients send most, known without type-is and the content-type parser (which
+    // would find the same: JSON, in utf-8 or with no charset said).
+    const contentType = ctx.req.headers['content-type'];
+    const isPlainJson =
+      contentType === 'application/json' || contentType === 'application/json; charset=utf-8';
+    const isJson = isPlainJson || Boolean(ctx.request.is('application/json', 'application/*+json'));
+    if (WITH_BODY.has(ctx.method) && !isJson && !(options.acceptsAnyType?.(ctx.path) ?? false)) {
       // Drain what was sent so the connection stays usable, then refuse.
       await read(ctx.req, options.limit, ctx.request.length).catch(() => '');
       throw unsupportedMediaType();
     }
-    const charset = ctx.request.charset;
+    const charset = isPlainJson ? '' : ctx.request.charset;
     if (charset && !/^utf-?8$/i.test(charset))
       throw new AppError(415, `unsupported charset '${charset}': use utf-8`);
     const text = await read(ctx.req, options.limit, ctx.request.length);
@@ -67,7 +79,7 @@ export function body(options: BodyOptions): Middleware {
       if (problem) throw badRequest(problem);
       ctx.request.body = parsed;
     }
-    await next();
+    return next();
   };
 }
 

@@ -1,6 +1,9 @@
 import cors from '@koa/cors';
-import type { Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { originMatcher } from '../../config/origins.ts';
+
+/** Response headers a page on another origin may read. */
+const EXPOSED = 'X-Request-ID';
 
 /**
  * The requested headers (`Access-Control-Request-Headers`) that `allowed` lists, case-insensitively,
@@ -33,26 +36,44 @@ export function corsFrom(
   pathOrigins: (path: string) => readonly string[] = () => [],
 ): Middleware {
   const isListed = originMatcher(origins);
+  const originFor = (ctx: Context) => {
+    const origin = ctx.get('Origin');
+    if (origins.includes('*')) return credentials || credentialPaths(ctx.path) ? origin : '*';
+    return isListed(origin) || pathOrigins(ctx.path).includes(origin) ? origin : '';
+  };
+  const credentialsFor = (ctx: Context) => credentials || credentialPaths(ctx.path);
   const handle = cors({
-    origin: (ctx) => {
-      const origin = ctx.get('Origin');
-      if (origins.includes('*')) return credentials || credentialPaths(ctx.path) ? origin : '*';
-      return isListed(origin) || pathOrigins(ctx.path).includes(origin) ? origin : '';
-    },
+    origin: originFor,
     allowHeaders: [...allowHeaders],
-    exposeHeaders: ['X-Request-ID'],
-    credentials: (ctx) => credentials || credentialPaths(ctx.path),
+    exposeHeaders: [EXPOSED],
+    credentials: credentialsFor,
     maxAge: 86400,
   });
-  return async (ctx, next) => {
+
+  /** @koa/cors answers the preflight itself (204, the whole allow-list): make it the reference's. */
+  async function preflight(ctx: Context, next: Next) {
     await handle(ctx, next);
-    // @koa/cors answered the preflight itself (204, the whole allow-list): make it the reference's.
-    const isPreflight = ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '';
+    const isPreflight = ctx.get('Access-Control-Request-Method') !== '';
     if (!isPreflight || ctx.status !== 204 || !ctx.response.get('Access-Control-Allow-Origin')) return;
     const headers = allowedRequestHeaders(ctx.get('Access-Control-Request-Headers'), allowHeaders);
     if (headers.length) ctx.set('Access-Control-Allow-Headers', headers.join(', '));
     else ctx.remove('Access-Control-Allow-Headers');
     ctx.status = 200;
     ctx.body = '';
+  }
+
+  return (ctx, next) => {
+    if (ctx.method === 'OPTIONS') return preflight(ctx, next);
+    // Any other request gets what @koa/cors gives it, set here without its awaits of plain values
+    // (it awaits both callbacks, then the rest, on every request).
+    ctx.vary('Origin');
+    const origin = originFor(ctx);
+    if (!origin) return next();
+    ctx.set('Access-Control-Allow-Origin', origin);
+    if (credentialsFor(ctx)) ctx.set('Access-Control-Allow-Credentials', 'true');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED);
+    // On a failure @koa/cors also copies these headers onto the error (the errors middleware sets
+    // an AppError's, logs show them): handed the error, it does exactly that and throws it on.
+    return next().catch((err: unknown) => handle(ctx, () => Promise.reject(err)));
   };
 }

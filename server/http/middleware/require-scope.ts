@@ -16,5 +16,5 @@ export const requireScope =
     if (!auth.unrestricted && scope !== null && !isGranted(auth.scopes, scope, deps.config.DELETE_SCOPES)) {
       throw forbidden(`Missing required scope: ${scope}`);
     }
-    await next();
+    return next(); // nothing to do after the rest: no need to wait for it here
   };
