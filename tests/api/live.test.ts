@@ -82,9 +82,34 @@ async function converges(view: LiveView, api: Api, opts?: RequestOptions, timeou
     timeoutMs,
     `view ${view.query} to equal the server`,
   ).catch(() => {});
-  assert.equal(view.summary(), want.alerts, `alerts of view ${view.query}`);
+  assert.equal(view.summary(), want.alerts, `alerts of view ${view.query}${traceOf(view, want.alerts)}`);
   assert.equal(view.counts, want.counts, `counts of view ${view.query}`);
   return want;
+}
+
+/**
+ * For a failure's message: how the view started, and every message it got about the alerts it
+ * holds differently from the server (so an intermittent failure can be read from the CI log).
+ */
+function traceOf(view: LiveView, want: Record<string, string>): string {
+  const have = view.summary();
+  const ids = new Set([...Object.keys(have), ...Object.keys(want)].filter((id) => have[id] !== want[id]));
+  if (!ids.size) return '';
+  const lines = view.messages.flatMap((m) => {
+    const touched =
+      m.event === 'alert.updated'
+        ? [
+            ...m.data.alerts.map((a) => `${a.id} ${a.status}/${a.severity}`),
+            ...(m.data.patches ?? []).map((p) => `${p.id} patch`),
+          ]
+        : m.event === 'alert.removed-from-view'
+          ? m.data.ids.map((id) => `${id} removed`)
+          : [];
+    const mine = touched.filter((t) => ids.has(t.split(' ')[0]!));
+    return mine.length ? [`  seq ${m.data.seq} ${m.event}: ${mine.join(', ')}`] : [];
+  });
+  const start = `mode ${view.mode} at ${JSON.stringify(view.answer.position)}, now seq ${view.seq}, ${view.skipped} skipped as stale`;
+  return `\n${start}; messages about ${[...ids].join(', ')}:\n${lines.join('\n') || '  none'}`;
 }
 
 /** The seq of every message of each view never decreases. */
