@@ -59,9 +59,23 @@ function headers(json: boolean): Record<string, string> {
   return h;
 }
 
+/** Set once the user logs out: the page is on its way to /login and stays on that way. */
+let loggingOut = false;
+
+/**
+ * Logs out: forgets the token and goes to the login page. A request refused meanwhile (the live
+ * socket or a refresh, now without a token) must not redirect to `/login?next=…` instead: the
+ * later navigation would win, and the user would be sent back to this page after the next login.
+ */
+export function logOut(): void {
+  loggingOut = true;
+  setToken(null);
+  location.assign('/login');
+}
+
 /** Missing, bad or expired credentials: off to the login page, and back here afterwards. */
 export function loginRequired(): void {
-  if (location.pathname.startsWith('/login')) return;
+  if (loggingOut || location.pathname.startsWith('/login')) return;
   setToken(null);
   location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
 }
