@@ -226,6 +226,11 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    liveChangesMissed: new Counter({
+      name: 'live_changes_missed_total',
+      help: 'Changes this instance never heard on the bus (a gap in the shared sequence): its views were reloaded',
+      registers: [registry],
+    }),
     livePushLatency: new Histogram({
       name: 'live_push_latency_seconds',
       help: 'Time from publishing a change to sending it to live sockets',

@@ -211,6 +211,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         const from = lastSeq;
         const selection = await selectionFor(deps, q.where, caller);
         const rows = await viewMembers(deps.db, selection, grouping.by);
+        // Dropped while loading (changes were missed, see heard()): its subscribers ask again.
+        if (views.get(key) !== created) return;
         for (const r of rows) {
           const groups = grouping.by === 'service' && !r.groups?.length ? [''] : [...new Set(r.groups ?? [])];
           created.add(r.id, { severity: r.severity, status: r.status, groups });
@@ -229,6 +231,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       view = created;
     }
     await view.ready;
+    // Dropped meanwhile (by its last socket leaving, or changes missed): a fresh one is loaded.
+    if (views.get(key) !== view) return viewFor(query, caller, grouping);
     return view;
   }
 
@@ -314,6 +318,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     if (view.patching.has(socket)) view.sent.rejoined();
     setImmediate(() => {
       if (!socket.connected) return;
+      if (views.get(viewKey(view)) !== view) {
+        socket.emit('resync', { view: view.id, reason: 'changes missed' });
+        return;
+      }
       if (replay(socket, view, from) === null)
         socket.emit('resync', { view: view.id, reason: 'too far behind' });
       if (view.seq > from) socket.emit('counts', { view: view.id, seq: view.seq, ...snapshotCounts(view) });
@@ -406,6 +414,28 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     timer();
   }
 
+  /**
+   * Changes numbered between `heard` and `next` never reached this instance: Redis pub/sub drops
+   * what is published while a subscriber reconnects, and a message this instance could not read
+   * is dropped too. Every view may be wrong from here on, and the change log has a hole a catch-up
+   * must not cross: the views are dropped, their sockets told to resync (and, subscribing again,
+   * given views loaded afresh from the database), and the log starts again.
+   */
+  function missed(heard: number, next: number) {
+    log.warn({ heard, next, views: views.size }, 'live.changes_missed');
+    metrics.liveChangesMissed.inc(next - heard - 1);
+    log_.length = 0;
+    pageReads.clear();
+    for (const view of [...views.values()]) {
+      views.delete(viewKey(view));
+      for (const socket of [...view.sockets]) {
+        socket.emit('resync', { view: view.id, reason: 'changes missed' });
+        leave(socket, view);
+      }
+      view.close();
+    }
+  }
+
   const unsubscribe = deps.bus.subscribe((event, info) => {
     if (info.epoch && info.epoch !== epoch) {
       // A new sequence (first message, or Redis lost its counter): what we hold no longer lines up.
@@ -416,7 +446,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         }
       epoch = info.epoch;
       log_.length = 0;
-    }
+    } else if (lastSeq > 0 && info.gseq > lastSeq + 1) missed(lastSeq, info.gseq);
     lastSeq = Math.max(lastSeq, info.gseq);
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
     log_.push(entry);

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert, LiveAlert } from '../../shared/alerts.ts';
@@ -635,6 +636,48 @@ multi('unsubscribe stops a view; the socket keeps its other views', async (ctx) 
   await sleep(300);
   assert.is(gone.messages.length, 0, 'the unsubscribed view got messages');
 });
+
+multi(
+  'a change the instance never heard (a gap in the shared sequence): views reload, sockets resync, no catch-up across it',
+  async (ctx) => {
+    const group = unique('gap');
+    const query = `group=${group}&status=open&status=ack`;
+    const x = await createAlert(ctx.apiA, { resource: 'gap-x', event: 'e', group, severity: 'major' });
+    const y = await createAlert(ctx.apiA, { resource: 'gap-y', event: 'e', group, severity: 'minor' });
+    const c = await connect(ctx, ctx.originB);
+    const view = await c.view(query);
+    await converges(view, ctx.apiA);
+    const position = view.position();
+
+    // A change whose message is lost: written straight to the database, its number taken from the
+    // shared sequence and never published (as while a subscriber reconnects to Redis).
+    await queryDb(ctx.db.url, `UPDATE alerts SET status = 'closed' WHERE id = $1`, [x.id]);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.incr(`${ctx.channel}:seq`);
+    } finally {
+      redis.disconnect();
+    }
+    // The next change published shows the gap.
+    const z = await createAlert(ctx.apiB, { resource: 'gap-z', event: 'e', group, severity: 'warning' });
+    await c.waitFor(
+      (m) => m.event === 'resync' && (m.data as { view: string }).view === view.name,
+      5000,
+      'resync after the gap',
+    );
+
+    // Subscribing again: a view loaded afresh, whose counts know of the change nobody heard of.
+    const fresh = await c.view(query);
+    assert.is(fresh.mode, 'snapshot');
+    const want = await converges(fresh, ctx.apiA);
+    assert.equal(Object.keys(want.alerts).sort(), [y.id, z.id].sort());
+    assert.equal([fresh.counts.total, fresh.counts.statusCounts], [2, { open: 2 }]);
+    // A catch-up from before the gap would miss that change: a snapshot instead.
+    const other = await connect(ctx, ctx.originB);
+    const answer = await other.subscribe(query, position);
+    assert.ok(answer.status === 'ok' && answer.mode === 'snapshot', JSON.stringify(answer).slice(0, 200));
+  },
+);
 
 multi.run();
 
