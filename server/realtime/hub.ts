@@ -211,7 +211,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         const from = lastSeq;
         const selection = await selectionFor(deps, q.where, caller);
         const rows = await viewMembers(deps.db, selection, grouping.by);
-        // Dropped while loading (changes were missed, see heard()): its subscribers ask again.
+        // Dropped while loading (changes were missed, see missed()): its subscribers ask again.
         if (views.get(key) !== created) return;
         for (const r of rows) {
           const groups = grouping.by === 'service' && !r.groups?.length ? [''] : [...new Set(r.groups ?? [])];
@@ -428,11 +428,12 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     pageReads.clear();
     for (const view of [...views.values()]) {
       views.delete(viewKey(view));
+      // Its last socket leaving closes it; one no socket has joined yet (still loading) is closed here.
+      if (view.sockets.size === 0) view.close();
       for (const socket of [...view.sockets]) {
         socket.emit('resync', { view: view.id, reason: 'changes missed' });
         leave(socket, view);
       }
-      view.close();
     }
   }
 
