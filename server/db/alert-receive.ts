@@ -5,6 +5,8 @@ import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import {
   AlertRowSchema,
   columns,
+  countedEntries,
+  historyCounts,
   historyWrites,
   mergeAttributes,
   priorHistory,
@@ -93,7 +95,8 @@ export interface NewAlert {
 /** The columns a new alert is inserted with, in the order of insertNew's rows. */
 const insertColumns = sql.fragment`id, resource, event, environment, severity, correlate, status, service, "group",
   value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count, repeat,
-  previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time`;
+  previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time,
+  severity_entries`;
 
 /**
  * Positions of the alerts that would de-duplicate or correlate with an earlier one of the same
@@ -128,7 +131,9 @@ export async function insertNew(
   const items = all.filter((_, i) => !held.has(i));
   // Each row is the record as it is (camelCase keys, times in epoch ms), named so in the column
   // lists below; `ms / 1000.0` in SQL is the same double as `ms / 1000` in JavaScript.
-  const rows = items.map(({ alert }, i) => ({ ...alert, i: i + 1 }));
+  // severityEntries: the first entry counted for the flapping and standing reports (migration 0041);
+  // a first entry has no entry before it, so it is never a flap.
+  const rows = items.map(({ alert, entry }, i) => ({ ...alert, i: i + 1, severityEntries: countedEntries([entry]) }));
   const entries = items.map(({ alert, entry }) => ({ ...entry, alertId: alert.id }));
   const alerts = items.map((item) => item.alert);
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
@@ -143,13 +148,13 @@ export async function insertNew(
         v.value, v.text, v.tags, v.attributes, v.origin, v.type, to_timestamp(v."createTime" / 1000.0), v.timeout,
         v."rawData", v.customer, v."duplicateCount", v.repeat, v."previousSeverity", v."trendIndication",
         to_timestamp(v."receiveTime" / 1000.0), v."lastReceiveId", to_timestamp(v."lastReceiveTime" / 1000.0),
-        to_timestamp(v."updateTime" / 1000.0)
+        to_timestamp(v."updateTime" / 1000.0), v."severityEntries"
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, id text, resource text, event text,
         environment text, severity text, correlate text[], status text, service text[], "group" text, value text,
         text text, tags text[], attributes jsonb, origin text, type text, "createTime" float8, timeout integer,
         "rawData" text, customer text, "duplicateCount" integer, repeat boolean, "previousSeverity" text,
         "trendIndication" text, "receiveTime" float8, "lastReceiveId" text, "lastReceiveTime" float8,
-        "updateTime" float8)
+        "updateTime" float8, "severityEntries" integer)
       WHERE v.i IN (SELECT i FROM claimed)
       ON CONFLICT DO NOTHING
       RETURNING ${columns}
@@ -232,7 +237,7 @@ export function updateReceived(
             : sql.fragment`duplicate_count = 0, repeat = false, create_time = ${ts(u.createTime)}, receive_time = ${now},
                previous_severity = ${u.previousSeverity}, trend_indication = ${u.trendIndication},`
         }
-        last_receive_id = ${u.lastReceiveId}, last_receive_time = ${now}
+        last_receive_id = ${u.lastReceiveId}, last_receive_time = ${now}${historyCounts(history)}
         ${u.statusChanged ? sql.fragment`, update_time = ${now}` : sql.fragment``}
       WHERE a.id = ${expected.id} AND ${guard(expected.status, expected.severity, expected.event)}
       RETURNING ${columns}

@@ -79,6 +79,41 @@ export function mergeAttributes(changes: Record<string, unknown>) {
   return sql.fragment`(a.attributes || ${sql.jsonb(merged as never)}) - ${texts(removed)}`;
 }
 
+const COUNTED = new Set(['new', 'severity']);
+
+/** How many of these entries the flapping and standing reports count (types `new` and `severity`). */
+export const countedEntries = (entries: readonly Pick<HistoryRecord, 'type'>[]) =>
+  entries.filter((e) => COUNTED.has(e.type)).length;
+
+/**
+ * SET items (with a leading comma) that add new history entries to the alert's own counts
+ * (migration 0041), for the UPDATE of the alert the entries are written with: `severity_entries`
+ * by the entries typed new/severity, `flaps` by those typed severity whose severity differs from
+ * the new/severity entry before them. For the first such entry that is the newest one stored, read
+ * in the same statement's snapshot, before the entries are added. Entries the same statement trims
+ * are counted again by migration 0041's trigger once it is done.
+ */
+export function historyCounts(entries: readonly HistoryRecord[]) {
+  const counted = entries.filter((e) => COUNTED.has(e.type));
+  const first = counted[0];
+  if (!first) return sql.fragment``;
+  let flaps = 0;
+  for (let i = 1; i < counted.length; i++)
+    if (
+      counted[i]!.type === 'severity' &&
+      counted[i - 1]!.severity !== null &&
+      counted[i]!.severity !== counted[i - 1]!.severity
+    )
+      flaps++;
+  const firstFlap =
+    first.type === 'severity'
+      ? sql.fragment` + COALESCE((SELECT (h.severity IS NOT NULL AND h.severity IS DISTINCT FROM ${first.severity}::text)::int FROM alert_history h
+          WHERE h.alert_id = a.id AND h.type IN ('new', 'severity') ORDER BY h.seq DESC LIMIT 1), 0)`
+      : sql.fragment``;
+  return sql.fragment`, severity_entries = a.severity_entries + ${counted.length}::int,
+    flaps = a.flaps + ${flaps}::int${firstFlap}`;
+}
+
 /** CTE parts that add history rows for the alert the main statement wrote, and keep only the newest `limit`. */
 export function historyWrites(
   alertId: string,
@@ -175,7 +210,7 @@ export function applyPatch(
   if (p.updateTime !== undefined) sets.push(sql.fragment`update_time = ${ts(p.updateTime)}`);
   return tx.one(sql.type(WrittenRowSchema)`
     WITH w AS (
-      UPDATE alerts AS a SET ${sql.join(sets, sql.fragment`, `)} WHERE a.id = ${id} RETURNING ${columns}
+      UPDATE alerts AS a SET ${sql.join(sets, sql.fragment`, `)}${historyCounts(history)} WHERE a.id = ${id} RETURNING ${columns}
     )${historyWrites(id, history, historyLimit, 'w')}
     SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
 }
