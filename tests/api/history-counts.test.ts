@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postAlert } from '../helpers/alerts.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import type { Running } from '../../server/boot.ts';
+import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -61,7 +62,10 @@ counts('stay equal to the history through receipts, actions, trims and deletes',
       const res = await ctx.api.put(`/alert/${id}/action`, { action, text: `step ${step}` });
       assert.ok(res.status === 200 || res.status === 409 || res.status === 400, `${action}: ${res.status}`);
     } else {
-      const res = await ctx.api.put(`/alert/${id}/status`, { status: next(2) ? 'ack' : 'open', text: 'by hand' });
+      const res = await ctx.api.put(`/alert/${id}/status`, {
+        status: next(2) ? 'ack' : 'open',
+        text: 'by hand',
+      });
       assert.ok(res.status === 200 || res.status === 409 || res.status === 400, `status: ${res.status}`);
     }
     if (step % 20 === 19) assert.equal(await wrong(ctx), [], `after step ${step}`);
@@ -81,16 +85,21 @@ counts('stay equal to the history through receipts, actions, trims and deletes',
   assert.ok(trimmed!.n > 0, 'some alert had counted entries trimmed');
 
   // Deletes of entries by hand (an operator's clean-up), a hand-made change of type, and of severity.
-  const [some] = await queryDb<{ id: string }>(ctx.db.url, `SELECT id FROM alerts ORDER BY flaps DESC, id LIMIT 1`);
+  const [some] = await queryDb<{ id: string }>(
+    ctx.db.url,
+    `SELECT id FROM alerts ORDER BY flaps DESC, id LIMIT 1`,
+  );
   await queryDb(
     ctx.db.url,
     `DELETE FROM alert_history WHERE seq = (SELECT min(seq) FROM alert_history WHERE alert_id = $1)`,
     [some!.id],
   );
   assert.equal(await wrong(ctx), []);
-  await queryDb(ctx.db.url, `UPDATE alert_history SET type = 'new' WHERE alert_id = $1 AND type = 'severity'`, [
-    some!.id,
-  ]);
+  await queryDb(
+    ctx.db.url,
+    `UPDATE alert_history SET type = 'new' WHERE alert_id = $1 AND type = 'severity'`,
+    [some!.id],
+  );
   assert.equal(await wrong(ctx), []);
   await queryDb(ctx.db.url, `UPDATE alert_history SET severity = 'minor' WHERE type IN ('new', 'severity')`);
   assert.equal(await wrong(ctx), []);
@@ -114,7 +123,8 @@ counts('the flapping report reads the counts: the same answer as counting the hi
   const group = `flaps${Date.now()}`;
   for (const severity of ['minor', 'major', 'minor', 'major', 'major', 'critical'])
     await postAlert(ctx.api, { resource: 'a', event: 'F', severity, group });
-  for (const severity of ['minor', 'major']) await postAlert(ctx.api, { resource: 'b', event: 'F', severity, group });
+  for (const severity of ['minor', 'major'])
+    await postAlert(ctx.api, { resource: 'b', event: 'F', severity, group });
   // HISTORY_LIMIT 4: a's oldest entries are gone, so the first kept change has nothing before it.
   const expected = await queryDb<{ resource: string; flaps: number }>(
     ctx.db.url,
@@ -139,3 +149,54 @@ counts('the flapping report reads the counts: the same answer as counting the hi
 });
 
 counts.run();
+
+/**
+ * Two instances on one database changing the same alerts at once (receipts that flip severity,
+ * actions, trims at HISTORY_LIMIT 4): the counts stay what the history says. The guarantee is the
+ * database's (each count is written in the statement that locks the alert's row), not a process's.
+ */
+const two = suite<AppContext & { other: Running }>(
+  'history counts: two instances',
+  {} as AppContext & {
+    other: Running;
+  },
+);
+two.before(async (ctx) => {
+  await startApp(ctx, { TEST_LABEL: 'histcounts2', PLUGINS: 'remote_ip', HISTORY_LIMIT: '4' });
+  ctx.other = await bootInstance(ctx.db.url, { HISTORY_LIMIT: '4' });
+});
+two.after(async (ctx) => {
+  await ctx.other?.close();
+  await stopApp(ctx);
+});
+
+two('concurrent receipts and actions from both instances leave the counts right', async (ctx) => {
+  const apis = [ctx.api, apiFor(ctx.other)];
+  const severities = ['critical', 'major', 'minor', 'warning'];
+  const ids = new Set<string>();
+  for (let round = 0; round < 8; round++)
+    await Promise.all(
+      apis.flatMap((api, k) =>
+        Array.from({ length: 6 }, async (_, i) => {
+          const resource = `shared${i % 3}`;
+          const severity = severities[(round + i + k) % severities.length]!;
+          const r = await postAlert(api, { resource, event: 'Flap', severity });
+          assert.ok(r.status === 201 || r.status === 202, JSON.stringify(r.body));
+          ids.add(r.body.id);
+          if ((round + i) % 4 === k) {
+            const res = await api.put(`/alert/${r.body.id}/action`, { action: round % 2 ? 'ack' : 'open' });
+            assert.ok([200, 400, 409].includes(res.status), `action: ${res.status}`);
+          }
+        }),
+      ),
+    );
+  assert.is(ids.size, 3);
+  assert.equal(await wrong(ctx), []);
+  const [totals] = await queryDb<{ flaps: number }>(
+    ctx.db.url,
+    `SELECT sum(flaps)::int AS flaps FROM alerts`,
+  );
+  assert.ok(totals!.flaps > 0, JSON.stringify(totals));
+});
+
+two.run();
