@@ -40,10 +40,11 @@ export function migrationsDigest(): string {
  * Applies pending migrations under a transaction-scoped advisory lock, so instances starting
  * together on an empty database take turns and all come up. Returns the versions applied.
  * Uses a plain pg client: migration files hold several statements, which only the simple
- * query protocol accepts.
+ * query protocol accepts. `before`: only the versions below it (a test of one migration run on a
+ * database left at the version before it).
  */
-export async function migrate(url: string, schema = 'public'): Promise<number[]> {
-  const migrations = listMigrations();
+export async function migrate(url: string, schema = 'public', before = Infinity): Promise<number[]> {
+  const migrations = listMigrations().filter((m) => m.version < before);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

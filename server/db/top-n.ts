@@ -99,9 +99,10 @@ export async function topN(
         : sql.fragment`1`;
   // Whether an alert has any rows (pass 2: its lists need each alert once).
   const hasHistory = variant === 'count' ? TRUE : sql.fragment`${weight} > 0`;
-  const life =
+  // Standing's summed lifetime of `rows` rows per alert; 0 for the others, which rank by count.
+  const lifeOf = (rows: ReturnType<typeof sql.fragment>) =>
     variant === 'standing'
-      ? sql.fragment`extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8`
+      ? sql.fragment`sum(${rows} * extract(epoch FROM ${finiteTime('a', 'last_receive_time')} - ${finiteTime('a', 'create_time')})::float8)`
       : sql.fragment`0::float8`;
   const order = sql.fragment`${variant === 'standing' ? sql.fragment`t.life DESC, t.count DESC` : sql.fragment`t.count DESC`},
     COALESCE(t.grp, ''), t.grp IS NULL`;
@@ -123,12 +124,11 @@ export async function topN(
         GROUP BY 1 HAVING sum((a.n * cardinality(a.service))::float8) <> 0`
     : !byService
       ? sql.fragment`SELECT ${grp} AS grp, sum(${weight} * cardinality(a.service)) AS count,
-          ${variant === 'standing' ? sql.fragment`sum(${weight} * cardinality(a.service) * ${life})` : sql.fragment`0::float8`} AS life
+          ${lifeOf(sql.fragment`${weight} * cardinality(a.service)`)} AS life
         FROM alerts a
         WHERE ${whereOf(s)} AND cardinality(a.service) > 0 AND ${hasHistory}
         GROUP BY 1`
-      : sql.fragment`SELECT ${grp} AS grp, sum(${weight}) AS count,
-          ${variant === 'standing' ? sql.fragment`sum(${weight} * ${life})` : sql.fragment`0::float8`} AS life
+      : sql.fragment`SELECT ${grp} AS grp, sum(${weight}) AS count, ${lifeOf(weight)} AS life
         FROM alerts a CROSS JOIN LATERAL unnest(a.service) AS u(svc)
         WHERE ${whereOf(s)} AND ${hasHistory}
         GROUP BY 1`;

@@ -1,6 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import pg from 'pg';
 import { listMigrations, migrate } from '../../server/db/migrate.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 
@@ -20,28 +19,8 @@ upgrade.after(async (ctx) => {
   await dropTestDatabase(ctx.db.name);
 });
 
-/** Applies the migrations before `version`, as the migrator would have. */
-async function migrateBefore(url: string, version: number) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-      checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    for (const m of listMigrations().filter((x) => x.version < version)) {
-      await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        m.version,
-        m.name,
-        m.checksum,
-      ]);
-    }
-  } finally {
-    await client.end();
-  }
-}
-
 upgrade('counts the entries already stored', async ({ db }) => {
-  await migrateBefore(db.url, 41);
+  await migrate(db.url, 'public', 41);
   // Five alerts: one entry only; a flap back and forth; a repeat of the same severity (no flap);
   // history trimmed down to status entries (no counted entry); and no history at all.
   const severities: Record<string, [string, string][]> = {
