@@ -243,6 +243,14 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers: [registry],
     }),
+    receiveDirect: new Counter({
+      name: 'receive_direct_total',
+      help:
+        'Receipts tried as plain duplicates written without reading the alert first: written, or ' +
+        'missed (the alert had changed or was gone; decided the usual way)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     busDropped: new Counter({
       name: 'bus_messages_dropped_total',
       help: 'Bus messages dropped because they did not match the event schema',

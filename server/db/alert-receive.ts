@@ -303,3 +303,102 @@ export async function updateDuplicates(
   const byId = new Map(written.map((r) => [r.id, r]));
   return items.map(({ expected }) => byId.get(expected.id) ?? null);
 }
+
+/** A run of plain duplicates of one identity, written without reading the alert first. */
+export interface DirectDuplicate {
+  identity: Pick<AlertDraft, 'environment' | 'resource' | 'event'> & { customer: string | null };
+  severity: string;
+  /** Stored statuses for which the receipts are plain duplicates (the alarm model keeps them). */
+  statuses: readonly string[];
+  /** Statuses in which the alert is not notified (`notify: false`, lifecycle §7). */
+  quiet: readonly string[];
+  /** Whether the stored value must equal `update.value` (HISTORY_ON_VALUE_CHANGE). */
+  sameValue: boolean;
+  update: Pick<
+    ReceiveUpdate,
+    'service' | 'value' | 'text' | 'timeout' | 'rawData' | 'tags' | 'duplicate' | 'lastReceiveId' | 'now'
+  > & {
+    /** The receipts' attributes merged (`notify` left out: the statement sets it from the status). */
+    attributes: Record<string, unknown>;
+  };
+}
+
+const DirectRowSchema = WrittenRowSchema.extend({ wanted: z.number() });
+
+/**
+ * Plain duplicates written in one statement without the read before them: each identity's alert is
+ * updated only if it exists with the same severity, in one of the statuses where the alarm model
+ * keeps its status (and with the same value where a changed value is history), so the write is
+ * exactly what the read-then-write path would have written; anything else leaves null in its place
+ * and is decided the usual way. One statement per receipt instead of two (docs/architecture.md,
+ * "The receive path").
+ */
+export async function updateByIdentity(
+  db: CommonQueryMethods,
+  items: readonly DirectDuplicate[],
+  historyLimit: number,
+): Promise<(WrittenAlert | null)[]> {
+  // In identity order, so that two statements updating some of the same alerts (a receipt with a
+  // correlate list is ordered by a key without its event) lock them in the same order.
+  const order = items
+    .map((x, i) => ({ i, key: [x.identity.environment, x.identity.resource, x.identity.event, x.identity.customer ?? ''] }))
+    .sort((x, y) => compareKeys(x.key, y.key));
+  const sorted = order.map(({ i }) => items[i]!);
+  const rows = sorted.map(({ severity, statuses, quiet, sameValue, update: u }, i) => {
+    const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
+    const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
+    return {
+      i: i + 1,
+      severity,
+      statuses,
+      quiet,
+      same_value: sameValue,
+      service: u.service,
+      value: u.value,
+      text: u.text,
+      timeout: u.timeout,
+      raw_data: u.rawData,
+      tags: u.tags,
+      attributes: merged,
+      removed,
+      dup: u.duplicate,
+      last_receive_id: u.lastReceiveId,
+      now: seconds(u.now),
+    };
+  });
+  const col = (pick: (d: DirectDuplicate['identity']) => string) => texts(sorted.map((x) => pick(x.identity)));
+  // The event and the guard's tests are written so that no index can take them (IS NOT DISTINCT
+  // FROM, array_position): the alert is found through the identity index's environment, resource
+  // and customer only. With \`a.event = k.event\` a plan made while the table held a few alerts read
+  // them through the event index, whose INCLUDE list holds the other columns, and kept doing so at
+  // 10,000 alerts of one event (tests/api/receive-plans-growth.test.ts; see also \`guard\`).
+  const written = await db.any(sql.type(DirectRowSchema)`
+    WITH w AS (
+      UPDATE alerts AS a SET
+        service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
+        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
+        attributes = (a.attributes || v.attributes
+          || jsonb_build_object('notify', array_position(v.quiet, a.status) IS NULL)) - v.removed,
+        duplicate_count = a.duplicate_count + v.dup, repeat = true,
+        last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)
+      FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
+          ${col((d) => d.event)}) AS k
+        JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, severity text, statuses text[],
+          quiet text[], same_value boolean, service text[], value text, text text, timeout integer, raw_data text,
+          tags text[], attributes jsonb, removed text[], dup integer, last_receive_id text, now float8)
+        ON v.i = k.i
+      WHERE a.environment = k.environment AND a.resource = k.resource AND COALESCE(a.customer, '') = k.customer
+        AND a.event IS NOT DISTINCT FROM k.event
+        AND a.severity IS NOT DISTINCT FROM v.severity AND array_position(v.statuses, a.status) IS NOT NULL
+        AND (NOT v.same_value OR a.value IS NOT DISTINCT FROM v.value)
+      RETURNING k.i::int - 1 AS wanted, ${columns}
+    )
+    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+  const byIndex = new Map(written.map(({ wanted: i, ...row }) => [order[i]!.i, row]));
+  return items.map((_, i) => byIndex.get(i) ?? null);
+}
+
+const compareKeys = (x: readonly string[], y: readonly string[]) => {
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return x[k]! < y[k]! ? -1 : 1;
+  return 0;
+};

@@ -82,13 +82,16 @@ function recordOf(written: receiveDb.ReceiptWritten) {
   return { history, record };
 }
 
+/** Statuses in which an alert is not notified (`notify: false`). */
+export const quietStatuses = (deps: Deps): readonly string[] => [deps.model.blackoutStatus, 'shelved', 'SHLVD'];
+
 /** Server-added attributes (lifecycle §7): notify, and flapping where severity changed. */
 export function serverAttributes(
   deps: Deps,
   status: string,
   flapping: boolean | undefined,
 ): Record<string, unknown> {
-  const quiet = status === deps.model.blackoutStatus || status === 'shelved' || status === 'SHLVD';
+  const quiet = quietStatuses(deps).includes(status);
   return flapping === undefined ? { notify: !quiet } : { notify: !quiet, flapping };
 }
 

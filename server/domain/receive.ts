@@ -9,6 +9,7 @@ import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
+import { receiveDirect, rememberPlain } from './receive-direct.ts';
 import { hasChanges, PluginSignal } from './plugin-hooks.ts';
 import {
   alongOf,
@@ -79,12 +80,8 @@ export async function receiveAlert(deps: Deps, input: AlertInput, caller: Caller
   draft = pre.alert;
   assertSeverity(deps, draft.severity);
 
-  const written = await batcherOf(deps).submit(batchKey(draft), {
-    draft,
-    caller,
-    now,
-    quiet: pre.suppressed,
-  });
+  const key = batchKey(draft);
+  const written = await batcherOf(deps).submit(key, { key, draft, caller, now, quiet: pre.suppressed });
   let record = written.record;
   if (!pre.suppressed) {
     const changes = await deps.plugins.postReceive(record, caller, written.along);
@@ -109,6 +106,8 @@ export async function receiveAlert(deps: Deps, input: AlertInput, caller: Caller
 }
 
 interface Receipt {
+  /** batchKey(draft) */
+  key: string;
   draft: AlertDraft;
   caller: Caller;
   now: number;
@@ -152,6 +151,8 @@ async function receiveBatch(deps: Deps, items: Receipt[]): Promise<(Written & { 
   let rest = items;
   while (rest.length) {
     const done = await receiveSome(deps, rest);
+    // The identity's next receipt of this severity is most likely a plain duplicate: it may skip the read.
+    rememberPlain(deps, rest[0]!.key, done.at(-1)!.record.severity);
     results.push(...done);
     rest = rest.slice(done.length);
   }
@@ -161,6 +162,8 @@ async function receiveBatch(deps: Deps, items: Receipt[]): Promise<(Written & { 
 /** Handles a leading run of receipts (at least one) with one read and one write, retrying on a concurrent change. */
 async function receiveSome(deps: Deps, items: Receipt[]): Promise<(Written & { created: boolean })[]> {
   const first = items[0]!;
+  const direct = await receiveDirect(deps, first.key, items);
+  if (direct) return direct;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const candidate = await readsOf(deps).submit('read', first.draft);
     if (!candidate) {

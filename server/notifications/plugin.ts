@@ -16,6 +16,8 @@ const unchanged = (alert: AlertRecord) => alert.repeat && alert.updateTime !== a
  */
 export const notificationsPlugin: PluginFactory = () => ({
   name: 'notifications',
+  // `unchanged` holds for every plain duplicate.
+  quietOnPlainDuplicates: true,
   // Triggers are planned on the alert as the receipt will store it and written by the receipt's own
   // statement (committed with the alert); postReceive stays for when another plugin's post-receive
   // hook runs first (it may change what the rules see).

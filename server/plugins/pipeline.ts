@@ -218,6 +218,7 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
 
   return {
     ...(folds ? { along } : {}),
+    alongOnPlain: folds && planners.some((p) => !p.quietOnPlainDuplicates),
 
     async preReceive(draft, request) {
       // A submission that arrives suppressed still passes every hook (reject included); only a

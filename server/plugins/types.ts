@@ -50,6 +50,11 @@ export interface Plugin {
    * `afterReceipt`) when every plugin with a postReceive hook has this one too.
    */
   receiptAlong?(alert: AlertRecord, ctx: PluginContext): Partial<ReceiptAlong> | void;
+  /**
+   * True when `receiptAlong` plans nothing for a plain duplicate (same severity, status kept): such
+   * receipts may then be written without reading the alert first (server/domain/receive-direct.ts).
+   */
+  quietOnPlainDuplicates?: boolean;
   afterReceipt?(alert: AlertRecord, written: AlongWritten, ctx: PluginContext): Promise<void> | void;
   statusChange?(
     alert: AlertRecord,
