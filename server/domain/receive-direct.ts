@@ -7,8 +7,8 @@ import { KeyedBatcher } from './keyed-batcher.ts';
 import { alongOf, planAlong, quietStatuses, type Written } from './receive-write.ts';
 
 // Plain duplicates without the read (docs/architecture.md, "The receive path"). A receipt of an
-// alert this instance recently wrote a plain duplicate of is tried first as one guarded update by
-// identity: it takes effect only where the read-then-write path would have written exactly the
+// identity this instance has just written, with the severity the alert was left with, is tried
+// first as one guarded update by identity: it takes effect only where the read-then-write path would have written exactly the
 // same, and anything else (the alert gone, its severity or status changed, a value that is
 // history) comes back empty and is decided the usual way. For a source that repeats its alerts
 // this is one statement per receipt instead of two.
@@ -25,7 +25,7 @@ export interface DirectReceipt {
 const HINTS = 20_000;
 
 interface Direct {
-  /** Identity key → the severity its last plain duplicate had. */
+  /** Identity key (receive.ts's batch key) → the severity its alert was last written with here. */
   hints: Map<string, string>;
   /** (severity, incoming status) → the stored statuses the alarm model keeps for such a duplicate. */
   kept: Map<string, readonly string[]>;
@@ -54,8 +54,8 @@ function directOf(deps: Deps): Direct {
   return d;
 }
 
-/** Remembers that `key`'s alert just took a plain duplicate of `severity`. */
-export function rememberPlain(deps: Deps, key: string, severity: string): void {
+/** Remembers that `key`'s alert was just written here, left with `severity`. */
+export function rememberWritten(deps: Deps, key: string, severity: string): void {
   const { hints } = directOf(deps);
   if (hints.get(key) === severity) return;
   hints.delete(key);
@@ -94,8 +94,8 @@ export function keptStatuses(deps: Deps, severity: string, incoming: string): re
 
 /**
  * Writes the leading run of `items` (one batch key's receipts, in order) directly when this
- * instance has seen the identity take a plain duplicate of the same severity and no plugin plans
- * writes for plain duplicates; null when it did not try, or the guarded write found no such alert
+ * instance has just written the identity with the same severity and no plugin plans writes for
+ * plain duplicates; null when it did not try, or the guarded write found no such alert
  * (the hint is then forgotten).
  */
 export async function receiveDirect(

@@ -9,7 +9,7 @@ import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
-import { receiveDirect, rememberPlain } from './receive-direct.ts';
+import { receiveDirect, rememberWritten } from './receive-direct.ts';
 import { hasChanges, PluginSignal } from './plugin-hooks.ts';
 import {
   alongOf,
@@ -152,7 +152,7 @@ async function receiveBatch(deps: Deps, items: Receipt[]): Promise<(Written & { 
   while (rest.length) {
     const done = await receiveSome(deps, rest);
     // The identity's next receipt of this severity is most likely a plain duplicate: it may skip the read.
-    rememberPlain(deps, rest[0]!.key, done.at(-1)!.record.severity);
+    rememberWritten(deps, rest[0]!.key, done.at(-1)!.record.severity);
     results.push(...done);
     rest = rest.slice(done.length);
   }
