@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import type { AlertDraft } from './alert-types.ts';
 import type { Caller } from './caller.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
-import { alongOf, planAlong, quietStatuses, type Written } from './receive-write.ts';
+import { alongOf, asOfReceipt, planAlong, quietStatuses, runFields, type Written } from './receive-write.ts';
 
 // Plain duplicates without the read (docs/architecture.md, "The receive path"). A receipt of an
 // identity this instance has just written, with the severity the alert was left with, is tried
@@ -116,7 +116,6 @@ export async function receiveDirect(
     n++;
   }
   const run = items.slice(0, n);
-  const last = run.at(-1)!;
   const attributes = Object.assign({}, ...run.map((r) => r.draft.attributes)) as Record<string, unknown>;
   delete attributes.notify;
   const written = await direct.writes.submit('direct', {
@@ -125,18 +124,7 @@ export async function receiveDirect(
     statuses: keptStatuses(deps, first.severity, first.status),
     quiet: quietStatuses(deps),
     sameValue,
-    update: {
-      service: last.draft.service,
-      value: last.draft.value,
-      text: last.draft.text,
-      timeout: last.draft.timeout,
-      rawData: last.draft.rawData,
-      tags: run.flatMap((r) => r.draft.tags),
-      attributes,
-      duplicate: run.length,
-      lastReceiveId: last.draft.id,
-      now: last.now,
-    },
+    update: { ...runFields(run), attributes },
   });
   if (!written) {
     deps.metrics.receiveDirect.inc(MISSED);
@@ -146,17 +134,7 @@ export async function receiveDirect(
   deps.metrics.receiveDirect.inc(WRITTEN, run.length);
   const { history, ...stored } = written;
   return run.map((r, i) => {
-    // Each receipt gets the alert as it stood after it, as writeDuplicates gives it.
-    const record = {
-      ...stored,
-      duplicateCount: stored.duplicateCount - (run.length - 1 - i),
-      lastReceiveId: r.draft.id,
-      value: r.draft.value,
-      text: r.draft.text,
-      service: r.draft.service,
-      timeout: r.draft.timeout,
-      rawData: r.draft.rawData,
-    };
+    const record = asOfReceipt(stored, run, i);
     // No plugin plans anything for a plain duplicate (`alongOnPlain`): this gives their follow-up
     // hooks the same (empty) plan the read-then-write path would have.
     const planned = planAlong(deps, record, r.draft, r.caller, r.quiet, true, true);

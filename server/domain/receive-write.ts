@@ -83,7 +83,11 @@ function recordOf(written: receiveDb.ReceiptWritten) {
 }
 
 /** Statuses in which an alert is not notified (`notify: false`). */
-export const quietStatuses = (deps: Deps): readonly string[] => [deps.model.blackoutStatus, 'shelved', 'SHLVD'];
+export const quietStatuses = (deps: Deps): readonly string[] => [
+  deps.model.blackoutStatus,
+  'shelved',
+  'SHLVD',
+];
 
 /** Server-added attributes (lifecycle §7): notify, and flapping where severity changed. */
 export function serverAttributes(
@@ -328,5 +332,40 @@ export function predictedRecord(
     lastReceiveId: u.lastReceiveId,
     lastReceiveTime: u.now,
     updateTime: u.statusChanged ? u.now : stored.updateTime,
+  };
+}
+
+/** A run of plain duplicates of one alert as one write: the last receipt's fields, every tag, the count. */
+export function runFields(run: readonly { draft: AlertDraft; now: number }[]) {
+  const last = run.at(-1)!;
+  return {
+    service: last.draft.service,
+    value: last.draft.value,
+    text: last.draft.text,
+    timeout: last.draft.timeout,
+    rawData: last.draft.rawData,
+    tags: run.flatMap((r) => r.draft.tags),
+    duplicate: run.length,
+    lastReceiveId: last.draft.id,
+    now: last.now,
+  };
+}
+
+/** The alert as it stood after receipt `i` of a run written as one (`record` is after the last). */
+export function asOfReceipt(
+  record: AlertRecord,
+  run: readonly { draft: AlertDraft }[],
+  i: number,
+): AlertRecord {
+  const { draft } = run[i]!;
+  return {
+    ...record,
+    duplicateCount: record.duplicateCount - (run.length - 1 - i),
+    lastReceiveId: draft.id,
+    value: draft.value,
+    text: draft.text,
+    service: draft.service,
+    timeout: draft.timeout,
+    rawData: draft.rawData,
   };
 }

@@ -18,6 +18,8 @@ import {
   planAlong,
   predictedRecord,
   readsOf,
+  asOfReceipt,
+  runFields,
   serverAttributes,
   type Written,
 } from './receive-write.ts';
@@ -216,19 +218,11 @@ async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: 
     event: last.draft.event,
     severity: last.draft.severity,
     status: candidate.status,
-    service: last.draft.service,
-    value: last.draft.value,
-    text: last.draft.text,
-    timeout: last.draft.timeout,
-    rawData: last.draft.rawData,
-    tags: run.flatMap((r) => r.draft.tags),
+    ...runFields(run),
     attributes,
-    duplicate: run.length,
     createTime: last.draft.createTime,
     previousSeverity: candidate.severity,
     trendIndication: candidate.trendIndication,
-    lastReceiveId: last.draft.id,
-    now: last.now,
     statusChanged: false,
   };
   // Each receipt of the run plans its own rows (a forward event each), on the alert as it stood after it.
@@ -265,15 +259,6 @@ async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: 
     created: false,
     history,
     along: alongOf(planned[i], written),
-    record: {
-      ...record,
-      duplicateCount: record.duplicateCount - (run.length - 1 - i),
-      lastReceiveId: r.draft.id,
-      value: r.draft.value,
-      text: r.draft.text,
-      service: r.draft.service,
-      timeout: r.draft.timeout,
-      rawData: r.draft.rawData,
-    },
+    record: asOfReceipt(record, run, i),
   }));
 }
