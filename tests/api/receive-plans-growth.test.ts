@@ -9,67 +9,27 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CommonQueryMethods } from 'slonik';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import type { AlertDraft } from '../../server/domain/alert-types.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import {
+  directDuplicate,
+  capturing,
+  expectedRouter,
+  insertRouterAlerts,
+  numbered,
+  plainUpdate,
+  routerDraft,
+  type Captured,
+} from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('receive statement plans made on a small table');
 test.before(async (ctx) => {
   await startApp(ctx);
   await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
-  await insertAlerts(ctx.db.url, 1, 5);
+  await insertRouterAlerts(ctx.db.url, 1, 5);
 });
 test.after(stopApp);
-
-function insertAlerts(url: string, from: number, to: number) {
-  return queryDb(
-    url,
-    `INSERT INTO alerts (id, resource, event, environment, severity, status, service, "group", text, tags, attributes,
-       origin, type, create_time, timeout, previous_severity, trend_indication, receive_time, last_receive_id,
-       last_receive_time, update_time)
-     SELECT 'alert-' || k, 'router' || k, 'node_down', 'Production', 'major', 'open', '{network}', 'Misc', '', '{}',
-       '{}', 'test', 'exceptionAlert', now(), 86400, 'indeterminate', 'moreSevere', now(), 'receipt-' || k, now(),
-       now()
-     FROM generate_series(${from}, ${to}) k`,
-  );
-}
-
-interface Captured {
-  sql: string;
-  values: readonly unknown[];
-}
-
-/** A stand-in for the pool that keeps the statement it is given and answers no rows. */
-function capturing() {
-  const seen: Captured[] = [];
-  const keep = (q: Captured) => {
-    seen.push({ sql: q.sql, values: q.values });
-    return Promise.resolve([]);
-  };
-  return { db: { any: keep } as unknown as CommonQueryMethods, seen };
-}
-
-const direct = (k: number): receiveDb.DirectDuplicate => ({
-  identity: { environment: 'Production', resource: `router${k}`, event: 'node_down', customer: null },
-  severity: 'major',
-  statuses: ['open', 'ack'],
-  quiet: ['blackout', 'shelved'],
-  sameValue: true,
-  update: {
-    service: ['network'],
-    value: null,
-    text: '',
-    timeout: 86400,
-    rawData: null,
-    tags: [],
-    attributes: {},
-    duplicate: 1,
-    lastReceiveId: `receipt-${k}-2`,
-    now: Date.now(),
-  },
-});
 
 /** A statement value as an SQL literal (text, number, or an array of text). */
 function literal(client: pg.Client, v: unknown): string {
@@ -88,7 +48,7 @@ function literal(client: pg.Client, v: unknown): string {
 async function preparedSmall(url: string, q: Captured) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  const text = numbered(q);
   // EXECUTE takes no bound parameters: its arguments are written out as literals.
   const explain = `EXPLAIN EXECUTE grown(${q.values.map((v) => literal(client, v)).join(', ')})`;
   await client.query(`SET plan_cache_mode = force_generic_plan`);
@@ -105,42 +65,18 @@ async function preparedSmall(url: string, q: Captured) {
   };
 }
 
-const draft = (k: number) =>
-  ({ environment: 'Production', resource: `router${k}`, event: 'node_down', customer: null }) as AlertDraft;
-
 test('plans made on 5 alerts still find each alert by its key at 10,005', async (ctx) => {
   const { db, seen } = capturing();
   const five = Array.from({ length: 5 }, (_, i) => i + 1);
-  await receiveDb.updateByIdentity(db, five.map(direct), 100);
-  await receiveDb.findForReceive(db, five.map(draft), Date.now() - 60_000);
+  await receiveDb.updateByIdentity(db, five.map(directDuplicate), 100);
+  await receiveDb.findForReceive(db, five.map(routerDraft), Date.now() - 60_000);
   await receiveDb.updateDuplicates(
     db,
-    five.map((k) => ({
-      expected: { id: `alert-${k}`, status: 'open', severity: 'major', event: 'node_down' },
-      update: {
-        event: 'node_down',
-        severity: 'major',
-        status: 'open',
-        service: ['network'],
-        value: null,
-        text: '',
-        timeout: 86400,
-        rawData: null,
-        tags: [],
-        attributes: { notify: true },
-        duplicate: 1,
-        createTime: Date.now(),
-        previousSeverity: 'indeterminate',
-        trendIndication: 'moreSevere',
-        lastReceiveId: `receipt-${k}-3`,
-        now: Date.now(),
-        statusChanged: false,
-      },
-    })),
+    five.map((k) => ({ expected: expectedRouter(k), update: plainUpdate(k) })),
     100,
   );
   const [byIdentity, read, byId] = await Promise.all(seen.map((q) => preparedSmall(ctx.db.url, q)));
-  await insertAlerts(ctx.db.url, 6, 10_005);
+  await insertRouterAlerts(ctx.db.url, 6, 10_005);
   try {
     const expectations: [Awaited<ReturnType<typeof preparedSmall>>, RegExp][] = [
       [byIdentity!, /Index Scan using alerts_identity_key on alerts a/],

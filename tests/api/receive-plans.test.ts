@@ -9,47 +9,27 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CommonQueryMethods } from 'slonik';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import type { AlertDraft } from '../../server/domain/alert-types.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import {
+  capturing,
+  directDuplicate,
+  expectedRouter,
+  insertRouterAlerts,
+  numbered,
+  plainUpdate,
+  routerDraft,
+  type Captured,
+} from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('receive statement plans');
 test.before(async (ctx) => {
   await startApp(ctx);
-  await queryDb(
-    ctx.db.url,
-    `ALTER TABLE alerts SET (autovacuum_enabled = false);
-     INSERT INTO alerts (id, resource, event, environment, severity, status, service, "group", text, tags, attributes,
-       origin, type, create_time, timeout, previous_severity, trend_indication, receive_time, last_receive_id,
-       last_receive_time, update_time)
-     SELECT 'alert-' || k, 'router' || k, 'node_down', 'Production', 'major', 'open', '{network}', 'Misc', '', '{}',
-       '{}', 'test', 'exceptionAlert', now(), 86400, 'indeterminate', 'moreSevere', now(), 'receipt-' || k, now(),
-       now()
-     FROM generate_series(1, 3000) k`,
-  );
+  await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
+  await insertRouterAlerts(ctx.db.url, 1, 3000);
 });
 test.after(stopApp);
-
-interface Captured {
-  sql: string;
-  values: readonly unknown[];
-}
-
-/** A stand-in for the pool that keeps the statement it is given and answers no rows. */
-function capturing() {
-  const seen: Captured[] = [];
-  const keep = (q: Captured) => {
-    seen.push({ sql: q.sql, values: q.values });
-    return Promise.resolve([]);
-  };
-  const db = { any: keep, maybeOne: (q: Captured) => keep(q).then(() => null) };
-  return { db: db as unknown as CommonQueryMethods, seen };
-}
-
-/** A captured statement's text with slonik's placeholders numbered for PostgreSQL. */
-const numbered = (q: Captured) => q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
 
 /**
  * The plans of a captured statement, as text: the plan for its values and the generic plan a
@@ -82,31 +62,13 @@ function assertReadsBy(all: string[], index: RegExp) {
 }
 const BY_ID = /Index Scan (using|on) alerts_pkey/;
 
-const expected = (k: number) => ({ id: `alert-${k}`, status: 'open', severity: 'major', event: 'node_down' });
-const update = (k: number): receiveDb.ReceiveUpdate => ({
-  event: 'node_down',
-  severity: 'major',
-  status: 'open',
-  service: ['network'],
-  value: null,
-  text: '',
-  timeout: 86400,
-  rawData: null,
-  tags: [],
-  attributes: { notify: true },
-  duplicate: 1,
-  createTime: Date.now(),
-  previousSeverity: 'indeterminate',
-  trendIndication: 'moreSevere',
-  lastReceiveId: `receipt-${k}-2`,
-  now: Date.now(),
-  statusChanged: false,
-});
-
 test('a batch of plain duplicates finds each alert by primary key, one text for any batch size', async (ctx) => {
   const { db, seen } = capturing();
   for (const n of [1, 5, 20]) {
-    const items = Array.from({ length: n }, (_, i) => ({ expected: expected(i + 1), update: update(i + 1) }));
+    const items = Array.from({ length: n }, (_, i) => ({
+      expected: expectedRouter(i + 1),
+      update: plainUpdate(i + 1),
+    }));
     await receiveDb.updateDuplicates(db, items, 100);
   }
   assert.is(seen.length, 3);
@@ -116,43 +78,21 @@ test('a batch of plain duplicates finds each alert by primary key, one text for 
 
 test('a single guarded update finds its alert by primary key', async (ctx) => {
   const { db, seen } = capturing();
-  await receiveDb.updateReceived(db, expected(7), update(7), [], 100);
+  await receiveDb.updateReceived(db, expectedRouter(7), plainUpdate(7), [], 100);
   assertReadsBy(await plans(ctx.db.url, seen[0]!), BY_ID);
 });
 
 test('the matching read finds candidates by identity, one text for any batch size', async (ctx) => {
   const { db, seen } = capturing();
-  const draft = (k: number) =>
-    ({ environment: 'Production', resource: `router${k}`, event: 'node_down', customer: null }) as AlertDraft;
   for (const n of [1, 5, 20]) {
     await receiveDb.findForReceive(
       db,
-      Array.from({ length: n }, (_, i) => draft(i + 1)),
+      Array.from({ length: n }, (_, i) => routerDraft(i + 1)),
       Date.now() - 60_000,
     );
   }
   assert.is(new Set(seen.map((q) => q.sql)).size, 1, 'the same statement text for 1, 5 and 20 drafts');
   assertReadsBy(await plans(ctx.db.url, seen[2]!), /Index Scan using alerts_identity_key on alerts a/);
-});
-
-const direct = (k: number): receiveDb.DirectDuplicate => ({
-  identity: { environment: 'Production', resource: `router${k}`, event: 'node_down', customer: null },
-  severity: 'major',
-  statuses: ['open', 'ack'],
-  quiet: ['blackout', 'shelved'],
-  sameValue: true,
-  update: {
-    service: ['network'],
-    value: null,
-    text: '',
-    timeout: 86400,
-    rawData: null,
-    tags: [],
-    attributes: {},
-    duplicate: 1,
-    lastReceiveId: `receipt-${k}-3`,
-    now: Date.now(),
-  },
 });
 
 // Every alert here has the same event: the event index (whose INCLUDE list holds the identity's
@@ -163,7 +103,7 @@ test('plain duplicates written without a read find each alert by identity, one t
   for (const n of [1, 5, 20]) {
     await receiveDb.updateByIdentity(
       db,
-      Array.from({ length: n }, (_, i) => direct(i + 1)),
+      Array.from({ length: n }, (_, i) => directDuplicate(i + 1)),
       100,
     );
   }
@@ -203,22 +143,21 @@ async function planCounts(url: string, q: Captured): Promise<{ generic: number; 
 // read's 0.2 ms of work): receive_wanted and receive_ids (migration 0039) fix the estimate.
 test('the matching read keeps a generic plan, planned once per connection', async (ctx) => {
   const { db, seen } = capturing();
-  const draft = { environment: 'Production', resource: 'router1', event: 'node_down', customer: null };
-  await receiveDb.findForReceive(db, [draft as AlertDraft], Date.now() - 60_000);
+  await receiveDb.findForReceive(db, [routerDraft(1)], Date.now() - 60_000);
   const n = await planCounts(ctx.db.url, seen[0]!);
   assert.ok(n.generic >= 3, `generic ${n.generic}, custom ${n.custom}`);
 });
 
 test('the batched update of plain duplicates keeps a generic plan', async (ctx) => {
   const { db, seen } = capturing();
-  await receiveDb.updateDuplicates(db, [{ expected: expected(3), update: update(3) }], 100);
+  await receiveDb.updateDuplicates(db, [{ expected: expectedRouter(3), update: plainUpdate(3) }], 100);
   const n = await planCounts(ctx.db.url, seen[0]!);
   assert.ok(n.generic >= 3, `generic ${n.generic}, custom ${n.custom}`);
 });
 
 test('plain duplicates written without a read keep a generic plan', async (ctx) => {
   const { db, seen } = capturing();
-  await receiveDb.updateByIdentity(db, [direct(4)], 100);
+  await receiveDb.updateByIdentity(db, [directDuplicate(4)], 100);
   const n = await planCounts(ctx.db.url, seen[0]!);
   assert.ok(n.generic >= 3, `generic ${n.generic}, custom ${n.custom}`);
 });
