@@ -133,7 +133,11 @@ export async function insertNew(
   // lists below; `ms / 1000.0` in SQL is the same double as `ms / 1000` in JavaScript.
   // severityEntries: the first entry counted for the flapping and standing reports (migration 0041);
   // a first entry has no entry before it, so it is never a flap.
-  const rows = items.map(({ alert, entry }, i) => ({ ...alert, i: i + 1, severityEntries: countedEntries([entry]) }));
+  const rows = items.map(({ alert, entry }, i) => ({
+    ...alert,
+    i: i + 1,
+    severityEntries: countedEntries([entry]),
+  }));
   const entries = items.map(({ alert, entry }) => ({ ...entry, alertId: alert.id }));
   const alerts = items.map((item) => item.alert);
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
@@ -245,6 +249,35 @@ export function updateReceived(
     SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
 }
 
+/** A run of plain duplicates as a row of the batched updates' jsonb: null attributes are removed. */
+function duplicateFields(u: DirectDuplicate['update']) {
+  return {
+    service: u.service,
+    value: u.value,
+    text: u.text,
+    timeout: u.timeout,
+    raw_data: u.rawData,
+    tags: u.tags,
+    attributes: Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null)),
+    removed: Object.keys(u.attributes).filter((k) => u.attributes[k] === null),
+    dup: u.duplicate,
+    last_receive_id: u.lastReceiveId,
+    now: seconds(u.now),
+  };
+}
+
+/** `duplicateFields`' columns in `jsonb_to_recordset`. */
+const duplicateColumns = sql.fragment`service text[], value text, text text, timeout integer, raw_data text,
+  tags text[], attributes jsonb, removed text[], dup integer, last_receive_id text, now float8`;
+
+/** What a plain duplicate sets, from `v` (duplicateFields); `attributes` before the removals. */
+const duplicateSet = (attributes: ReturnType<typeof sql.fragment>) => sql.fragment`
+  service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
+  tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
+  attributes = ${attributes} - v.removed,
+  duplicate_count = a.duplicate_count + v.dup, repeat = true,
+  last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)`;
+
 export interface PlainDuplicate {
   expected: Pick<AlertRecord, 'id' | 'status' | 'severity' | 'event'>;
   update: ReceiveUpdate;
@@ -263,39 +296,19 @@ export async function updateDuplicates(
   items: readonly PlainDuplicate[],
   historyLimit: number,
 ): Promise<(ReceiptWritten | null)[]> {
-  const rows = items.map(({ expected: x, update: u }) => {
-    const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
-    const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
-    return {
-      id: x.id,
-      status: x.status,
-      severity: x.severity,
-      event: x.event,
-      service: u.service,
-      value: u.value,
-      text: u.text,
-      timeout: u.timeout,
-      raw_data: u.rawData,
-      tags: u.tags,
-      attributes: merged,
-      removed,
-      dup: u.duplicate,
-      last_receive_id: u.lastReceiveId,
-      now: seconds(u.now),
-    };
-  });
+  const rows = items.map(({ expected: x, update: u }) => ({
+    id: x.id,
+    status: x.status,
+    severity: x.severity,
+    event: x.event,
+    ...duplicateFields(u),
+  }));
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.expected.id, ...x.with }] : [])));
   const written = await db.any(sql.type(ReceiptRowSchema)`
     WITH w AS (
-      UPDATE alerts AS a SET
-        service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
-        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
-        attributes = (a.attributes || v.attributes) - v.removed,
-        duplicate_count = a.duplicate_count + v.dup, repeat = true,
-        last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)
+      UPDATE alerts AS a SET ${duplicateSet(sql.fragment`(a.attributes || v.attributes)`)}
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, severity text, event text,
-        service text[], value text, text text, timeout integer, raw_data text, tags text[], attributes jsonb,
-        removed text[], dup integer, last_receive_id text, now float8)
+        ${duplicateColumns})
       WHERE a.id IN (SELECT k.id FROM receive_ids(${texts(items.map((x) => x.expected.id))}) AS k) AND a.id = v.id AND ${guard(sql.fragment`v.status`, sql.fragment`v.severity`, sql.fragment`v.event`)}
       RETURNING ${columns}
     )${along.ctes}
@@ -341,51 +354,36 @@ export async function updateByIdentity(
   // In identity order, so that two statements updating some of the same alerts (a receipt with a
   // correlate list is ordered by a key without its event) lock them in the same order.
   const order = items
-    .map((x, i) => ({ i, key: [x.identity.environment, x.identity.resource, x.identity.event, x.identity.customer ?? ''] }))
+    .map((x, i) => ({
+      i,
+      key: [x.identity.environment, x.identity.resource, x.identity.event, x.identity.customer ?? ''],
+    }))
     .sort((x, y) => compareKeys(x.key, y.key));
   const sorted = order.map(({ i }) => items[i]!);
-  const rows = sorted.map(({ severity, statuses, quiet, sameValue, update: u }, i) => {
-    const removed = Object.keys(u.attributes).filter((k) => u.attributes[k] === null);
-    const merged = Object.fromEntries(Object.entries(u.attributes).filter(([, v]) => v !== null));
-    return {
-      i: i + 1,
-      severity,
-      statuses,
-      quiet,
-      same_value: sameValue,
-      service: u.service,
-      value: u.value,
-      text: u.text,
-      timeout: u.timeout,
-      raw_data: u.rawData,
-      tags: u.tags,
-      attributes: merged,
-      removed,
-      dup: u.duplicate,
-      last_receive_id: u.lastReceiveId,
-      now: seconds(u.now),
-    };
-  });
-  const col = (pick: (d: DirectDuplicate['identity']) => string) => texts(sorted.map((x) => pick(x.identity)));
+  const rows = sorted.map(({ severity, statuses, quiet, sameValue, update: u }, i) => ({
+    i: i + 1,
+    severity,
+    statuses,
+    quiet,
+    same_value: sameValue,
+    ...duplicateFields(u),
+  }));
+  const col = (pick: (d: DirectDuplicate['identity']) => string) =>
+    texts(sorted.map((x) => pick(x.identity)));
   // The event and the guard's tests are written so that no index can take them (IS NOT DISTINCT
   // FROM, array_position): the alert is found through the identity index's environment, resource
-  // and customer only. With \`a.event = k.event\` a plan made while the table held a few alerts read
+  // and customer only. With `a.event = k.event` a plan made while the table held a few alerts read
   // them through the event index, whose INCLUDE list holds the other columns, and kept doing so at
-  // 10,000 alerts of one event (tests/api/receive-plans-growth.test.ts; see also \`guard\`).
+  // 10,000 alerts of one event (tests/api/receive-plans-growth.test.ts; see also `guard`).
   const written = await db.any(sql.type(DirectRowSchema)`
     WITH w AS (
-      UPDATE alerts AS a SET
-        service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
-        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
-        attributes = (a.attributes || v.attributes
-          || jsonb_build_object('notify', array_position(v.quiet, a.status) IS NULL)) - v.removed,
-        duplicate_count = a.duplicate_count + v.dup, repeat = true,
-        last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)
+      UPDATE alerts AS a SET ${duplicateSet(
+        sql.fragment`(a.attributes || v.attributes || jsonb_build_object('notify', array_position(v.quiet, a.status) IS NULL))`,
+      )}
       FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
           ${col((d) => d.event)}) AS k
         JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, severity text, statuses text[],
-          quiet text[], same_value boolean, service text[], value text, text text, timeout integer, raw_data text,
-          tags text[], attributes jsonb, removed text[], dup integer, last_receive_id text, now float8)
+          quiet text[], same_value boolean, ${duplicateColumns})
         ON v.i = k.i
       WHERE a.environment = k.environment AND a.resource = k.resource AND COALESCE(a.customer, '') = k.customer
         AND a.event IS NOT DISTINCT FROM k.event

@@ -83,11 +83,13 @@ function recordOf(written: receiveDb.ReceiptWritten) {
 }
 
 /** Statuses in which an alert is not notified (`notify: false`). */
-export const quietStatuses = (deps: Deps): readonly string[] => [
-  deps.model.blackoutStatus,
-  'shelved',
-  'SHLVD',
-];
+export function quietStatuses(deps: Deps): readonly string[] {
+  const { blackoutStatus } = deps.model;
+  let quiet = quietByBlackout.get(blackoutStatus);
+  if (!quiet) quietByBlackout.set(blackoutStatus, (quiet = [blackoutStatus, 'shelved', 'SHLVD']));
+  return quiet;
+}
+const quietByBlackout = new Map<string, readonly string[]>();
 
 /** Server-added attributes (lifecycle §7): notify, and flapping where severity changed. */
 export function serverAttributes(
