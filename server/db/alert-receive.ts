@@ -319,6 +319,8 @@ export async function updateDuplicates(
 
 /** A run of plain duplicates of one identity, written without reading the alert first. */
 export interface DirectDuplicate {
+  /** The alert this instance last wrote for the identity: written only if it is still that one. */
+  id: string;
   identity: Pick<AlertDraft, 'environment' | 'resource' | 'event'> & { customer: string | null };
   severity: string;
   /** Stored statuses for which the receipts are plain duplicates (the alarm model keeps them). */
@@ -334,9 +336,11 @@ export interface DirectDuplicate {
     /** The receipts' attributes merged (`notify` left out: the statement sets it from the status). */
     attributes: Record<string, unknown>;
   };
+  /** What the receipts of the run write along (their forward rows), in order. */
+  withs?: readonly Along[];
 }
 
-const DirectRowSchema = WrittenRowSchema.extend({ wanted: z.number() });
+const DirectRowSchema = WrittenRowSchema.extend({ wanted: z.number(), ...LeasedColumn });
 
 /**
  * Plain duplicates written in one statement without the read before them: each identity's alert is
@@ -350,18 +354,23 @@ export async function updateByIdentity(
   db: CommonQueryMethods,
   items: readonly DirectDuplicate[],
   historyLimit: number,
-): Promise<(WrittenAlert | null)[]> {
+): Promise<(ReceiptWritten | null)[]> {
   // In identity order, so that two statements updating some of the same alerts (a receipt with a
-  // correlate list is ordered by a key without its event) lock them in the same order.
+  // correlate list is ordered by a key without its event) lock them in the same order. An alert
+  // is written once per statement: a second run for it (under another batch key) is left to the
+  // usual path, since the rows written along are joined to the written alert by its id.
+  const ids = new Set<string>();
   const order = items
-    .map((x, i) => ({
+    .flatMap((x, i) => (ids.has(x.id) ? [] : (ids.add(x.id), [{ x, i }])))
+    .map(({ x, i }) => ({
       i,
       key: [x.identity.environment, x.identity.resource, x.identity.event, x.identity.customer ?? ''],
     }))
     .sort((x, y) => compareKeys(x.key, y.key));
   const sorted = order.map(({ i }) => items[i]!);
-  const rows = sorted.map(({ severity, statuses, quiet, sameValue, update: u }, i) => ({
+  const rows = sorted.map(({ id, severity, statuses, quiet, sameValue, update: u }, i) => ({
     i: i + 1,
+    id,
     severity,
     statuses,
     quiet,
@@ -370,6 +379,7 @@ export async function updateByIdentity(
   }));
   const col = (pick: (d: DirectDuplicate['identity']) => string) =>
     texts(sorted.map((x) => pick(x.identity)));
+  const along = alongWrites(sorted.flatMap((x) => (x.withs ?? []).map((w) => ({ alertId: x.id, ...w }))));
   // The event and the guard's tests are written so that no index can take them (IS NOT DISTINCT
   // FROM, array_position): the alert is found through the identity index's environment, resource
   // and customer only. With `a.event = k.event` a plan made while the table held a few alerts read
@@ -382,16 +392,16 @@ export async function updateByIdentity(
       )}
       FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
           ${col((d) => d.event)}) AS k
-        JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, severity text, statuses text[],
+        JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, id text, severity text, statuses text[],
           quiet text[], same_value boolean, ${duplicateColumns})
         ON v.i = k.i
       WHERE a.environment = k.environment AND a.resource = k.resource AND COALESCE(a.customer, '') = k.customer
-        AND a.event IS NOT DISTINCT FROM k.event
+        AND a.event IS NOT DISTINCT FROM k.event AND a.id IS NOT DISTINCT FROM v.id
         AND a.severity IS NOT DISTINCT FROM v.severity AND array_position(v.statuses, a.status) IS NOT NULL
         AND (NOT v.same_value OR a.value IS NOT DISTINCT FROM v.value)
       RETURNING k.i::int - 1 AS wanted, ${columns}
-    )
-    SELECT w.*, ${priorHistory(historyLimit)} FROM w`);
+    )${along.ctes}
+    SELECT w.*, ${priorHistory(historyLimit)}${along.leased} FROM w`);
   const byIndex = new Map(written.map(({ wanted: i, ...row }) => [order[i]!.i, row]));
   return items.map((_, i) => byIndex.get(i) ?? null);
 }

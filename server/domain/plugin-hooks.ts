@@ -94,8 +94,13 @@ export interface PluginPipeline {
    * as before (a plugin with a post-receive hook that does not take part).
    */
   along?(alert: AlertRecord, request: PluginRequest): ReceiptAlong | undefined;
-  /** Whether `along` may plan anything for a plain duplicate (a plugin without `quietOnPlainDuplicates`). */
+  /**
+   * Whether `along` needs the stored alert to plan a plain duplicate (a plugin with neither
+   * `quietOnPlainDuplicates` nor `plainAlong`).
+   */
   readonly alongOnPlain: boolean;
+  /** What `along` plans for a plain duplicate of alert `alertId` when `alongOnPlain` is false. */
+  alongPlain?(alertId: string, request: PluginRequest): ReceiptAlong;
   /** May throw PluginSignal (202), AppError (403, 429, …). `suppressed`: the alert is in blackout; later hooks were skipped. */
   preReceive(alert: AlertDraft, request: PluginRequest): Promise<{ alert: AlertDraft; suppressed: boolean }>;
   /** With `written` (the receipt was planned by `along`): the hooks that follow up such a write instead. */

@@ -46,7 +46,31 @@ export function planAlong(
   own = false,
 ): Planned | undefined {
   if (quiet || !deps.plugins.along) return undefined;
-  const along = deps.plugins.along(predicted, caller);
+  return plannedWith(deps, deps.plugins.along(predicted, caller), draft, plain, own);
+}
+
+/**
+ * planAlong for a plain duplicate, one of a run written as one, from the alert's id alone
+ * (`alongPlain`: only when `alongOnPlain` is false, i.e. no plugin needs the stored alert for it).
+ */
+export function planPlainAlong(
+  deps: Deps,
+  alertId: string,
+  draft: AlertDraft,
+  caller: Caller,
+  quiet: boolean,
+): Planned | undefined {
+  if (quiet || !deps.plugins.alongPlain) return undefined;
+  return plannedWith(deps, deps.plugins.alongPlain(alertId, caller), draft, true, true);
+}
+
+function plannedWith(
+  deps: Deps,
+  along: AlongWritten['along'] | undefined,
+  draft: AlertDraft,
+  plain: boolean,
+  own: boolean,
+): Planned | undefined {
   if (!along) return undefined;
   // A plain duplicate changes nothing people are told about (and several of one alert may share a
   // statement, where a rule's state row can be written only once).

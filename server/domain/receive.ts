@@ -154,7 +154,7 @@ async function receiveBatch(deps: Deps, items: Receipt[]): Promise<(Written & { 
   while (rest.length) {
     const done = await receiveSome(deps, rest);
     // The identity's next receipt of this severity is most likely a plain duplicate: it may skip the read.
-    rememberWritten(deps, rest[0]!.key, done.at(-1)!.record.severity);
+    rememberWritten(deps, rest[0]!.key, done.at(-1)!.record);
     results.push(...done);
     rest = rest.slice(done.length);
   }

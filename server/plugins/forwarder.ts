@@ -21,6 +21,10 @@ const forwarder: PluginFactory = ({ config, log }) => {
     receiptAlong(alert, ctx) {
       return planForwards(ctx.deps, destinations, ctx.request, alert.id);
     },
+    // The same rows, which need nothing of the alert but its id.
+    plainAlong(alertId, ctx) {
+      return planForwards(ctx.deps, destinations, ctx.request, alertId);
+    },
     afterReceipt(_alert, written, ctx) {
       return followForwards(ctx.deps, written);
     },

@@ -193,12 +193,16 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
     }
   }
 
-  function along(alert: AlertRecord, request: PluginRequest): ReceiptAlong {
+  function plan(
+    request: PluginRequest,
+    from: readonly Plugin[],
+    call: (plugin: Plugin, ctx: PluginContext) => Partial<ReceiptAlong> | void,
+  ): ReceiptAlong {
     const planned: ReceiptAlong = { forwards: [], triggers: [] };
-    for (const plugin of planners) {
+    for (const plugin of from) {
       let part: Partial<ReceiptAlong> | void;
       try {
-        part = plugin.receiptAlong!(alert, contextFor(plugin, request));
+        part = call(plugin, contextFor(plugin, request));
       } catch (err) {
         metrics.pluginErrors.inc({ plugin: plugin.name, hook: 'postReceive' });
         const message = err instanceof Error ? err.message : String(err);
@@ -215,10 +219,16 @@ export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
     }
     return planned;
   }
+  // A plain duplicate is planned by the plugins that plan anything for one, from the alert's id.
+  const plainPlanners = planners.filter((p) => !p.quietOnPlainDuplicates);
+  const along = (alert: AlertRecord, request: PluginRequest) =>
+    plan(request, planners, (plugin, ctx) => plugin.receiptAlong!(alert, ctx));
+  const alongPlain = (alertId: string, request: PluginRequest) =>
+    plan(request, plainPlanners, (plugin, ctx) => plugin.plainAlong!(alertId, ctx));
 
   return {
-    ...(folds ? { along } : {}),
-    alongOnPlain: folds && planners.some((p) => !p.quietOnPlainDuplicates),
+    ...(folds ? { along, alongPlain } : {}),
+    alongOnPlain: folds && plainPlanners.some((p) => !p.plainAlong),
 
     async preReceive(draft, request) {
       // A submission that arrives suppressed still passes every hook (reject included); only a

@@ -55,6 +55,12 @@ export interface Plugin {
    * receipts may then be written without reading the alert first (server/domain/receive-direct.ts).
    */
   quietOnPlainDuplicates?: boolean;
+  /**
+   * What `receiptAlong` plans for a plain duplicate of alert `alertId` (same severity, status
+   * kept), known without the stored alert: such receipts may then be written without reading the
+   * alert first, with these rows in the same statement (server/domain/receive-direct.ts).
+   */
+  plainAlong?(alertId: string, ctx: PluginContext): Partial<ReceiptAlong> | void;
   afterReceipt?(alert: AlertRecord, written: AlongWritten, ctx: PluginContext): Promise<void> | void;
   statusChange?(
     alert: AlertRecord,

@@ -75,6 +75,7 @@ export const plainUpdate = (k: number): receiveDb.ReceiveUpdate => ({
 
 /** A plain duplicate of alert k written without a read. */
 export const directDuplicate = (k: number): receiveDb.DirectDuplicate => ({
+  id: expectedRouter(k).id,
   identity: routerDraft(k),
   severity: 'major',
   statuses: ['open', 'ack'],
