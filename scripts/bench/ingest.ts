@@ -26,7 +26,9 @@
  *   queues are empty (up to 60 s more) before reading the CPU, so the figure includes the delivery
  *   work the scenario caused. Runs being compared should use the same S (longer than the rules'
  *   10 s group wait): the idle seconds count in every mode alike.
- * Each scenario also reports the CPU the server and its PostgreSQL backends used per 1,000 requests.
+ * Each scenario also reports the CPU the server and its PostgreSQL backends used per 1,000 requests,
+ * and, apart, what the stub destination, the load generator (this process) and the whole machine
+ * used: on a machine of two cores those share the server's cores.
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
  * throw-away database. Results go to stdout; docs/benchmarks.md records them.
  */
@@ -68,7 +70,7 @@ async function startStubDestination() {
   const port = await new Promise<string>((ok) =>
     child.stdout.once('data', (d: Buffer) => ok(d.toString().trim())),
   );
-  return { url: `http://127.0.0.1:${port}/api`, stop: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}/api`, pid: child.pid!, stop: () => child.kill() };
 }
 
 const same = JSON.stringify({
@@ -92,7 +94,20 @@ function cpuOf(pid: number): number {
  * CPU the server and its PostgreSQL backends have used so far, in ms. Throughput on a shared,
  * busy machine swings with what else runs; the CPU spent per request does much less.
  */
-let cpuNow = async () => ({ total: 0, server: 0 });
+let cpuNow = async () => ({ total: 0, server: 0, destination: 0, bench: 0, machine: 0 });
+
+/** CPU ms every process of the machine has used so far (/proc/stat: all but idle and iowait). */
+function machineMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const all = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return ((all - fields[3]! - fields[4]!) / 100) * 1000;
+}
+
+/** This process's CPU ms (the load generator, autocannon, runs in it). */
+const benchMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /** Rows still to be delivered (forward and notification queues), 0 when neither is in use. */
 let backlog = async () => 0;
@@ -108,6 +123,9 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
     total: 0,
     'cpu ms/1k': 0,
     'server ms/1k': 0,
+    'destination ms/1k': 0,
+    'bench ms/1k': 0,
+    'machine ms/1k': 0,
   };
   if (!title.startsWith('warm') && !scenarios.includes(title[1]!)) return skipped;
   const cpuBefore = await cpuNow();
@@ -130,6 +148,9 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
     total: result.requests.total,
     'cpu ms/1k': 0,
     'server ms/1k': 0,
+    'destination ms/1k': 0,
+    'bench ms/1k': 0,
+    'machine ms/1k': 0,
   };
   // What the run queued is delivered (forwarded, notified) before the CPU is read again, so each
   // scenario's figure holds the delivery work it caused and none spills into the next one.
@@ -141,6 +162,10 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
   const cpuAfter = await cpuNow();
   row['cpu ms/1k'] = Math.round((cpuAfter.total - cpuBefore.total) / (result.requests.total / 1000));
   row['server ms/1k'] = Math.round((cpuAfter.server - cpuBefore.server) / (result.requests.total / 1000));
+  // Beside the server and PostgreSQL, the machine also runs the stub destination (--forward live)
+  // and the load generator: on a small machine they take what the server would otherwise get.
+  for (const part of ['destination', 'bench', 'machine'] as const)
+    row[`${part} ms/1k`] = Math.round((cpuAfter[part] - cpuBefore[part]) / (result.requests.total / 1000));
   console.log(JSON.stringify(row));
   return row;
 }
@@ -174,7 +199,13 @@ cpuNow = async () => {
   ]);
   const own = 1000 * cpuOf(server.child.pid!);
   const backends = rows.filter((r) => r.pid !== watcherPid);
-  return { server: own, total: own + 1000 * backends.reduce((sum, r) => sum + cpuOf(r.pid), 0) };
+  return {
+    server: own,
+    total: own + 1000 * backends.reduce((sum, r) => sum + cpuOf(r.pid), 0),
+    destination: stub ? 1000 * cpuOf(stub.pid) : 0,
+    bench: benchMs(),
+    machine: machineMs(),
+  };
 };
 // The bench's own connection to the server's database (left out of the CPU figures).
 const watcher = new pg.Client({ connectionString: db.url });
@@ -296,12 +327,12 @@ try {
     e = await run('(e) duplicates of 10,000 existing alerts', url, seedBodies);
   }
   console.log(
-    '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests | of which server |',
+    '\n| scenario | req/s | p50 ms | p99 ms | errors | non-2xx | requests | CPU ms / 1k requests | of which server | destination | load generator | whole machine |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of [a, b, c, d, e].filter((x): x is typeof a => x !== null && x.total > 0))
     console.log(
-      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} | ${r['server ms/1k']} |`,
+      `| ${r.scenario} | ${r['req/s']} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.total} | ${r['cpu ms/1k']} | ${r['server ms/1k']} | ${r['destination ms/1k']} | ${r['bench ms/1k']} | ${r['machine ms/1k']} |`,
     );
   if (forward) {
     const status = (await (await fetch(`${server.url.replace(/\/$/, '')}/api/management/status`)).json()) as {
