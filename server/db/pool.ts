@@ -63,6 +63,73 @@ const resultParser: Interceptor = {
 const PG_TIMESTAMP =
   /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?(?:([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?)?( BC)?$/;
 
+/** The value of the ASCII digit at `i`, or -1. */
+const digitAt = (text: string, i: number) => {
+  const c = text.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+};
+
+/** The two-digit number at `i`, or a negative number when either is not a digit. */
+const twoDigits = (text: string, i: number) => {
+  const a = digitAt(text, i);
+  const b = digitAt(text, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
+};
+
+/**
+ * What nearly every stored time looks like, read without a regular expression or a Date (a row of
+ * the receive path holds four or more, and the regex's match arrays were 2 % of the server's CPU):
+ * `YYYY-MM-DD HH:MM:SS[.f{1,6}][+00]` from 1970 on. -1 for anything else, which the general parse takes.
+ */
+function utcStoredTime(text: string): number {
+  const n = text.length;
+  if (n < 19 || n > 29) return -1;
+  const y1 = twoDigits(text, 0);
+  const y2 = twoDigits(text, 2);
+  const mo = twoDigits(text, 5);
+  const d = twoDigits(text, 8);
+  const h = twoDigits(text, 11);
+  const mi = twoDigits(text, 14);
+  const sec = twoDigits(text, 17);
+  if (
+    (y1 | y2 | mo | d | h | mi | sec) < 0 ||
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 32 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  )
+    return -1;
+  let i = 19;
+  let ms = 0;
+  if (text.charCodeAt(i) === 46) {
+    i++;
+    let scale = 100;
+    const start = i;
+    for (let c = digitAt(text, i); c >= 0; c = digitAt(text, ++i)) {
+      ms += c * scale;
+      scale /= 10;
+    }
+    ms = Math.floor(ms);
+    if (i === start || i - start > 6) return -1;
+  }
+  if (
+    i < n &&
+    !(
+      n - i === 3 &&
+      text.charCodeAt(i) === 43 &&
+      text.charCodeAt(i + 1) === 48 &&
+      text.charCodeAt(i + 2) === 48
+    )
+  )
+    return -1;
+  const year = y1 * 100 + y2;
+  if (year < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) return -1;
+  const t = Date.UTC(year, mo - 1, d, h, mi, sec, ms);
+  // A day past the month's end (PostgreSQL never writes one) would roll over: leave it to the general parse.
+  return new Date(t).getUTCDate() === d ? t : -1;
+}
+
 /**
  * A timestamp column as epoch ms within the years 0001–9999, whatever the row holds: `-infinity`,
  * BC dates and year 0 read as the first instant, `infinity` and later years as the last. Rows
@@ -70,6 +137,8 @@ const PG_TIMESTAMP =
  * (`timestamp`), the text is UTC.
  */
 export function parseStoredTime(text: string): number {
+  const fast = utcStoredTime(text);
+  if (fast >= 0) return fast;
   if (text === 'infinity') return MAX_TIME_MS;
   if (text === '-infinity') return MIN_TIME_MS;
   const m = PG_TIMESTAMP.exec(text);

@@ -30,6 +30,32 @@ stored('ordinary PostgreSQL output in any zone offset, with or without a fractio
   assert.is(parseStoredTime('0042-03-04 05:06:07+00'), Date.parse('0042-03-04T05:06:07.000Z'));
 });
 
+stored('the usual UTC form is read without the general parse, to the same instant', () => {
+  // Random instants from 1970 to 9999 with 0–6 fraction digits, as PostgreSQL writes them
+  // (trailing zeros dropped), with +00 and without a zone; the fraction is truncated to ms.
+  let seed = 42;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let k = 0; k < 20_000; k++) {
+    const ms = Math.floor(random() * (MAX_TIME_MS - Date.UTC(1970, 0, 1)));
+    const micros = Math.floor(random() * 1_000_000);
+    const iso = new Date(ms).toISOString().slice(0, 19);
+    const fraction = String(micros)
+      .padStart(6, '0')
+      .slice(0, k % 7)
+      .replace(/0+$/, '');
+    const text = `${iso.replace('T', ' ')}${fraction ? `.${fraction}` : ''}`;
+    const want = Date.parse(`${iso}Z`) + Math.floor(Number(`0.${fraction || '0'}`) * 1000);
+    assert.is(parseStoredTime(`${text}+00`), want, text);
+    assert.is(parseStoredTime(text), want, text);
+  }
+  // Anything else still goes the general way: a day past the month's end rolls over as before,
+  // an offset other than +00 is applied, and a malformed fraction or text is not taken for a time.
+  assert.is(parseStoredTime('2024-02-30 00:00:00+00'), Date.parse('2024-03-01T00:00:00.000Z'));
+  assert.is(parseStoredTime('2024-05-01 10:00:00.5+01'), Date.parse('2024-05-01T09:00:00.500Z'));
+  assert.is(parseStoredTime('1969-12-31 23:59:59.999+00'), -1);
+  assert.is(parseStoredTime('2024-05-01 10:00:00.1234567+00'), Date.parse('2024-05-01T10:00:00.123Z'));
+});
+
 stored('infinities, year 0, BC dates and years past 9999 become the first or last instant', () => {
   for (const [text, want] of [
     ['-infinity', FIRST],
