@@ -723,6 +723,52 @@ mechanics('every hook call is timed by plugin and hook', async () => {
   assert.equal([count?.labels, count?.value], [{ plugin: 'timed', hook: 'preReceive' }, 2]);
 });
 
+mechanics(
+  'a plain duplicate is planned from the alert id when no plugin needs the stored alert for it',
+  () => {
+    const forward = (destination: string) => ({
+      destination,
+      loop: 'here',
+      requestId: 'r',
+      leaseMs: 0,
+      owner: null,
+    });
+    const asked: string[] = [];
+    const byId: Plugin = {
+      name: 'by-id',
+      receiptAlong: (alert) => ({ forwards: [forward(`full:${alert.id}`)] }),
+      plainAlong: (alertId) => ({ forwards: [forward(`plain:${alertId}`)] }),
+    };
+    const quiet: Plugin = {
+      name: 'quiet',
+      quietOnPlainDuplicates: true,
+      receiptAlong: () => {
+        asked.push('quiet');
+        return { triggers: [] };
+      },
+    };
+    const needsAlert: Plugin = { name: 'needs-alert', receiptAlong: () => ({ forwards: [] }) };
+
+    const { pipeline } = pipelineOf([byId, quiet]);
+    assert.is(pipeline.alongOnPlain, false);
+    assert.equal(
+      pipeline.alongPlain!('a1', request()).forwards.map((f) => f.destination),
+      ['plain:a1'],
+    );
+    // Plugins that plan nothing for a plain duplicate are not asked.
+    assert.equal(asked, []);
+    assert.equal(
+      pipeline.along!(record({ id: 'a1' }), request())!.forwards.map((f) => f.destination),
+      ['full:a1'],
+    );
+    assert.equal(asked, ['quiet']);
+
+    // One plugin that must see the stored alert keeps every plain duplicate on the read path.
+    assert.is(pipelineOf([byId, quiet, needsAlert]).pipeline.alongOnPlain, true);
+    assert.is(pipelineOf([quiet]).pipeline.alongOnPlain, false);
+  },
+);
+
 mechanics.run();
 
 // ---------------------------------------------------------------------------------------------
