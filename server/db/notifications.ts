@@ -164,12 +164,24 @@ const QueuedRowSchema = z.object({
 });
 export type QueuedRow = z.infer<typeof QueuedRowSchema>;
 
-/** Per receiver with something due now, and when the next row of each comes due (one cheap poll). */
-export function dueReceivers(db: CommonQueryMethods) {
-  return db.any(sql.type(z.object({ receiverId: z.string(), dueAt: z.number() }))`
-    SELECT receiver_id AS "receiverId", min(due_at) AS "dueAt" FROM notification_queue
-    WHERE lease_until IS NULL OR lease_until < now()
-    GROUP BY receiver_id`);
+const DueRowSchema = z.object({ receiverId: z.string(), dueAt: z.number() });
+
+/**
+ * For each of `receiverIds` with a row not leased, when its next such row comes due (one poll for
+ * all of them). Each receiver's first row is read through the `(receiver_id, due_at)` index: a
+ * grouped read of the whole queue cost 4.4 ms a poll with 19,000 rows waiting out a group wait,
+ * growing with the backlog (tests/api/notification-poll-plan.test.ts).
+ */
+export function dueReceivers(db: CommonQueryMethods, receiverIds: readonly string[]) {
+  if (receiverIds.length === 0) return Promise.resolve([]);
+  return db.any(sql.type(DueRowSchema)`
+    SELECT r.id AS "receiverId", d.due_at AS "dueAt"
+    FROM unnest(${texts(receiverIds)}) AS r(id)
+    CROSS JOIN LATERAL (
+      SELECT q.due_at FROM notification_queue q
+      WHERE q.receiver_id = r.id AND (q.lease_until IS NULL OR q.lease_until < now())
+      ORDER BY q.due_at LIMIT 1
+    ) d`);
 }
 
 /**

@@ -322,7 +322,7 @@ export class Worker {
     if (this.stopping.aborted) return;
     try {
       const now = Date.now();
-      for (const { receiverId, dueAt } of await store.dueReceivers(this.deps.db)) {
+      for (const { receiverId, dueAt } of await store.dueReceivers(this.deps.db, [...this.loops.keys()])) {
         if (dueAt <= now) this.kick(receiverId);
       }
     } catch (err) {
