@@ -19,7 +19,7 @@ export function capturing() {
     seen.push({ sql: q.sql, values: q.values });
     return Promise.resolve([]);
   };
-  const db = { any: keep, maybeOne: (q: Captured) => keep(q).then(() => null) };
+  const db = { any: keep, query: keep, maybeOne: (q: Captured) => keep(q).then(() => null) };
   return { db: db as unknown as CommonQueryMethods, seen };
 }
 
