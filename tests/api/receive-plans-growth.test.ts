@@ -10,8 +10,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { stopApp, type AppContext } from '../helpers/app.ts';
 import {
   directDuplicate,
   capturing,
@@ -20,15 +19,12 @@ import {
   numbered,
   plainUpdate,
   routerDraft,
+  startWithRouterAlerts,
   type Captured,
 } from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('receive statement plans made on a small table');
-test.before(async (ctx) => {
-  await startApp(ctx);
-  await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
-  await insertRouterAlerts(ctx.db.url, 1, 5);
-});
+test.before((ctx) => startWithRouterAlerts(ctx, 5));
 test.after(stopApp);
 
 /** A statement value as an SQL literal (text, number, or an array of text). */

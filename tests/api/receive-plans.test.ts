@@ -10,25 +10,20 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { stopApp, type AppContext } from '../helpers/app.ts';
 import {
   capturing,
   directDuplicate,
   expectedRouter,
-  insertRouterAlerts,
   numbered,
   plainUpdate,
   routerDraft,
+  startWithRouterAlerts,
   type Captured,
 } from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('receive statement plans');
-test.before(async (ctx) => {
-  await startApp(ctx);
-  await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
-  await insertRouterAlerts(ctx.db.url, 1, 3000);
-});
+test.before((ctx) => startWithRouterAlerts(ctx, 3000));
 test.after(stopApp);
 
 /**

@@ -5,6 +5,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import type * as receiveDb from '../../server/db/alert-receive.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { startApp, type AppContext } from './app.ts';
 import { queryDb } from './db.ts';
 
 export interface Captured {
@@ -25,6 +26,16 @@ export function capturing() {
 
 /** A captured statement's text with slonik's placeholders numbered for PostgreSQL. */
 export const numbered = (q: Captured) => q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+
+/**
+ * Starts the product on a database of its own holding alerts `alert-1`..`alert-<count>`, with
+ * autovacuum off for `alerts` so that no ANALYZE the test did not ask for changes the plans.
+ */
+export async function startWithRouterAlerts(ctx: AppContext, count: number): Promise<void> {
+  await startApp(ctx);
+  await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
+  await insertRouterAlerts(ctx.db.url, 1, count);
+}
 
 /** Alerts `alert-<k>` for k in from..to, written straight in SQL (no history, nothing else). */
 export function insertRouterAlerts(url: string, from: number, to: number) {
@@ -73,24 +84,27 @@ export const plainUpdate = (k: number): receiveDb.ReceiveUpdate => ({
   statusChanged: false,
 });
 
-/** A plain duplicate of alert k written without a read. */
-export const directDuplicate = (k: number): receiveDb.DirectDuplicate => ({
-  id: expectedRouter(k).id,
-  identity: routerDraft(k),
-  severity: 'major',
-  statuses: ['open', 'ack'],
-  quiet: ['blackout', 'shelved'],
-  sameValue: true,
-  update: {
-    service: ['network'],
-    value: null,
-    text: '',
-    timeout: 86400,
-    rawData: null,
-    tags: [],
-    attributes: {},
-    duplicate: 1,
-    lastReceiveId: `receipt-${k}-3`,
-    now: Date.now(),
-  },
-});
+/** A plain duplicate of alert k written without a read: the fields of `plainUpdate`, a later receipt. */
+export const directDuplicate = (k: number): receiveDb.DirectDuplicate => {
+  const { service, value, text, timeout, rawData, tags, duplicate, now } = plainUpdate(k);
+  return {
+    id: expectedRouter(k).id,
+    identity: routerDraft(k),
+    severity: 'major',
+    statuses: ['open', 'ack'],
+    quiet: ['blackout', 'shelved'],
+    sameValue: true,
+    update: {
+      service,
+      value,
+      text,
+      timeout,
+      rawData,
+      tags,
+      attributes: {},
+      duplicate,
+      lastReceiveId: `receipt-${k}-3`,
+      now,
+    },
+  };
+};
