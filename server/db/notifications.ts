@@ -42,14 +42,21 @@ const snapshotSql = sql.fragment`jsonb_build_object('id', a.id, 'resource', a.re
   'origin', a.origin, 'type', a.type, 'customer', a.customer, 'duplicateCount', a.duplicate_count,
   'createTime', ${epochMs('create_time')}, 'lastReceiveTime', ${epochMs('last_receive_time')})`;
 
-/** The alerts still there, as they are now. */
+/**
+ * The alerts still there, as they are now: one primary-key probe per id. A join or `= ANY` is
+ * planned from the table's statistics, and on a table that grew since they were taken (a fresh
+ * deployment's first storm) PostgreSQL read every alert to find a message's 200: 8 ms against
+ * 3.5 ms (docs/benchmarks.md, 2026-11-28 fifth session). `LIMIT 1` keeps the probe a nested loop
+ * whatever the estimates.
+ */
 export async function currentAlerts(
   db: CommonQueryMethods,
   ids: readonly string[],
 ): Promise<Map<string, NotifiedAlert>> {
   if (!ids.length) return new Map();
   const rows = await db.any(sql.type(z.object({ alert: NotifiedAlertSchema }))`
-    SELECT ${snapshotSql} AS alert FROM alerts a WHERE a.id = ANY(${texts(ids)})`);
+    SELECT ${snapshotSql} AS alert FROM unnest(${texts(ids)}) AS k(id)
+      CROSS JOIN LATERAL (SELECT * FROM alerts x WHERE x.id = k.id LIMIT 1) a`);
   return new Map(rows.map((r) => [r.alert.id, r.alert]));
 }
 
@@ -194,12 +201,18 @@ export function dueReceivers(db: CommonQueryMethods, receiverIds: readonly strin
  * to a storm's backlog, and a generic plan made while it held a few rows read every row of the
  * receiver and sorted them, then scanned the whole queue for the chosen ids — 36 ms a claim at
  * 19,000 queued rows against 1.4 ms planned for them (tests/api/notification-claim-plan.test.ts).
+ * The rows are taken oldest due first, the order of the `(receiver_id, due_at, id)` index, so the
+ * scan stops at the limit; bitmap scans are off for the transaction, since a queue whose statistics
+ * were taken while it was nearly empty made PostgreSQL prefer reading all of the receiver's rows
+ * through a bitmap and sorting them (5 ms a claim with 8,000 rows waiting, against 1.3 ms).
  */
 export async function claim(
   db: CommonQueryMethods,
   p: { receiverId: string; owner: string; limit: number; leaseMs: number },
 ) {
-  await db.query(sql.unsafe`SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`);
+  await db.query(
+    sql.unsafe`SELECT set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true)`,
+  );
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE notification_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
@@ -215,7 +228,7 @@ export async function claim(
           ORDER BY h.due_at, h.id LIMIT 1)
         AND (f.lease_until IS NULL OR f.lease_until < now())
         AND (f.due_at <= now() OR f.attempts = 0)
-      ORDER BY f.id LIMIT ${p.limit}
+      ORDER BY f.due_at, f.id LIMIT ${p.limit}
       FOR UPDATE SKIP LOCKED))
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
       q.alert, q.attempts`);
@@ -379,8 +392,13 @@ export async function deleteState(db: CommonQueryMethods, ruleId: string, alertI
  * removed, in one statement. The entry's status is null: a delivery changes no status, so "who set
  * the current status" and "the status before the ack" look past it (and the receive path's state
  * machine skips the type). History is kept to `limit` entries per alert (each alert's entries past
- * the newest `limit - 1` go, as on the receive path: one index probe per alert); alerts deleted
- * meanwhile get nothing.
+ * the newest `limit - 1` go, as on the receive path); alerts deleted meanwhile get nothing.
+ *
+ * Each alert is one index probe into its history and one into the alerts, whatever the tables'
+ * statistics: the entries to trim are found per alert and deleted by their row addresses, and the
+ * alerts are probed as in `currentAlerts`. Joined instead, PostgreSQL planned a scan of the whole history
+ * for the trim and of all alerts for the insert, 17 ms a message of 200 alerts against 7 ms
+ * (docs/benchmarks.md, 2026-11-28 fifth session).
  */
 export async function addHistory(
   db: CommonQueryMethods,
@@ -402,14 +420,12 @@ export async function addHistory(
       SELECT * FROM unnest(${texts(entries.map((x) => x.alertId))}, ${texts(entries.map((x) => x.id))},
         ${texts(entries.map((x) => x.text))}) AS e(alert_id, id, text)
     ), trimmed AS (
-      DELETE FROM alert_history h USING (
-        SELECT e.alert_id, c.seq FROM (SELECT DISTINCT alert_id FROM e) e CROSS JOIN LATERAL (
-          SELECT seq FROM alert_history WHERE alert_id = e.alert_id
-          ORDER BY seq DESC OFFSET ${Math.max(limit - 1, 0)} LIMIT 1) c
-      ) cut
-      WHERE h.alert_id = cut.alert_id AND h.seq <= cut.seq
+      DELETE FROM alert_history h WHERE h.ctid = ANY(ARRAY(
+        SELECT c.ctid FROM (SELECT DISTINCT alert_id FROM e) e CROSS JOIN LATERAL (
+          SELECT ctid FROM alert_history WHERE alert_id = e.alert_id
+          ORDER BY seq DESC OFFSET ${Math.max(limit - 1, 0)}) c))
     )${removed}
     INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
     SELECT a.id, e.id, a.event, a.severity, NULL, a.value, e.text, 'notification', now()
-    FROM e JOIN alerts a ON a.id = e.alert_id`);
+    FROM e CROSS JOIN LATERAL (SELECT * FROM alerts x WHERE x.id = e.alert_id LIMIT 1) a`);
 }

@@ -12,6 +12,7 @@ import { migrate } from '../../server/db/migrate.ts';
 import { claim } from '../../server/db/notifications.ts';
 import { createDb, type Db } from '../../server/db/pool.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { rowsRead, type PlanNode } from '../helpers/plans.ts';
 import { capturing, numbered } from '../helpers/receive-statements.ts';
 
 type Ctx = { db: { name: string; url: string }; pool: Db };
@@ -50,7 +51,7 @@ const queue = (url: string, rows: number, due: string) =>
      SELECT 'r1', 'rule', 'a' || g, 'trigger', ${due} FROM generate_series(1, ${rows}) g`,
   );
 
-test('claims made on a few rows, then on 19,000: never a generic plan, never a scan of the queue', async (ctx) => {
+test("claims made on a few rows, then on 19,000: never a generic plan, never a scan of the queue or of all the receiver's rows", async (ctx) => {
   await queue(ctx.db.url, 5, "now() - interval '1 second'");
   // Committed, as the worker's are (a transaction that throws costs slonik its connection, and the
   // statements prepared on it): the first takes the five rows, the others find them leased.
@@ -71,18 +72,21 @@ test('claims made on a few rows, then on 19,000: never a generic plan, never a s
     );
     assert.is(prepared.generic, 0, 'a generic plan was used');
     assert.is(prepared.custom, 9);
-    // The plan this transaction's claim gets, with the queue as it is now.
-    const plan = JSON.stringify(
-      await tx.oneFirst(
-        sql.type(z.object({ 'QUERY PLAN': z.unknown() }))`EXPLAIN (FORMAT JSON) EXECUTE ${sql.identifier([
-          prepared.name,
-        ])}(${sql.join(
-          claimText.values.map((v) => sql.literalValue(String(v))),
-          sql.fragment`, `,
-        )})`,
-      ),
-    );
+    // The plan this transaction's next claim gets, with the queue as it is now, and what it reads:
+    // the rule's first row and the next 200 in the index's order (each scan passing over the 200
+    // this transaction leased), then the 200 by id, not every row of the receiver sorted.
+    const [explained] = (await tx.oneFirst(
+      sql.type(
+        z.object({ 'QUERY PLAN': z.unknown() }),
+      )`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${sql.identifier([prepared.name])}(${sql.join(
+        claimText.values.map((v) => sql.literalValue(String(v))),
+        sql.fragment`, `,
+      )})`,
+    )) as { Plan: PlanNode }[];
+    const plan = JSON.stringify(explained);
     assert.not.ok(plan.includes('"Seq Scan"'), plan);
+    const read = rowsRead(explained!.Plan, 'notification_queue');
+    assert.ok(read.rows <= 5 * CLAIM.limit, `${read.rows} queue rows read: ${plan}`);
   });
 });
 

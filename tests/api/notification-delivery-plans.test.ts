@@ -1,0 +1,138 @@
+/**
+ * The statements a notification delivery runs once per message of up to 200 alerts
+ * (server/db/notifications.ts `currentAlerts`, the render read, and `addHistory`, the entries with
+ * their trim and the settled rows' removal) must find each alert and its history by index, one
+ * probe per alert, whatever the tables' statistics say. Planned from statistics taken while the
+ * tables were small (a fresh deployment's first storm), a join read every alert and every history
+ * entry for each message.
+ */
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { migrate } from '../../server/db/migrate.ts';
+import { addHistory, currentAlerts } from '../../server/db/notifications.ts';
+import { createDb } from '../../server/db/pool.ts';
+import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { rowsRead, type PlanNode } from '../helpers/plans.ts';
+import { capturing, insertRouterAlerts, numbered, type Captured } from '../helpers/receive-statements.ts';
+
+type Ctx = { db: { name: string; url: string }; client: pg.Client };
+const test = suite<Ctx>('notification delivery reads alerts and history by index', {} as Ctx);
+
+const ALERTS = 15_000;
+const MESSAGE = 200;
+
+test.before(async (ctx) => {
+  ctx.db = await createTestDatabase('notify_delivery_plans');
+  await migrate(ctx.db.url);
+  // No ANALYZE but the test's own: the tables are planned from what they held when created.
+  for (const table of ['alerts', 'alert_history'])
+    await queryDb(ctx.db.url, `ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  await insertRouterAlerts(ctx.db.url, 1, ALERTS);
+  // Two entries per alert, as a new alert and one change leave.
+  await queryDb(
+    ctx.db.url,
+    `INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
+     SELECT 'alert-' || k, 'entry-' || k || '-' || n, 'node_down', 'major', 'open', NULL, '', 'new', now()
+     FROM generate_series(1, ${ALERTS}) k, generate_series(1, 2) n`,
+  );
+  ctx.client = new pg.Client({ connectionString: ctx.db.url });
+  await ctx.client.connect();
+});
+test.after(async (ctx) => {
+  await ctx.client?.end();
+  if (ctx.db) await dropTestDatabase(ctx.db.name);
+});
+
+/** The captured statement run under EXPLAIN ANALYZE in a transaction that is rolled back. */
+async function analyzed(client: pg.Client, q: Captured): Promise<PlanNode> {
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${numbered(q)}`,
+      [...q.values],
+    );
+    return rows[0]!['QUERY PLAN'][0]!.Plan;
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+/** A message's alerts: 200 spread over the table. */
+const messageIds = () => Array.from({ length: MESSAGE }, (_, i) => `alert-${1 + i * 73}`);
+
+async function checkPlans(ctx: Ctx, when: string) {
+  const { db, seen } = capturing();
+  await currentAlerts(db, messageIds());
+  // Limit 2: each alert's older entry is trimmed, so the trim has rows to find and delete.
+  await addHistory(
+    db,
+    messageIds().map((alertId, i) => ({ alertId, id: `delivery-${i}`, text: 'ops (webhook): trigger sent' })),
+    2,
+    { ids: [1, 2, 3], owner: 'me' },
+  );
+  const [render, history] = seen;
+
+  const renderPlan = await analyzed(ctx.client, render!);
+  const renderRead = rowsRead(renderPlan, 'alerts');
+  assert.ok(!renderRead.kinds.has('Seq Scan'), `${when}, render read: ${JSON.stringify(renderPlan)}`);
+  assert.ok(renderRead.rows <= 2 * MESSAGE, `${when}, render read: ${renderRead.rows} alerts read`);
+
+  const historyPlan = await analyzed(ctx.client, history!);
+  const alerts = rowsRead(historyPlan, 'alerts');
+  const entries = rowsRead(historyPlan, 'alert_history');
+  const plan = JSON.stringify(historyPlan);
+  assert.ok(!alerts.kinds.has('Seq Scan'), `${when}, history: alerts scanned: ${plan}`);
+  assert.ok(!entries.kinds.has('Seq Scan'), `${when}, history: entries scanned: ${plan}`);
+  assert.ok(alerts.rows <= 2 * MESSAGE, `${when}, history: ${alerts.rows} alerts read`);
+  // Per alert: its two entries looked at, the older one deleted.
+  assert.ok(entries.rows <= 4 * MESSAGE, `${when}, history: ${entries.rows} entries read`);
+}
+
+test('planned from the statistics of empty tables: one probe per alert', async (ctx) => {
+  await checkPlans(ctx, 'before ANALYZE');
+});
+
+test('and after ANALYZE', async (ctx) => {
+  await ctx.client.query('ANALYZE alerts');
+  await ctx.client.query('ANALYZE alert_history');
+  await checkPlans(ctx, 'after ANALYZE');
+});
+
+test('the delivery statements do what they did: entries added, older ones trimmed, rows removed', async (ctx) => {
+  const { rows: before } = await ctx.client.query<{ id: string }>(
+    `SELECT id FROM alert_history WHERE alert_id = 'alert-74' ORDER BY seq`,
+  );
+  assert.is(before.length, 2);
+  await ctx.client.query(
+    `INSERT INTO notification_queue (id, receiver_id, rule_id, alert_id, kind, due_at, owner)
+     VALUES (900001, 'r', 'rule', 'alert-74', 'trigger', now(), 'me'), (900002, 'r', 'rule', 'alert-74', 'trigger', now(), 'other')`,
+  );
+  const pool = await createDb(ctx.db.url, { size: 1 });
+  try {
+    const current = await currentAlerts(pool, ['alert-74', 'alert-missing', 'alert-1']);
+    assert.equal([...current.keys()].sort(), ['alert-1', 'alert-74']);
+    assert.is(current.get('alert-74')!.resource, 'router74');
+    await addHistory(pool, [{ alertId: 'alert-74', id: 'delivery-x', text: 'sent' }], 2, {
+      ids: [900001, 900002],
+      owner: 'me',
+    });
+  } finally {
+    await pool.end();
+  }
+  const { rows } = await ctx.client.query<{ id: string; type: string }>(
+    `SELECT id, type FROM alert_history WHERE alert_id = 'alert-74' ORDER BY seq`,
+  );
+  // The newer of the two entries stays.
+  assert.equal(rows, [
+    { id: before[1]!.id, type: 'new' },
+    { id: 'delivery-x', type: 'notification' },
+  ]);
+  // Only this worker's lease is settled.
+  const { rows: queued } = await ctx.client.query<{ id: string }>(
+    `SELECT id::text FROM notification_queue WHERE alert_id = 'alert-74' ORDER BY id`,
+  );
+  assert.equal(queued, [{ id: '900002' }]);
+});
+
+test.run();
