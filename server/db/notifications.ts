@@ -341,19 +341,26 @@ export function lockStatesOf(db: CommonQueryMethods, alertIds: readonly string[]
 }
 
 /**
- * States with something to do, locked: a repeat or escalation due, or an alert whose status moved
- * away from what the state says by a path without a hook (PUT /status, bulk changes, deletion by
- * housekeeping): firing but no longer open or quiet, acked but no longer acked.
+ * States with something to do, locked: a repeat or escalation due, or an alert whose status changed
+ * or that was deleted (marked `changed` by migration 0043's triggers), which matters when it
+ * happened by a path without a hook (bulk changes, deletion by housekeeping, another tool). Handling
+ * a state (`updateState`, `deleteState`) clears its mark.
+ *
+ * Each kind is found through its partial index, up to `limit`, and the states by their row
+ * addresses, so a sweep that finds nothing reads nothing. Written as one condition, PostgreSQL
+ * read every state (a sequential scan, or the primary key with a filter), and sequential scans are
+ * off for the transaction so that statistics taken while the table was small cannot choose one for
+ * a kind either (tests/api/notification-sweep.test.ts).
  */
-export function lockDueStates(
-  db: CommonQueryMethods,
-  p: { limit: number; firingStatuses: readonly string[]; ackedStatuses: readonly string[] },
-) {
+export async function lockDueStates(db: CommonQueryMethods, p: { limit: number }) {
+  await db.query(sql.unsafe`SELECT set_config('enable_seqscan', 'off', true)`);
   return db.any(sql.type(StateRowSchema)`
     SELECT ${stateColumns} FROM notification_state s LEFT JOIN alerts a ON a.id = s.alert_id
-    WHERE s.repeat_at <= now() OR s.escalate_at <= now() OR a.id IS NULL
-      OR (s.phase = 'firing' AND a.status <> ALL(${texts(p.firingStatuses)}))
-      OR (s.phase = 'acked' AND a.status <> ALL(${texts(p.ackedStatuses)}))
+    WHERE s.ctid = ANY(ARRAY(
+        (SELECT ctid FROM notification_state WHERE changed LIMIT ${p.limit})
+        UNION ALL (SELECT ctid FROM notification_state WHERE repeat_at <= now() LIMIT ${p.limit})
+        UNION ALL (SELECT ctid FROM notification_state WHERE escalate_at <= now() LIMIT ${p.limit})))
+      AND (s.repeat_at <= now() OR s.escalate_at <= now() OR s.changed)
     LIMIT ${p.limit}
     FOR UPDATE OF s SKIP LOCKED`);
 }
@@ -376,7 +383,7 @@ export async function updateState(
   await db.query(sql.unsafe`
     UPDATE notification_state SET phase = ${s.phase}, receivers = ${texts(s.receivers)}, step = ${s.step},
       alert = ${json(s.alert)}, repeat_at = ${at(s.repeatInMs)}, escalate_at = ${at(s.escalateInMs)},
-      update_time = now()
+      changed = false, update_time = now()
     WHERE rule_id = ${s.ruleId} AND alert_id = ${s.alertId}`);
 }
 

@@ -121,7 +121,3 @@ const CLASSES: Record<string, StatusClass> = {
 };
 
 export const statusClass = (status: string): StatusClass => CLASSES[status] ?? 'open';
-
-/** The statuses of a model in one class (for SQL that compares stored statuses). */
-export const statusesOf = (all: readonly string[], cls: StatusClass): string[] =>
-  all.filter((s) => statusClass(s) === cls);

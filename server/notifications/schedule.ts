@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { Enqueued, StateRow } from '../db/notifications.ts';
 import type { Routing } from './routing.ts';
-import { statusClass, statusesOf } from './rules.ts';
+import { statusClass } from './rules.ts';
 import { blackoutsNow } from './worker.ts';
 
 /** States handled per transaction. */
@@ -15,8 +15,10 @@ const SUPPRESSED_RETRY_MS = 60_000;
  * first message"): an ack passes on the ack and stops reminders and escalation, a close or a
  * deletion passes on a resolve and forgets the alert, an unack starts them again; reminders and
  * escalation steps go out when due. Alerts changed through a hook are handled at once; a sweep
- * every NOTIFY_SWEEP_INTERVAL seconds finds what is due and what changed without a hook. Every
- * state row is locked while it is handled, so instances never handle one twice.
+ * every NOTIFY_SWEEP_INTERVAL seconds finds what is due and the states of alerts whose status
+ * changed or that were deleted (marked in the database by migration 0043's triggers), so also what
+ * changed without a hook. Every state row is locked while it is handled, so instances never handle
+ * one twice.
  */
 export class Scheduler {
   private readonly pending = new Set<string>();
@@ -75,14 +77,9 @@ export class Scheduler {
       }
       if (this.sweepDue && !this.stopped) {
         this.sweepDue = false;
-        const all = Object.keys(this.deps.model.status);
-        const firing = [...statusesOf(all, 'open'), ...statusesOf(all, 'quiet')];
-        const acked = statusesOf(all, 'ack');
         let n: number;
         do {
-          n = await this.handle((tx) =>
-            store.lockDueStates(tx, { limit: BATCH, firingStatuses: firing, ackedStatuses: acked }),
-          );
+          n = await this.handle((tx) => store.lockDueStates(tx, { limit: BATCH }));
         } while (n === BATCH && !this.stopped);
       }
     } while (this.again && !this.stopped);

@@ -217,6 +217,28 @@ test('escalation: unacknowledged after the delay, the next receiver is told; an 
   assert.is(stub.received.filter(third.mine).length, 0);
 });
 
+test('changes made in the database without a hook: the sweep passes on the ack and the resolve', async ({
+  api,
+  stub,
+  db,
+}) => {
+  const { event, mine } = await route(api, stub);
+  const id = await send(api, { resource: 'quiet01', event, severity: 'major' });
+  await stub.waitFor(1, mine);
+  const kinds = () =>
+    stub.received.filter(mine).flatMap((r) =>
+      alertsOf(r)
+        .filter((a) => a.id === id)
+        .map((a) => a.kind),
+    );
+  // Another tool acknowledges the alert, then deletes it: no action, no hook, only the sweep sees it.
+  await queryDb(db.url, `UPDATE alerts SET status = 'ack' WHERE id = $1`, [id]);
+  await until(async () => (kinds().includes('ack') ? true : undefined), 5000, 'the ack passed on');
+  await queryDb(db.url, `DELETE FROM alerts WHERE id = $1`, [id]);
+  await until(async () => (kinds().includes('resolve') ? true : undefined), 5000, 'the resolve passed on');
+  assert.equal(kinds(), ['trigger', 'ack', 'resolve']);
+});
+
 test('blackouts and shelving suppress notifications', async ({ api, stub }) => {
   const { event, mine } = await route(api, stub, { rule: { repeatInterval: 1 } });
   await ok(
