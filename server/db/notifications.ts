@@ -403,9 +403,9 @@ export async function deleteState(db: CommonQueryMethods, ruleId: string, alertI
  *
  * Each alert is one index probe into its history and one into the alerts, whatever the tables'
  * statistics: the entries to trim are found per alert and deleted by their row addresses, and the
- * alerts are probed as in `currentAlerts`. Joined instead, PostgreSQL planned a scan of the whole history
- * for the trim and of all alerts for the insert, 17 ms a message of 200 alerts against 7 ms
- * (docs/benchmarks.md, 2026-11-28 fifth session).
+ * alerts are probed as in `currentAlerts`. Joined instead, PostgreSQL planned a scan of the whole
+ * history for the trim and of all alerts for the insert, 17 ms a message of 200 alerts against
+ * 7 ms (docs/benchmarks.md, 2026-11-28 fifth session).
  */
 export async function addHistory(
   db: CommonQueryMethods,
