@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { and, type Cond } from '../domain/query/conditions.ts';
 import * as query from './alert-query.ts';
+import { planWith } from './pool.ts';
 
 /**
  * Counts from the tally (migration 0031): alerts per (customer, environment, service list,
@@ -226,7 +227,9 @@ export async function compactTally(db: CommonQueryMethods): Promise<number> {
       ),
       sql.fragment` AND `,
     );
-    const [moved, keyed, old, added] = ['moved', 'keys', 'old', 'added'].map((x) => sql.identifier([`${x}${i}`]));
+    const [moved, keyed, old, added] = ['moved', 'keys', 'old', 'added'].map((x) =>
+      sql.identifier([`${x}${i}`]),
+    );
     return {
       moved: moved!,
       ctes: sql.fragment`${moved!} AS (
@@ -271,9 +274,7 @@ export async function compactTally(db: CommonQueryMethods): Promise<number> {
   // fit), and on its estimate it hashed or sorted the whole tally, 34,000 rows at 100,000 alerts,
   // on every fold. Looked up one by one, a fold costs what its deltas are, not what the tally is.
   return db.transaction(async (tx) => {
-    await tx.query(
-      sql.unsafe`SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
-    );
+    await planWith(tx, { enable_hashjoin: 'off', enable_mergejoin: 'off' });
     return tx.oneFirst(statement);
   });
 }

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { planWith } from './pool.ts';
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 const json = (value: unknown) => sql.jsonb(value as never);
@@ -210,9 +211,7 @@ export async function claim(
   db: CommonQueryMethods,
   p: { receiverId: string; owner: string; limit: number; leaseMs: number },
 ) {
-  await db.query(
-    sql.unsafe`SELECT set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true)`,
-  );
+  await planWith(db, { plan_cache_mode: 'force_custom_plan', enable_bitmapscan: 'off' });
   return db.any(sql.type(QueuedRowSchema)`
     UPDATE notification_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
@@ -353,7 +352,7 @@ export function lockStatesOf(db: CommonQueryMethods, alertIds: readonly string[]
  * a kind either (tests/api/notification-sweep.test.ts).
  */
 export async function lockDueStates(db: CommonQueryMethods, p: { limit: number }) {
-  await db.query(sql.unsafe`SELECT set_config('enable_seqscan', 'off', true)`);
+  await planWith(db, { enable_seqscan: 'off' });
   return db.any(sql.type(StateRowSchema)`
     SELECT ${stateColumns} FROM notification_state s LEFT JOIN alerts a ON a.id = s.alert_id
     WHERE s.ctid = ANY(ARRAY(

@@ -5,6 +5,7 @@ import {
   createDateTypeParser,
   createNumericTypeParser,
   SchemaValidationError,
+  type CommonQueryMethods,
   type DatabasePool,
   type Interceptor,
   type QueryResultRow,
@@ -204,4 +205,17 @@ export async function createDb(url: string, options: PoolOptions = {}): Promise<
       { name: 'timestamptz', parse: parseStoredTime },
     ],
   });
+}
+
+/**
+ * Planner settings for the rest of the caller's transaction (`set_config(…, true)`), in one round
+ * trip before the statement they are for: a setting made inside a statement does not reach its
+ * plan. For statements whose tables swing in size faster than their statistics follow, where a
+ * plan must not depend on the estimates (the callers say why).
+ */
+export async function planWith(db: CommonQueryMethods, settings: Record<string, string>): Promise<void> {
+  const items = Object.entries(settings).map(
+    ([name, value]) => sql.fragment`set_config(${name}, ${value}, true)`,
+  );
+  await db.query(sql.unsafe`SELECT ${sql.join(items, sql.fragment`, `)}`);
 }

@@ -13,8 +13,8 @@ import { migrate } from '../../server/db/migrate.ts';
 import { addHistory, currentAlerts } from '../../server/db/notifications.ts';
 import { createDb } from '../../server/db/pool.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
-import { rowsRead, type PlanNode } from '../helpers/plans.ts';
-import { capturing, insertRouterAlerts, numbered, type Captured } from '../helpers/receive-statements.ts';
+import { explainAnalyzed, rowsRead } from '../helpers/plans.ts';
+import { capturing, insertRouterAlerts } from '../helpers/receive-statements.ts';
 
 type Ctx = { db: { name: string; url: string }; client: pg.Client };
 const test = suite<Ctx>('notification delivery reads alerts and history by index', {} as Ctx);
@@ -44,20 +44,6 @@ test.after(async (ctx) => {
   if (ctx.db) await dropTestDatabase(ctx.db.name);
 });
 
-/** The captured statement run under EXPLAIN ANALYZE in a transaction that is rolled back. */
-async function analyzed(client: pg.Client, q: Captured): Promise<PlanNode> {
-  await client.query('BEGIN');
-  try {
-    const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${numbered(q)}`,
-      [...q.values],
-    );
-    return rows[0]!['QUERY PLAN'][0]!.Plan;
-  } finally {
-    await client.query('ROLLBACK');
-  }
-}
-
 /** A message's alerts: 200 spread over the table. */
 const messageIds = () => Array.from({ length: MESSAGE }, (_, i) => `alert-${1 + i * 73}`);
 
@@ -73,12 +59,12 @@ async function checkPlans(ctx: Ctx, when: string) {
   );
   const [render, history] = seen;
 
-  const renderPlan = await analyzed(ctx.client, render!);
+  const renderPlan = await explainAnalyzed(ctx.client, [render!]);
   const renderRead = rowsRead(renderPlan, 'alerts');
   assert.ok(!renderRead.kinds.has('Seq Scan'), `${when}, render read: ${JSON.stringify(renderPlan)}`);
   assert.ok(renderRead.rows <= 2 * MESSAGE, `${when}, render read: ${renderRead.rows} alerts read`);
 
-  const historyPlan = await analyzed(ctx.client, history!);
+  const historyPlan = await explainAnalyzed(ctx.client, [history!]);
   const alerts = rowsRead(historyPlan, 'alerts');
   const entries = rowsRead(historyPlan, 'alert_history');
   const plan = JSON.stringify(historyPlan);

@@ -12,8 +12,8 @@ import { migrate } from '../../server/db/migrate.ts';
 import { deleteState, lockDueStates, updateState } from '../../server/db/notifications.ts';
 import { createDb, type Db } from '../../server/db/pool.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
-import { rowsRead, type PlanNode } from '../helpers/plans.ts';
-import { capturing, insertRouterAlerts, numbered } from '../helpers/receive-statements.ts';
+import { explainAnalyzed, rowsRead } from '../helpers/plans.ts';
+import { capturing, insertRouterAlerts } from '../helpers/receive-statements.ts';
 import { sleep } from '../helpers/live.ts';
 
 type Ctx = { db: { name: string; url: string }; client: pg.Client; pool: Db };
@@ -61,23 +61,12 @@ const marked = async (client: pg.Client, alertId: string) =>
 async function checkSweepReads(ctx: Ctx, when: string) {
   const { db, seen } = capturing();
   await lockDueStates(db, { limit: 200 });
-  const q = seen.at(-1)!;
-  await ctx.client.query('BEGIN');
-  try {
-    // What the sweep's transaction sets first.
-    for (const before of seen.slice(0, -1)) await ctx.client.query(numbered(before), [...before.values]);
-    const { rows } = await ctx.client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${numbered(q)}`,
-      [...q.values],
-    );
-    const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
-    const states = rowsRead(plan, 'notification_state');
-    const alerts = rowsRead(plan, 'alerts');
-    assert.ok(states.rows <= 10, `${when}: ${states.rows} states read: ${JSON.stringify(plan)}`);
-    assert.ok(alerts.rows <= 10, `${when}: ${alerts.rows} alerts read: ${JSON.stringify(plan)}`);
-  } finally {
-    await ctx.client.query('ROLLBACK');
-  }
+  // With what the sweep's transaction sets first.
+  const plan = await explainAnalyzed(ctx.client, seen);
+  const states = rowsRead(plan, 'notification_state');
+  const alerts = rowsRead(plan, 'alerts');
+  assert.ok(states.rows <= 10, `${when}: ${states.rows} states read: ${JSON.stringify(plan)}`);
+  assert.ok(alerts.rows <= 10, `${when}: ${alerts.rows} alerts read: ${JSON.stringify(plan)}`);
 }
 
 test('with nothing due or changed, a sweep reads neither the states nor the alerts', async (ctx) => {
