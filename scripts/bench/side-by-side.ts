@@ -6,12 +6,15 @@
  *   new       pgbench: every transaction a new row, vs POST /alert with every request a new resource
  *   floor     pgbench: distinct again, vs GET /api/_ (an answer with no database work at all): the
  *             most any POST /alert could reach in this stack on this machine, as a share of distinct's
+ *   bare      pgbench: distinct again, vs POST /alert of distinct's bodies to scripts/bench/bare-server.ts
+ *             (node:http and a batched upsert into pgbench's own table, nothing else): the ceiling of a
+ *             Node server on this machine for distinct's load, which the product's distinct is read against
  * The pgbench table is shaped like `alerts` (text identity columns, arrays, jsonb, the unique
  * identity index), with the same statement per transaction a receipt needs at least: one upsert.
  * Goals: hot ≥ 1.0× (de-duplication at least as fast as the database's own hot-row upsert),
  * distinct ≥ 0.5×.
  * Usage: node scripts/bench/side-by-side.ts [--duration 10] [--connections 32] [--rounds 2]
- *        [--forward] [--rules 20] [--only hot,distinct,new,floor]
+ *        [--forward] [--rules 20] [--only hot,distinct,new,floor,bare]
  * Before the rounds both sides hold the 10,000 rows / alerts `distinct` picks from (pgbench's
  * distinct rows are all updates after its first second; ours are then too).
  *   --forward: the forwarder with one destination where nothing listens (every receipt queued);
@@ -19,7 +22,7 @@
  * Needs `pgbench` on PATH (or PGBENCH=/path). Uses TEST_DATABASE_URL / DATABASE_URL /
  * postgres://postgres@127.0.0.1:5432/postgres for two throw-away databases.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +74,7 @@ const SCRIPTS = {
   // over 2^40 repeats with negligible probability.
   new: upsert('\\set k random(1, 1099511627776)'),
   floor: upsert('\\set k random(1, 10000)'),
+  bare: upsert('\\set k random(1, 10000)'),
 };
 type Shape = keyof typeof SCRIPTS;
 
@@ -118,12 +122,12 @@ async function http(api: string, shape: Shape): Promise<{ rps: number; non2xx: n
     const result = await autocannon({ url: `${api}/_`, connections, duration });
     return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
   }
-  const url = `${api}/alert`;
+  const url = shape === 'bare' ? `${bareUrl}/alert` : `${api}/alert`;
   let i = 0;
   const shapeOpts: Partial<autocannon.Options> =
     shape === 'hot'
       ? { body: alert('router01') }
-      : shape === 'distinct'
+      : shape === 'distinct' || shape === 'bare'
         ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }] }
         : { idReplacement: true, body: alert('host-[<id>]') };
   const result = await autocannon({
@@ -181,8 +185,20 @@ const server = await startServerProcess(
   (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
 );
 const api = `${server.url.replace(/\/$/, '')}/api`;
+const bare = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.url).pathname], {
+  env: { ...process.env, DATABASE_URL: plain.url },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let bareUrl = '';
 const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number }[] = [];
 try {
+  bareUrl = await new Promise<string>((ok, fail) => {
+    bare.stdout!.on('data', (d: Buffer) => {
+      const port = /listening on (\d+)/.exec(d.toString())?.[1];
+      if (port) ok(`http://127.0.0.1:${port}`);
+    });
+    bare.on('exit', (code) => fail(new Error(`bare-server.ts exited with ${code}`)));
+  });
   const client = new pg.Client({ connectionString: plain.url });
   await client.connect();
   await client.query(TABLE);
@@ -229,7 +245,7 @@ try {
     ? process.argv[process.argv.indexOf('--only') + 1]!.split(',')
     : null;
   for (let round = 1; round <= rounds; round++) {
-    for (const shape of ['hot', 'distinct', 'new', 'floor'] as const) {
+    for (const shape of ['hot', 'distinct', 'new', 'floor', 'bare'] as const) {
       if (only && !only.includes(shape)) continue;
       const base = await pgbench(plain.url, shape);
       const ours = await http(api, shape);
@@ -244,7 +260,7 @@ try {
       console.log(JSON.stringify({ ...row, ratio: +(ours.rps / base).toFixed(2) }));
     }
   }
-  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null, floor: null };
+  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null, floor: null, bare: null };
   console.log(
     `\n${connections} connections, ${duration} s each, ${rounds} round(s)${forward ? ', forwarding to a dead destination' : ''}${rules ? `, ${rules} rules` : ''}`,
   );
@@ -256,7 +272,16 @@ try {
       `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} |`,
     );
   }
+  for (const r of results.filter((x) => x.shape === 'distinct')) {
+    const ceiling = results.find((x) => x.shape === 'bare' && x.round === r.round);
+    if (ceiling) {
+      console.log(
+        `\nround ${r.round}: distinct ÷ bare = ${(r.ingest / ceiling.ingest).toFixed(2)} (the goal, 0.5× pgbench, is ${((0.5 * r.pgbench) / ceiling.ingest).toFixed(2)} of bare)`,
+      );
+    }
+  }
 } finally {
+  bare.kill();
   await server.stop();
   await dropTestDatabase(db.name);
   await dropTestDatabase(plain.name);
