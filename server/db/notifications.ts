@@ -316,7 +316,11 @@ const StateRowSchema = z.object({
   severity: z.string(),
   receivers: z.array(z.string()),
   step: z.number(),
-  alert: NotifiedAlertSchema,
+  /**
+   * The alert as it was when deleted (migration 0044's trigger), or as the state was last written
+   * by the scheduler or `fire`; null while the receipt's own statement is all that wrote it.
+   */
+  alert: NotifiedAlertSchema.nullable(),
   repeatAt: z.number().nullable(),
   escalateAt: z.number().nullable(),
   createTime: z.number(),

@@ -22,8 +22,6 @@ const LeasedSchema = QueuedRowSchema satisfies z.ZodType<LeasedForward>;
 export const LeasedColumn = { leased: z.array(LeasedSchema).optional() };
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
-const epochMs = (column: string) =>
-  sql.fragment`(extract(epoch FROM ${sql.identifier(['w', column])}) * 1000)::bigint`;
 
 /** The body of a forwarded alert (forwarding/enqueue.ts `forwardedAlert`) from the written row. */
 const forwardedBody = sql.fragment`jsonb_build_object('id', w."lastReceiveId", 'resource', w.resource,
@@ -31,13 +29,6 @@ const forwardedBody = sql.fragment`jsonb_build_object('id', w."lastReceiveId", '
   'service', to_jsonb(w.service), 'group', w."group", 'value', w.value, 'text', w.text, 'tags', to_jsonb(w.tags),
   'attributes', w.attributes, 'origin', w.origin, 'type', w.type, 'createTime', NULL, 'timeout', w.timeout,
   'rawData', NULL, 'customer', w.customer)`;
-
-/** What notifications remember of an alert (db/notifications.ts `NotifiedAlert`) from the written row. */
-const snapshot = sql.fragment`jsonb_build_object('id', w.id, 'resource', w.resource, 'event', w.event,
-  'environment', w.environment, 'severity', w.severity, 'status', w.status, 'service', to_jsonb(w.service),
-  'group', w."group", 'value', w.value, 'text', w.text, 'tags', to_jsonb(w.tags), 'attributes', w.attributes,
-  'origin', w.origin, 'type', w.type, 'customer', w.customer, 'duplicateCount', w."duplicateCount",
-  'createTime', ${epochMs('createTime')}, 'lastReceiveTime', ${epochMs('lastReceiveTime')})`;
 
 function forwardCtes(items: readonly AlongItem[]) {
   const rows = items.flatMap((item) => item.along.forwards.map((f) => ({ item, f })));
@@ -89,7 +80,7 @@ function triggerCtes(items: readonly AlongItem[]) {
     trg_state AS (
       INSERT INTO notification_state AS s (rule_id, alert_id, phase, severity, receivers, alert, repeat_at,
         escalate_at)
-      SELECT i.rule_id, w.id, 'firing', w.severity, ARRAY(SELECT jsonb_array_elements_text(i.receivers)), ${snapshot},
+      SELECT i.rule_id, w.id, 'firing', w.severity, ARRAY(SELECT jsonb_array_elements_text(i.receivers)), NULL,
         CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
         CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
       FROM trg_in i JOIN w ON w.id = i.alert_id

@@ -105,11 +105,13 @@ export class Scheduler {
     tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0],
     s: StateRow,
     queued: Enqueued[],
-    isBlackedOut: (alert: StateRow['alert']) => boolean,
+    isBlackedOut: (alert: NonNullable<StateRow['alert']>) => boolean,
   ): Promise<void> {
     const rule = this.routing.rulesById.get(s.ruleId);
     if (!rule) return store.deleteState(tx, s.ruleId, s.alertId);
     const alert = s.current ?? s.alert;
+    // Gone without a copy (alerts truncated: no row trigger wrote one): nothing to tell it from.
+    if (!alert) return store.deleteState(tx, s.ruleId, s.alertId);
     const cls = s.current ? statusClass(s.current.status) : 'closed';
     const tell = (names: readonly string[], kind: Enqueued['kind'], waitMs = rule.groupWait * 1000) => {
       for (const r of this.routing.receiversFor(names, kind))

@@ -234,9 +234,20 @@ test('changes made in the database without a hook: the sweep passes on the ack a
   // Another tool acknowledges the alert, then deletes it: no action, no hook, only the sweep sees it.
   await queryDb(db.url, `UPDATE alerts SET status = 'ack' WHERE id = $1`, [id]);
   await until(async () => (kinds().includes('ack') ? true : undefined), 5000, 'the ack passed on');
+  // Changed once more, then deleted: the resolve tells the alert as it was when deleted (the
+  // deletion's trigger writes that copy; the receipt wrote none).
+  await queryDb(db.url, `UPDATE alerts SET text = 'last words', duplicate_count = 7 WHERE id = $1`, [id]);
   await queryDb(db.url, `DELETE FROM alerts WHERE id = $1`, [id]);
   await until(async () => (kinds().includes('resolve') ? true : undefined), 5000, 'the resolve passed on');
   assert.equal(kinds(), ['trigger', 'ack', 'resolve']);
+  const resolved = stub.received
+    .filter(mine)
+    .flatMap((r) => alertsOf(r))
+    .find((a) => a.id === id && a.kind === 'resolve')!;
+  assert.equal(
+    [resolved.resource, resolved.event, resolved.status, resolved.text, resolved.duplicateCount],
+    ['quiet01', event, 'ack', 'last words', 7],
+  );
 });
 
 test('blackouts and shelving suppress notifications', async ({ api, stub }) => {
