@@ -1,0 +1,100 @@
+/**
+ * `alert_claim_new` (migrations 0010, 0045) runs on every batch of new alerts and keeps one generic
+ * plan per connection, made at the connection's first call. Made on a table of a few alerts, the
+ * plan must still find each identity by the identity index when the table has grown to thousands
+ * without an ANALYZE (a new deployment's first storm, or autovacuum off): a connection that planned
+ * a hash anti join over a sequential scan there read every alert on every call (docs/benchmarks.md,
+ * 2026-11-29). Counted from `pg_stat_xact_user_tables`, which sees the function's own scans.
+ */
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopApp, type AppContext } from '../helpers/app.ts';
+import { queryDb } from '../helpers/db.ts';
+import { insertRouterAlerts, startWithRouterAlerts } from '../helpers/receive-statements.ts';
+
+const test = suite<AppContext>('alert_claim_new planned on a small table');
+test.before((ctx) => startWithRouterAlerts(ctx, 5));
+test.after(stopApp);
+
+type Identity = [resource: string, event: string];
+
+const CLAIM = `SELECT coalesce(array_agg(i ORDER BY i), '{}') AS claimed
+  FROM alert_claim_new($1::text[], $2::text[], $3::text[], $4::text[]) AS i`;
+
+const claimValues = (ids: readonly Identity[]) => [
+  ids.map(() => 'Production'),
+  ids.map(([resource]) => resource),
+  ids.map(() => ''),
+  ids.map(([, event]) => event),
+];
+
+/** Claims `ids` in a transaction that is rolled back; the alerts rows its scans read. */
+async function claimCounted(client: pg.Client, ids: readonly Identity[]) {
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query<{ claimed: number[] }>(CLAIM, claimValues(ids));
+    const stats = await client.query<{ seq_scan: string; seq_tup_read: string; idx_tup_fetch: string }>(
+      `SELECT seq_scan, seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'alerts'`,
+    );
+    const s = stats.rows[0]!;
+    return {
+      claimed: rows[0]!.claimed,
+      seqScans: Number(s.seq_scan),
+      seqRows: Number(s.seq_tup_read),
+      fetched: Number(s.idx_tup_fetch),
+    };
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+async function connected(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+test('plans made on 5 alerts, analysed or not, probe the identity index at 10,005', async (ctx) => {
+  const warmUp: Identity[] = [
+    ['router1', 'node_down'],
+    ['router9999', 'node_down'],
+  ];
+  // One connection plans before the table was ever analysed (estimates from its size on disk),
+  // the other after an ANALYZE of the 5 alerts (estimates that say the table is tiny).
+  const unanalysed = await connected(ctx.db.url);
+  const analysed = await connected(ctx.db.url);
+  try {
+    for (let n = 0; n < 3; n++) assert.equal((await claimCounted(unanalysed, warmUp)).claimed, [2]);
+    await queryDb(ctx.db.url, 'ANALYZE alerts');
+    for (let n = 0; n < 3; n++) assert.equal((await claimCounted(analysed, warmUp)).claimed, [2]);
+
+    await insertRouterAlerts(ctx.db.url, 6, 10_005);
+    await queryDb(ctx.db.url, `UPDATE alerts SET correlate = '{node_down,node_up}' WHERE id = 'alert-7'`);
+
+    const ids: Identity[] = [
+      ['router20', 'node_down'], // exists
+      ['router7', 'node_up'], // correlates with alert-7
+      ['router7', 'link_down'], // same resource, neither the event nor in its correlate list
+      ['router20000', 'node_down'], // no such resource
+      ['router10005', 'node_down'], // exists (the last one written)
+    ];
+    for (const [name, client] of [
+      ['planned before any ANALYZE', unanalysed],
+      ['planned after an ANALYZE of 5 alerts', analysed],
+    ] as const) {
+      const counted = await claimCounted(client, ids);
+      assert.equal(counted.claimed, [3, 4], name);
+      assert.is(counted.seqScans, 0, `${name}: sequential scans of alerts`);
+      assert.is(counted.seqRows, 0, `${name}: alerts read sequentially`);
+      assert.ok(
+        counted.fetched <= 10,
+        `${name}: ${counted.fetched} alerts fetched by index for 5 identities`,
+      );
+    }
+  } finally {
+    await Promise.all([unanalysed.end(), analysed.end()]);
+  }
+});
+
+test.run();
