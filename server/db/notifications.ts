@@ -213,6 +213,12 @@ export async function claim(
 ) {
   await planWith(db, { plan_cache_mode: 'force_custom_plan', enable_bitmapscan: 'off' });
   return db.any(sql.type(QueuedRowSchema)`
+    WITH first AS MATERIALIZED (
+      SELECT h.rule_id FROM notification_queue h
+      WHERE h.receiver_id = ${p.receiverId} AND h.due_at <= now()
+        AND (h.lease_until IS NULL OR h.lease_until < now())
+      ORDER BY h.due_at, h.id LIMIT 1
+    )
     UPDATE notification_queue q SET owner = ${p.owner},
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
     -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
@@ -220,11 +226,11 @@ export async function claim(
     WHERE q.id = ANY(ARRAY(
       SELECT f.id FROM notification_queue f
       WHERE f.receiver_id = ${p.receiverId}
-        AND f.rule_id = (
-          SELECT h.rule_id FROM notification_queue h
-          WHERE h.receiver_id = ${p.receiverId} AND h.due_at <= now()
-            AND (h.lease_until IS NULL OR h.lease_until < now())
-          ORDER BY h.due_at, h.id LIMIT 1)
+        -- With nothing due this condition (no column of \`f\`) stops the scan before it starts:
+        -- the rule's test alone read every row of the receiver waiting out its group wait, at the
+        -- end of every drain.
+        AND EXISTS (SELECT FROM first)
+        AND f.rule_id = (SELECT rule_id FROM first)
         AND (f.lease_until IS NULL OR f.lease_until < now())
         AND (f.due_at <= now() OR f.attempts = 0)
       ORDER BY f.due_at, f.id LIMIT ${p.limit}

@@ -4,6 +4,7 @@
  * generic plan made while the queue held a few rows read every row of the receiver, sorted them and
  * scanned the whole queue for the chosen ids; the claim must be planned for the rows it meets.
  */
+import pg from 'pg';
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +13,7 @@ import { migrate } from '../../server/db/migrate.ts';
 import { claim } from '../../server/db/notifications.ts';
 import { createDb, type Db } from '../../server/db/pool.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
-import { rowsRead, type PlanNode } from '../helpers/plans.ts';
+import { explainAnalyzed, rowsRead, type PlanNode } from '../helpers/plans.ts';
 import { capturing, numbered } from '../helpers/receive-statements.ts';
 
 type Ctx = { db: { name: string; url: string }; pool: Db };
@@ -44,11 +45,11 @@ async function rolledBack(pool: Db, work: (tx: DatabaseTransactionConnection) =>
   }
 }
 
-const queue = (url: string, rows: number, due: string) =>
+const queue = (url: string, rows: number, due: string, receiver = 'r1') =>
   queryDb(
     url,
     `INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, due_at)
-     SELECT 'r1', 'rule', 'a' || g, 'trigger', ${due} FROM generate_series(1, ${rows}) g`,
+     SELECT '${receiver}', 'rule', 'a' || g, 'trigger', ${due} FROM generate_series(1, ${rows}) g`,
   );
 
 test("claims made on a few rows, then on 19,000: never a generic plan, never a scan of the queue or of all the receiver's rows", async (ctx) => {
@@ -88,6 +89,26 @@ test("claims made on a few rows, then on 19,000: never a generic plan, never a s
     const read = rowsRead(explained!.Plan, 'notification_queue');
     assert.ok(read.rows <= 5 * CLAIM.limit, `${read.rows} queue rows read: ${plan}`);
   });
+});
+
+test('a claim with nothing due reads none of the 19,000 rows waiting out their group wait', async (ctx) => {
+  // Every drain of a receiver ends with a claim that finds nothing due.
+  const waiting = { ...CLAIM, receiverId: 'r2' };
+  await queue(ctx.db.url, 19_000, "now() + interval '1 hour' + g * interval '1 millisecond'", 'r2');
+  await queryDb(ctx.db.url, 'ANALYZE notification_queue');
+  assert.is((await ctx.pool.transaction((tx) => claim(tx, waiting))).length, 0);
+
+  const { db: capture, seen } = capturing();
+  await claim(capture, waiting);
+  const client = new pg.Client({ connectionString: ctx.db.url });
+  await client.connect();
+  try {
+    const plan = await explainAnalyzed(client, seen);
+    const read = rowsRead(plan, 'notification_queue');
+    assert.ok(read.rows <= 2, `${read.rows} queue rows read: ${JSON.stringify(plan)}`);
+  } finally {
+    await client.end();
+  }
 });
 
 test.run();
