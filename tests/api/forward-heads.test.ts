@@ -7,7 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { enqueue, settle, type ForwardEvent } from '../../server/db/forward-queue.ts';
+import { enqueue, markHeads, settle, type ForwardEvent } from '../../server/db/forward-queue.ts';
 import { createDb, type Db } from '../../server/db/pool.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
@@ -123,6 +123,44 @@ test('a removal marks the oldest remaining row, and only rows its owner holds go
   ]);
   assert.equal(await settle(db, ids.slice(0, 2), OWNER), [DESTINATION]);
   assert.equal(await rows(ctx, 'a-chain'), ['r3: head', 'r4: behind']);
+});
+
+test('the safety net marks the first row of each alert left without a head, and no other', async (ctx) => {
+  const db = ctx.running.deps.db;
+  const other = 'http://other.example/api';
+  // One statement each, in order: a row sees the rows queued before it by earlier statements.
+  for (const e of [
+    event('m-lost', 'one'),
+    event('m-lost', 'two'),
+    event('m-lost', 'three'),
+    event('m-kept', 'one'),
+    event('m-kept', 'two'),
+    { ...event('m-lost', 'elsewhere'), destination: other },
+    { ...event('m-lost', 'elsewhere-2'), destination: other },
+  ])
+    await enqueue(db, [e]);
+  // As an instance of an earlier version, or one stopped between a removal and its marking, leaves
+  // them: m-lost's heads gone (here, unmarked), m-kept's in place.
+  await queryDb(ctx.db.url, `UPDATE forward_queue SET head = false WHERE alert_id = 'm-lost'`);
+  assert.equal(await rows(ctx, 'm-lost'), [
+    'one: behind',
+    'two: behind',
+    'three: behind',
+    'elsewhere: behind',
+    'elsewhere-2: behind',
+  ]);
+
+  assert.equal([...(await markHeads(db))].sort(), [DESTINATION, other]);
+  assert.equal(await rows(ctx, 'm-lost'), [
+    'one: head',
+    'two: behind',
+    'three: behind',
+    'elsewhere: head',
+    'elsewhere-2: behind',
+  ]);
+  assert.equal(await rows(ctx, 'm-kept'), ['one: head', 'two: behind']);
+  // Nothing left to mark: nothing marked, no destination named.
+  assert.equal(await markHeads(db), []);
 });
 
 test.run();
