@@ -23,19 +23,20 @@ test.after(stopApp);
 const TABLES = ['alerts', 'alert_history', 'notification_state', 'forward_queue'];
 const GROWN = 20_005;
 
-/** Rows read by this connection's scans so far, per table (sequentially and through indexes). */
-async function rowsRead(client: pg.Client): Promise<Map<string, number>> {
-  const { rows } = await client.query<{ relname: string; n: string }>(
-    `SELECT relname, seq_tup_read + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_xact_user_tables
+/** Per table, rows read by this connection's scans so far (sequentially and through indexes). */
+async function rowsRead(client: pg.Client): Promise<Map<string, { rows: number; seqScans: number }>> {
+  const { rows } = await client.query<{ relname: string; n: string; seq: string }>(
+    `SELECT relname, seq_tup_read + coalesce(idx_tup_fetch, 0) AS n, seq_scan AS seq FROM pg_stat_xact_user_tables
      WHERE relname = ANY($1)`,
     [TABLES],
   );
-  return new Map(rows.map((r) => [r.relname, Number(r.n)]));
+  return new Map(rows.map((r) => [r.relname, { rows: Number(r.n), seqScans: Number(r.seq) }]));
 }
 
 /**
- * Runs `sql` in a transaction that is rolled back, and the rows of each table read while it ran:
- * nothing is flushed within a transaction, so two readings in it differ by exactly that.
+ * Runs `sql` in a transaction that is rolled back, and the rows of each table read while it ran
+ * (`read`), and the sequential scans (`seqScans`): nothing is flushed within a transaction, so two
+ * readings in it differ by exactly that.
  */
 async function counted(client: pg.Client, sql: string, values: unknown[] = []) {
   await client.query('BEGIN');
@@ -43,8 +44,14 @@ async function counted(client: pg.Client, sql: string, values: unknown[] = []) {
     const before = await rowsRead(client);
     const result = await client.query(sql, values);
     const after = await rowsRead(client);
-    const read = Object.fromEntries(TABLES.map((t) => [t, (after.get(t) ?? 0) - (before.get(t) ?? 0)]));
-    return { rows: result.rows, read };
+    const diff = (pick: (x: { rows: number; seqScans: number }) => number) =>
+      Object.fromEntries(
+        TABLES.map((t) => [
+          t,
+          pick(after.get(t) ?? { rows: 0, seqScans: 0 }) - pick(before.get(t) ?? { rows: 0, seqScans: 0 }),
+        ]),
+      );
+    return { rows: result.rows, read: diff((x) => x.rows), seqScans: diff((x) => x.seqScans) };
   } finally {
     await client.query('ROLLBACK');
   }
@@ -111,6 +118,18 @@ test('status changes, deletions, forward settles and recounts read by key at 20,
     // The alert itself, and the index checks of its rewritten row: a handful, however many alerts.
     assert.ok(recounted.read.alerts! <= 20, `recount, alerts: ${JSON.stringify(recounted.read)}`);
     assert.ok(recounted.read.alert_history! <= 5, `recount, history: ${JSON.stringify(recounted.read)}`);
+
+    // The full recount (seeds, migration 0041) reads both tables whole, sequentially, and the
+    // setting is the session's own again afterwards: the next recount by key still reads by key.
+    const all = await counted(client, 'SELECT alert_history_recount(NULL)');
+    assert.ok(all.seqScans.alerts! >= 1 && all.seqScans.alert_history! >= 1, JSON.stringify(all.seqScans));
+    assert.is(
+      (await client.query<{ enable_seqscan: string }>('SHOW enable_seqscan')).rows[0]!.enable_seqscan,
+      'on',
+    );
+    const again = await counted(client, RECOUNT, [['alert-3']]);
+    assert.is(again.seqScans.alerts, 0, JSON.stringify(again.seqScans));
+    assert.ok(again.read.alerts! <= 20, `recount again, alerts: ${JSON.stringify(again.read)}`);
   } finally {
     await client.end();
   }

@@ -38,6 +38,37 @@ BEGIN
     RETURNING q.destination;
 END
 $$;
--- Its `NULL` branch (every alert, one pass over the history) is only migration 0041's; with the
--- setting it would read the tables through their indexes, which is slower but the same answer.
-ALTER FUNCTION alert_history_recount(text[]) SET enable_seqscan = off;
+-- `alert_history_recount` as in migration 0041, but for its `NULL` branch (every alert: one pass over
+-- the history, for seeds and the migration), which reads whole tables and turns sequential scans back
+-- on: a `SET LOCAL` of a setting the function sets itself lasts until the function returns.
+CREATE OR REPLACE FUNCTION alert_history_recount(ids text[]) RETURNS void
+LANGUAGE plpgsql
+SET enable_seqscan = off
+AS $$
+BEGIN
+  -- Two statements, so that each is planned for what it reads: one OR'ed condition would have
+  -- made the plan for a few ids scan every alert.
+  -- Every alert: one pass over the history, grouped, rather than one lookup per alert.
+  IF ids IS NULL THEN
+    SET LOCAL enable_seqscan = on;
+    UPDATE alerts a SET severity_entries = c.entries, flaps = c.flaps
+    FROM (
+      SELECT f.alert_id, count(*)::int AS entries,
+        (count(*) FILTER (WHERE f.type = 'severity' AND f.before IS NOT NULL
+          AND f.severity IS DISTINCT FROM f.before))::int AS flaps
+      FROM (
+        SELECT h.alert_id, h.type, h.severity, lag(h.severity) OVER (PARTITION BY h.alert_id ORDER BY h.seq) AS before
+        FROM alert_history h WHERE h.type IN ('new', 'severity')
+      ) f
+      GROUP BY f.alert_id
+    ) c
+    WHERE a.id = c.alert_id AND (a.severity_entries, a.flaps) IS DISTINCT FROM (c.entries, c.flaps);
+    UPDATE alerts a SET severity_entries = 0, flaps = 0
+    WHERE (a.severity_entries <> 0 OR a.flaps <> 0)
+      AND NOT EXISTS (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity'));
+  ELSE
+    UPDATE alerts a SET severity_entries = c.entries, flaps = c.flaps
+    FROM (SELECT x.id FROM alerts x WHERE x.id = ANY(ids)) d CROSS JOIN LATERAL alert_history_counts(d.id) c
+    WHERE a.id = d.id AND (a.severity_entries, a.flaps) IS DISTINCT FROM (c.entries, c.flaps);
+  END IF;
+END $$;
