@@ -18,8 +18,44 @@ import pg from 'pg';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** A port nobody listens on right now (the kernel picks it; we release it at once). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/** Whether a listener can take host:port right now (it is released again at once). */
+function bindable(host: string, port: number): Promise<boolean> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? ok(false) : fail(err),
+    );
+    server.listen(port, host, () => server.close(() => ok(true)));
+  });
+}
+
+/** The first port of the range the kernel takes local ports of outgoing connections from (Linux). */
+function ephemeralStart(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    const n = Number(low);
+    return Number.isInteger(n) && n > 0 ? n : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port nobody listens on right now, for a process started next to listen on (we release it at
+ * once). Chosen at random below the kernel's ephemeral range: a port the kernel picked for a
+ * listener (`listen(0)`) comes from that range, where any outgoing connection — the tests' own
+ * requests, database connections — can take it as its local port before the process binds it
+ * (`EADDRINUSE`, seen in CI). Falls back to the kernel's choice when the range leaves no room.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const top = ephemeralStart();
+  const bottom = 10_000;
+  if (top - bottom >= 1000) {
+    for (let i = 0; i < 50; i++) {
+      const port = bottom + Math.floor(Math.random() * (top - bottom));
+      if (await bindable(host, port)) return port;
+    }
+  }
   return new Promise((ok, fail) => {
     const server = createServer();
     server.once('error', fail);

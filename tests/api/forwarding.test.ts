@@ -9,6 +9,7 @@ import { forwarderOf } from '../../server/forwarding/worker.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { freePort } from '../../scripts/cluster.ts';
 
 // ---- instances ------------------------------------------------------------------------------
 
@@ -27,18 +28,13 @@ interface Peer {
   api: Api;
 }
 
-/** A port nothing listens on right now, so an instance's BASE_URL is known before it boots. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
-
 const baseOf = (port: number) => `http://127.0.0.1:${port}/api`;
 
-/** A peer's address before it runs: the others' FWD_DESTINATIONS name it. */
+/**
+ * A peer's address before it runs: the others' FWD_DESTINATIONS name it. The port is free now;
+ * `freePort` takes it from outside the range outgoing connections use, so nothing takes it before
+ * the peer binds it.
+ */
 async function reserve(name: string): Promise<Pick<Peer, 'name' | 'port' | 'base'>> {
   const port = await freePort();
   return { name, port, base: baseOf(port) };
@@ -70,6 +66,22 @@ async function boot(
 async function shutdown(peers: (Peer | undefined)[]) {
   await Promise.all(peers.map((p) => p?.running.close()));
   await Promise.all(peers.map((p) => p && dropTestDatabase(p.db.name)));
+}
+
+/**
+ * Boots peers together; if one fails, the others are shut down before the error is passed on (a
+ * peer left running would keep the test process alive until the runner kills it).
+ */
+async function bootAll<const T extends readonly Promise<Peer>[]>(
+  boots: T,
+): Promise<{ -readonly [K in keyof T]: Peer }> {
+  const settled = await Promise.allSettled(boots);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) {
+    await shutdown(settled.map((r) => (r.status === 'fulfilled' ? r.value : undefined)));
+    throw failed.reason;
+  }
+  return settled.map((r) => (r as PromiseFulfilledResult<Peer>).value) as { -readonly [K in keyof T]: Peer };
 }
 
 const destinations = (...list: [string, Record<string, unknown>, string[]][]) => JSON.stringify(list);
@@ -166,7 +178,7 @@ const pair = suite<PairContext>('forwarding between two servers, HMAC both ways'
 
 pair.before(async (ctx) => {
   const [a, b] = await Promise.all([reserve('a'), reserve('b')]);
-  [ctx.a, ctx.b] = await Promise.all([
+  [ctx.a, ctx.b] = await bootAll([
     boot(a, {
       HMAC_AUTH_CREDENTIALS: hmacCredentials('b-to-a', 'secret-of-b'),
       FWD_DESTINATIONS: destinations([b.base, { key: 'a-to-b', secret: 'secret-of-a' }, ['*']]),
@@ -428,7 +440,7 @@ const ring = suite<RingContext>('a ring of three servers', {} as RingContext);
 
 ring.before(async (ctx) => {
   const at = await Promise.all(['ra', 'rb', 'rc'].map(reserve));
-  ctx.peers = await Promise.all(
+  ctx.peers = await bootAll(
     at.map((me, i) =>
       boot(me, {
         HMAC_AUTH_CREDENTIALS: hmacCredentials('ring', 'ring-secret'),
@@ -498,7 +510,7 @@ outage.before(async (ctx) => {
   ctx.holeBase = baseOf((ctx.hole.address() as AddressInfo).port);
   ctx.dead = await reserve('dead');
   const [a, baseline] = await Promise.all([reserve('oa'), reserve('obase')]);
-  [ctx.a, ctx.baseline] = await Promise.all([
+  [ctx.a, ctx.baseline] = await bootAll([
     boot(a, {
       FWD_MAX_ATTEMPTS: '1000',
       FWD_DESTINATIONS: destinations(

@@ -2,7 +2,6 @@
  * `alerta watch` across a server restart: the socket drops, the client reconnects to the new
  * instance on the same address, subscribes again and prints what changed meanwhile.
  */
-import { createServer } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
@@ -10,6 +9,7 @@ import type { Running as Instance } from '../../server/boot.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 import { start, tempHome } from './helpers.ts';
+import { freePort } from '../../scripts/cluster.ts';
 
 interface Ctx {
   db: { name: string; url: string };
@@ -20,15 +20,6 @@ interface Ctx {
 }
 
 const test = suite<Ctx>('alerta watch: reconnects', {} as Ctx);
-
-/** A port nobody listens on now, so the second instance can take the first one's address. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const boot = (ctx: Ctx) =>
   bootInstance(ctx.db.url, { PORT: String(ctx.port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
