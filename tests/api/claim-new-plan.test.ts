@@ -13,6 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { readsOf } from '../helpers/plans.ts';
 import { insertRouterAlerts, startWithRouterAlerts } from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('alert_claim_new planned on a small table');
@@ -31,32 +32,10 @@ const claimValues = (ids: readonly Identity[]) => [
   ids.map(([, event]) => event),
 ];
 
-/** The alerts rows this connection's scans have read: within a transaction nothing is flushed, so
- * two readings in one transaction differ by exactly what ran between them. */
-async function alertsRead(client: pg.Client) {
-  const { rows } = await client.query<{ seq_scan: string; seq_tup_read: string; idx_tup_fetch: string }>(
-    `SELECT seq_scan, seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'alerts'`,
-  );
-  const s = rows[0]!;
-  return { seqScans: Number(s.seq_scan), seqRows: Number(s.seq_tup_read), fetched: Number(s.idx_tup_fetch) };
-}
-
-/** Claims `ids` in a transaction that is rolled back; the alerts rows its scans read. */
+/** Claims `ids` in a transaction that is rolled back, and what its scans of the alerts read. */
 async function claimCounted(client: pg.Client, ids: readonly Identity[]) {
-  await client.query('BEGIN');
-  try {
-    const before = await alertsRead(client);
-    const { rows } = await client.query<{ claimed: number[] }>(CLAIM, claimValues(ids));
-    const after = await alertsRead(client);
-    return {
-      claimed: rows[0]!.claimed,
-      seqScans: after.seqScans - before.seqScans,
-      seqRows: after.seqRows - before.seqRows,
-      fetched: after.fetched - before.fetched,
-    };
-  } finally {
-    await client.query('ROLLBACK');
-  }
+  const { rows, reads } = await readsOf<{ claimed: number[] }>(client, ['alerts'], CLAIM, claimValues(ids));
+  return { claimed: rows[0]!.claimed, ...reads.alerts! };
 }
 
 async function connected(url: string): Promise<pg.Client> {

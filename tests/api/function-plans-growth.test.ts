@@ -14,6 +14,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { readsOf, type TableReads } from '../helpers/plans.ts';
 import { insertRouterAlerts, startWithRouterAlerts } from '../helpers/receive-statements.ts';
 
 const test = suite<AppContext>('plpgsql functions planned on small tables');
@@ -23,38 +24,12 @@ test.after(stopApp);
 const TABLES = ['alerts', 'alert_history', 'notification_state', 'forward_queue'];
 const GROWN = 20_005;
 
-/** Per table, rows read by this connection's scans so far (sequentially and through indexes). */
-async function rowsRead(client: pg.Client): Promise<Map<string, { rows: number; seqScans: number }>> {
-  const { rows } = await client.query<{ relname: string; n: string; seq: string }>(
-    `SELECT relname, seq_tup_read + coalesce(idx_tup_fetch, 0) AS n, seq_scan AS seq FROM pg_stat_xact_user_tables
-     WHERE relname = ANY($1)`,
-    [TABLES],
-  );
-  return new Map(rows.map((r) => [r.relname, { rows: Number(r.n), seqScans: Number(r.seq) }]));
-}
-
-/**
- * Runs `sql` in a transaction that is rolled back, and the rows of each table read while it ran
- * (`read`), and the sequential scans (`seqScans`): nothing is flushed within a transaction, so two
- * readings in it differ by exactly that.
- */
+/** Runs `sql` in a transaction that is rolled back; per table, the rows its scans read and its sequential scans. */
 async function counted(client: pg.Client, sql: string, values: unknown[] = []) {
-  await client.query('BEGIN');
-  try {
-    const before = await rowsRead(client);
-    const result = await client.query(sql, values);
-    const after = await rowsRead(client);
-    const diff = (pick: (x: { rows: number; seqScans: number }) => number) =>
-      Object.fromEntries(
-        TABLES.map((t) => [
-          t,
-          pick(after.get(t) ?? { rows: 0, seqScans: 0 }) - pick(before.get(t) ?? { rows: 0, seqScans: 0 }),
-        ]),
-      );
-    return { rows: result.rows, read: diff((x) => x.rows), seqScans: diff((x) => x.seqScans) };
-  } finally {
-    await client.query('ROLLBACK');
-  }
+  const { rows, reads } = await readsOf(client, TABLES, sql, values);
+  const per = (pick: (r: TableReads) => number) =>
+    Object.fromEntries(TABLES.map((t) => [t, pick(reads[t]!)]));
+  return { rows, read: per((r) => r.rows), seqScans: per((r) => r.seqScans) };
 }
 
 const STATUS_CHANGE = `UPDATE alerts SET status = CASE status WHEN 'open' THEN 'ack' ELSE 'open' END WHERE id = $1`;
