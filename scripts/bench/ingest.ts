@@ -16,6 +16,8 @@
  *   --rules N: N notification rules (issue #22): N - 1 that match none of the benchmark's alerts
  *   and, last, one that matches every one of them, for a webhook receiver served by this process
  *   (so every new alert is routed, queued and delivered; messages are grouped over 10 s).
+ *   --group-wait S: with --rules N, the matching rule's group wait (default 10 s); one longer than the
+ *   run and its settle leaves every message queued, so only routing and the receipt's writes count.
  *   --rules-miss: with --rules N, the last rule matches none of them either (environment
  *   `Nowhere`): every receipt is matched against N rules and nothing is notified.
  *   --rate N: at most N requests a second in all (autocannon's overallRate) instead of as many as
@@ -261,7 +263,7 @@ if (rules > 0) {
     environment: process.argv.includes('--rules-miss') ? 'Nowhere' : 'Prod.*',
     service: 'net.*',
     receivers: ['bench'],
-    groupWait: 10,
+    groupWait: arg('group-wait', 10),
   });
 }
 try {

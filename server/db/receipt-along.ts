@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import { lastQueued, QueuedRowSchema } from './forward-queue.ts';
-import { FIRING_CONFLICT } from './notifications.ts';
+import { FIRING_CONFLICT, triggerDocs } from './notifications.ts';
 
 // What a receipt writes in its own statement besides the alert (docs/architecture.md, "The receive
 // path"): forward-queue rows and notification triggers, as CTEs reading the written rows of `w`.
@@ -66,21 +66,18 @@ function forwardCtes(items: readonly AlongItem[]) {
 function triggerCtes(items: readonly AlongItem[]) {
   const rows = items.flatMap((item) => item.along.triggers.map((t) => ({ item, t })));
   if (!rows.length) return null;
-  const col = (pick: (r: (typeof rows)[number]) => string) => texts(rows.map(pick));
-  const ms = (pick: (r: (typeof rows)[number]) => number) => sql.array(rows.map(pick), 'int8');
+  const { triggers, targets } = triggerDocs(rows.map(({ item, t }) => ({ alertId: item.alertId, ...t })));
   // As db/notifications.ts `fire`: a rule already firing for the alert at the same severity queues
   // nothing; a changed severity re-notifies and re-arms the repeat, keeping the escalation.
   return sql.fragment`,
     trg_in AS (
-      SELECT * FROM unnest(${col((r) => r.item.alertId)}, ${col((r) => r.t.ruleId)},
-        ${col((r) => JSON.stringify(r.t.receivers))}::jsonb[], ${col((r) => JSON.stringify(r.t.targets))}::jsonb[],
-        ${ms((r) => r.t.repeatMs)}, ${ms((r) => r.t.escalateMs)})
-        AS i(alert_id, rule_id, receivers, targets, repeat_ms, escalate_ms)
+      SELECT * FROM jsonb_to_recordset(${triggers}::jsonb)
+        AS i(alert_id text, rule_id text, receivers text[], repeat_ms int8, escalate_ms int8)
     ),
     trg_state AS (
       INSERT INTO notification_state AS s (rule_id, alert_id, phase, severity, receivers, alert, repeat_at,
         escalate_at)
-      SELECT i.rule_id, w.id, 'firing', w.severity, ARRAY(SELECT jsonb_array_elements_text(i.receivers)), NULL,
+      SELECT i.rule_id, w.id, 'firing', w.severity, i.receivers, NULL,
         CASE WHEN i.repeat_ms > 0 THEN now() + i.repeat_ms * interval '1 millisecond' END,
         CASE WHEN i.escalate_ms > 0 THEN now() + i.escalate_ms * interval '1 millisecond' END
       FROM trg_in i JOIN w ON w.id = i.alert_id
@@ -88,9 +85,9 @@ function triggerCtes(items: readonly AlongItem[]) {
     ),
     trg_queue AS (
       INSERT INTO notification_queue (receiver_id, rule_id, alert_id, kind, alert, due_at)
-      SELECT t."receiverId", i.rule_id, i.alert_id, 'trigger', NULL, now() + t."waitMs" * interval '1 millisecond'
-      FROM trg_in i JOIN trg_state USING (rule_id, alert_id)
-        CROSS JOIN LATERAL jsonb_to_recordset(i.targets) AS t("receiverId" text, "waitMs" int8)
+      SELECT t.receiver_id, t.rule_id, t.alert_id, 'trigger', NULL, now() + t.wait_ms * interval '1 millisecond'
+      FROM jsonb_to_recordset(${targets}::jsonb) AS t(alert_id text, rule_id text, receiver_id text, wait_ms int8)
+      JOIN trg_state USING (rule_id, alert_id)
       RETURNING 1
     )`;
 }

@@ -64,6 +64,8 @@ export function planPlainAlong(
   return plannedWith(deps, deps.plugins.alongPlain(alertId, caller), draft, true, true);
 }
 
+const NO_PATCH: Record<string, unknown> = Object.freeze({});
+
 function plannedWith(
   deps: Deps,
   along: AlongWritten['along'] | undefined,
@@ -77,7 +79,9 @@ function plannedWith(
   if (plain) along.triggers = [];
   if (!along.forwards.length && !along.triggers.length) return { along, with: undefined };
   // The statement builds the body from the written row; a receipt of a combined run of duplicates
-  // (`own`) also gives its own fields, since the row holds the last one's.
+  // (`own`) also gives its own fields, since the row holds the last one's. Only forwarded bodies
+  // use it: a receipt that only notifies builds none.
+  if (!along.forwards.length) return { along, with: { along, patch: NO_PATCH } };
   const createTime = new Date(deps.clock.now()).toISOString();
   const patch = own
     ? {
