@@ -36,30 +36,16 @@ export type NotifiedAlert = z.infer<typeof NotifiedAlertSchema>;
 const epochMs = (column: string) =>
   sql.fragment`(extract(epoch FROM ${sql.identifier(['a', column])}) * 1000)::bigint`;
 
-/** The same object built in SQL from alerts `a`. */
-const snapshotSql = sql.fragment`jsonb_build_object('id', a.id, 'resource', a.resource, 'event', a.event,
+/**
+ * The same object built in SQL from alerts `a`, to read: `json`, sent as the text it is built as,
+ * where `jsonb`'s output conversion cost more than finding the alert (docs/benchmarks.md,
+ * 2026-11-29 second session).
+ */
+const snapshotSql = sql.fragment`json_build_object('id', a.id, 'resource', a.resource, 'event', a.event,
   'environment', a.environment, 'severity', a.severity, 'status', a.status, 'service', to_jsonb(a.service),
   'group', a."group", 'value', a.value, 'text', a.text, 'tags', to_jsonb(a.tags), 'attributes', a.attributes,
   'origin', a.origin, 'type', a.type, 'customer', a.customer, 'duplicateCount', a.duplicate_count,
   'createTime', ${epochMs('create_time')}, 'lastReceiveTime', ${epochMs('last_receive_time')})`;
-
-/**
- * The alerts still there, as they are now: one primary-key probe per id. A join or `= ANY` is
- * planned from the table's statistics, and on a table that grew since they were taken (a fresh
- * deployment's first storm) PostgreSQL read every alert to find a message's 200: 8 ms against
- * 3.5 ms (docs/benchmarks.md, 2026-11-28 fifth session). `LIMIT 1` keeps the probe a nested loop
- * whatever the estimates.
- */
-export async function currentAlerts(
-  db: CommonQueryMethods,
-  ids: readonly string[],
-): Promise<Map<string, NotifiedAlert>> {
-  if (!ids.length) return new Map();
-  const rows = await db.any(sql.type(z.object({ alert: NotifiedAlertSchema }))`
-    SELECT ${snapshotSql} AS alert FROM unnest(${texts(ids)}) AS k(id)
-      CROSS JOIN LATERAL (SELECT * FROM alerts x WHERE x.id = k.id LIMIT 1) a`);
-  return new Map(rows.map((r) => [r.alert.id, r.alert]));
-}
 
 // ---- triggers: state and queue in one statement --------------------------------------------
 
@@ -195,6 +181,8 @@ const QueuedRowSchema = z.object({
   kind: z.enum(['trigger', 'repeat', 'escalate', 'ack', 'resolve']),
   alert: NotifiedAlertSchema.nullable(),
   attempts: z.number(),
+  /** The alert as it is now; null once it is gone. */
+  current: NotifiedAlertSchema.nullable(),
 });
 export type QueuedRow = z.infer<typeof QueuedRowSchema>;
 
@@ -262,7 +250,9 @@ export async function claim(
       ORDER BY f.due_at, f.id LIMIT ${p.limit}
       FOR UPDATE SKIP LOCKED))
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
-      q.alert, q.attempts`);
+      q.alert, q.attempts,
+      -- The alert as messages tell it, read with the claim (one primary-key probe per row).
+      (SELECT ${snapshotSql} FROM alerts a WHERE a.id = q.alert_id) AS current`);
 }
 
 /** Takes the receiver's claim lock for this transaction; false when another instance holds it. */
@@ -438,9 +428,11 @@ export async function deleteState(db: CommonQueryMethods, ruleId: string, alertI
  *
  * Each alert is one index probe into its history and one into the alerts, whatever the tables'
  * statistics: the entries to trim are found per alert and deleted by their row addresses, and the
- * alerts are probed as in `currentAlerts`. Joined instead, PostgreSQL planned a scan of the whole
+ * alerts are probed by a lateral `LIMIT 1`. Joined instead, PostgreSQL planned a scan of the whole
  * history for the trim and of all alerts for the insert, 17 ms a message of 200 alerts against
- * 7 ms (docs/benchmarks.md, 2026-11-28 fifth session).
+ * 7 ms (docs/benchmarks.md, 2026-11-28 fifth session). Bitmap scans are off for the statement: an
+ * alert's few entries were otherwise read from the table and sorted, where the index gives them
+ * newest first (6 µs an alert, docs/benchmarks.md, 2026-11-29 second session).
  */
 export async function addHistory(
   db: CommonQueryMethods,
@@ -457,7 +449,9 @@ export async function addHistory(
     if (settled?.ids.length) await remove(db, settled.ids, settled.owner);
     return;
   }
-  await db.query(sql.unsafe`
+  await db.transaction(async (tx) => {
+    await planWith(tx, { enable_bitmapscan: 'off' });
+    await tx.query(sql.unsafe`
     WITH e AS (
       SELECT * FROM unnest(${texts(entries.map((x) => x.alertId))}, ${texts(entries.map((x) => x.id))},
         ${texts(entries.map((x) => x.text))}) AS e(alert_id, id, text)
@@ -470,4 +464,5 @@ export async function addHistory(
     INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
     SELECT a.id, e.id, a.event, a.severity, NULL, a.value, e.text, 'notification', now()
     FROM e CROSS JOIN LATERAL (SELECT * FROM alerts x WHERE x.id = e.alert_id LIMIT 1) a`);
+  });
 }

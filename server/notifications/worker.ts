@@ -146,7 +146,9 @@ class ReceiverLoop {
   private async deliver(receiver: ReceiverDef, rows: readonly QueuedRow[]): Promise<void> {
     const { deps, owner, routing, metrics } = this.worker;
     const now = Date.now();
-    const current = await store.currentAlerts(deps.db, [...new Set(rows.map((r) => r.alertId))]);
+    // Each row's alert as it was when claimed (null once deleted).
+    const current = new Map<string, NotifiedAlert>();
+    for (const row of rows) if (row.current) current.set(row.alertId, row.current);
     const byAlert = new Map<string, QueuedRow[]>();
     for (const row of rows) byAlert.set(row.alertId, [...(byAlert.get(row.alertId) ?? []), row]);
     const items: { item: Item; rows: QueuedRow[] }[] = [];

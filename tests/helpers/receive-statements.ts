@@ -20,7 +20,13 @@ export function capturing() {
     seen.push({ sql: q.sql, values: q.values });
     return Promise.resolve([]);
   };
-  const db = { any: keep, query: keep, maybeOne: (q: Captured) => keep(q).then(() => null) };
+  const db = {
+    any: keep,
+    query: keep,
+    maybeOne: (q: Captured) => keep(q).then(() => null),
+    // A transaction's statements are captured in order, as the function runs them.
+    transaction: (work: (tx: unknown) => Promise<unknown>) => work(db),
+  };
   return { db: db as unknown as CommonQueryMethods, seen };
 }
 
