@@ -198,12 +198,18 @@ export async function deleteRule(db: CommonQueryMethods, id: string): Promise<vo
   await db.query(sql.unsafe`DELETE FROM notification_rules WHERE id = ${id}`);
 }
 
-/** Marks a change of receivers or rules, for the other instances' copies. */
+/**
+ * Marks a change of receivers or rules, for the other instances' copies. The singleton row is
+ * written back if the table was emptied while running (tests/api/startup-truncated.test.ts).
+ */
 export async function bumpVersion(db: CommonQueryMethods): Promise<void> {
-  await db.query(sql.unsafe`UPDATE notification_config SET version = version + 1 WHERE id = 1`);
+  await db.query(sql.unsafe`
+    INSERT INTO notification_config AS c (id, version) VALUES (1, 1)
+    ON CONFLICT (id) DO UPDATE SET version = c.version + 1`);
 }
 
+/** The settings' version; 0 when the row is missing (emptied tables: ensure-rows.ts writes it back). */
 export function readVersion(db: CommonQueryMethods): Promise<number> {
   return db.oneFirst(sql.type(z.object({ version: z.number() }))`
-    SELECT version FROM notification_config WHERE id = 1`);
+    SELECT COALESCE((SELECT version FROM notification_config WHERE id = 1), 0) AS version`);
 }

@@ -1,0 +1,145 @@
+/**
+ * Start-up on a database whose data tables were emptied (an operator clearing a staging system
+ * with TRUNCATE of every table but schema_migrations): the server re-creates the rows it needs
+ * (server/db/ensure-rows.ts) and the product works; and start-up failures name what is missing
+ * and what to do (server/startup-errors.ts).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { apiFor, bootInstance } from '../helpers/app.ts';
+import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { StubService } from '../helpers/receivers.ts';
+
+const test = suite('start-up after TRUNCATE of every data table');
+
+async function ok(res: Response, status = 200): Promise<Record<string, unknown>> {
+  const body = (await res.json()) as Record<string, unknown>;
+  if (res.status !== status)
+    throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+test('boots again, then alerts are stored and notification rules route them', async () => {
+  const db = await createTestDatabase('truncated');
+  const stub = await StubService.start();
+  try {
+    const first = await bootInstance(db.url, { LOG_LEVEL: 'silent' });
+    await ok(
+      await apiFor(first).post('/alert', {
+        resource: 'before',
+        event: 'Wiped',
+        environment: 'Production',
+        service: ['web'],
+      }),
+      201,
+    );
+    await first.close();
+
+    const tables = await queryDb<{ name: string }>(
+      db.url,
+      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
+       WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
+    );
+    assert.ok(tables.length > 20, `expected the product's tables, got ${tables.length}`);
+    await queryDb(db.url, `TRUNCATE ${tables.map((t) => t.name).join(', ')} CASCADE`);
+
+    const second = await bootInstance(db.url, { LOG_LEVEL: 'silent', NOTIFY_SWEEP_INTERVAL: '0.3' });
+    try {
+      const api = apiFor(second);
+      const receiver = (
+        await ok(
+          await api.post('/notifications/receivers', {
+            name: 'after-wipe',
+            type: 'webhook',
+            settings: { url: stub.url('/wiped') },
+          }),
+          201,
+        )
+      ).receiver as { name: string };
+      await ok(
+        await api.post('/notifications/rules', {
+          name: 'wiped',
+          event: 'Wiped',
+          receivers: [receiver.name],
+          groupWait: 0,
+        }),
+        201,
+      );
+      const id = (
+        await ok(
+          await api.post('/alert', {
+            resource: 'after',
+            event: 'Wiped',
+            environment: 'Production',
+            service: ['web'],
+            severity: 'major',
+          }),
+          201,
+        )
+      ).id;
+      const [hook] = await stub.waitFor(1, (r) => r.path === '/wiped');
+      assert.is((hook!.json.alerts as { id: string }[])[0]!.id, id);
+      const listed = await ok(await api.get('/alerts'));
+      assert.is(listed.total, 1);
+      const [installed] = await queryDb<{ n: string }>(
+        db.url,
+        `SELECT count(*) AS n FROM instance_info WHERE key = 'installed_at'`,
+      );
+      assert.is(installed!.n, '1');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await stub.close();
+    await dropTestDatabase(db.name);
+  }
+});
+
+test('the notification settings row emptied while running: rules are still created and routed', async () => {
+  const db = await createTestDatabase('truncated_live');
+  const stub = await StubService.start();
+  try {
+    const running = await bootInstance(db.url, { LOG_LEVEL: 'silent', NOTIFY_SWEEP_INTERVAL: '0.3' });
+    try {
+      const api = apiFor(running);
+      await queryDb(db.url, 'TRUNCATE notification_config');
+      await ok(
+        await api.post('/notifications/receivers', {
+          name: 'live-wipe',
+          type: 'webhook',
+          settings: { url: stub.url('/live') },
+        }),
+        201,
+      );
+      await ok(
+        await api.post('/notifications/rules', {
+          name: 'live',
+          event: 'LiveWipe',
+          receivers: ['live-wipe'],
+          groupWait: 0,
+        }),
+        201,
+      );
+      await ok(
+        await api.post('/alert', {
+          resource: 'r',
+          event: 'LiveWipe',
+          environment: 'Production',
+          service: ['web'],
+          severity: 'major',
+        }),
+        201,
+      );
+      await stub.waitFor(1, (r) => r.path === '/live');
+      const [row] = await queryDb<{ version: string }>(db.url, 'SELECT version FROM notification_config');
+      assert.is(row?.version, '2', 'each change bumps the re-created row');
+    } finally {
+      await running.close();
+    }
+  } finally {
+    await stub.close();
+    await dropTestDatabase(db.name);
+  }
+});
+
+test.run();
