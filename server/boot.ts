@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { sql } from 'slonik';
 import { createApp } from './app.ts';
 import { bootstrapAccess } from './domain/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
@@ -15,6 +14,7 @@ import { notificationsPlugin } from './notifications/plugin.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
+import { ensureRows } from './db/ensure-rows.ts';
 import { connectionUrl, createDb, type Db } from './db/pool.ts';
 import { systemClock, type Deps } from './deps.ts';
 import type { Log } from './log.ts';
@@ -97,9 +97,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     const applied = await migrateWithRetry(url, config.DATABASE_SCHEMA, log);
     if (applied.length) log.info({ applied }, 'database migrated');
     db = await createDb(url, { size: config.DATABASE_POOL_SIZE });
-    await db.query(sql.unsafe`
-      INSERT INTO instance_info (key, value) VALUES ('installed_at', ${new Date().toISOString()})
-      ON CONFLICT (key) DO NOTHING`);
+    await ensureRows(db);
 
     bus = config.REDIS_URL
       ? await createRedisBus({ log, metrics }, { url: config.REDIS_URL, channel: config.BUS_CHANNEL })
