@@ -1,6 +1,7 @@
 import { boot } from './boot.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLog } from './log.ts';
+import { explainStartupError } from './startup-errors.ts';
 import { build } from './version.ts';
 
 /** `npm start`: the whole product. The only place that reads process.env. */
@@ -38,7 +39,13 @@ async function main() {
   // Installed before anything starts, so a signal never meets the default handler.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  running = await boot(config, log);
+  try {
+    running = await boot(config, log);
+  } catch (err) {
+    log.error({ err }, 'start-up failed');
+    console.error(`alertwall: cannot start: ${explainStartupError(err, config)}`);
+    process.exit(1);
+  }
   process.stdout.write(
     `${build.name} ${build.version} ready at ${running.url} · database: ${running.database} · bus: ${running.busDescription}\n`,
   );

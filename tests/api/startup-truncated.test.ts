@@ -7,7 +7,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiFor, bootInstance } from '../helpers/app.ts';
-import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { createTestDatabase, databaseUrl, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { runServerExpectingFailure } from '../helpers/process.ts';
 import { StubService } from '../helpers/receivers.ts';
 
 const test = suite('start-up after TRUNCATE of every data table');
@@ -143,3 +144,35 @@ test('the notification settings row emptied while running: rules are still creat
 });
 
 test.run();
+
+const failures = suite('start-up failures name what is missing and what to do');
+
+failures('a database that does not exist', async () => {
+  const { code, output } = await runServerExpectingFailure({
+    DATABASE_URL: databaseUrl('alertwall_no_such_database'),
+    LOG_LEVEL: 'critical',
+  });
+  assert.is(code, 1);
+  assert.match(output, /cannot start: database "alertwall_no_such_database" does not exist/);
+  assert.match(output, /create it \(createdb alertwall_no_such_database\), or fix DATABASE_URL/);
+});
+
+failures('a table dropped by hand after its migration', async () => {
+  const db = await createTestDatabase('dropped');
+  try {
+    await (await bootInstance(db.url, { LOG_LEVEL: 'silent' })).close();
+    await queryDb(db.url, 'DROP TABLE notification_config');
+    const { code, output } = await runServerExpectingFailure({ DATABASE_URL: db.url, LOG_LEVEL: 'critical' });
+    assert.is(code, 1);
+    assert.match(output, /cannot start: relation "notification_config" does not exist in PostgreSQL at/);
+    assert.match(
+      output,
+      /Restore it from a backup; or, to start with an empty system, DROP SCHEMA public CASCADE/,
+    );
+    assert.not.match(output, /Query returned no rows/);
+  } finally {
+    await dropTestDatabase(db.name);
+  }
+});
+
+failures.run();
