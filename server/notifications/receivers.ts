@@ -47,19 +47,28 @@ export const SETTINGS_SCHEMAS = {
     /** HMAC-SHA256 key for X-Alertwall-Signature. */
     secret: text('secret').optional(),
   }),
-  email: z.strictObject({
-    to: z.array(z.email({ error: 'to must be a list of e-mail addresses' })).min(1, 'to must not be empty'),
-    from: text('from').optional(),
-    host: text('host').optional(),
-    port: z.number().int().min(1).max(65535).optional(),
-    /** TLS from the start (port 465). */
-    secure: flag('secure').optional(),
-    /** Require STARTTLS. */
-    starttls: flag('starttls').optional(),
-    username: text('username').optional(),
-    password: text('password').optional(),
-    skipVerify: flag('skipVerify').optional(),
-  }),
+  email: z
+    .strictObject({
+      to: z.array(z.email({ error: 'to must be a list of e-mail addresses' })).min(1, 'to must not be empty'),
+      from: text('from').optional(),
+      host: text('host').optional(),
+      port: z.number().int().min(1).max(65535).optional(),
+      /** TLS from the start (port 465). */
+      secure: flag('secure').optional(),
+      /** Require STARTTLS (the older name of requireTLS). Without it, STARTTLS is used whenever offered. */
+      starttls: flag('starttls').optional(),
+      /** Fail rather than send without STARTTLS. */
+      requireTLS: flag('requireTLS').optional(),
+      /** Never STARTTLS, even when offered: login and messages go over plain TCP. */
+      ignoreTLS: flag('ignoreTLS').optional(),
+      username: text('username').optional(),
+      password: text('password').optional(),
+      skipVerify: flag('skipVerify').optional(),
+    })
+    .refine((s) => !(s.ignoreTLS && (s.requireTLS || s.starttls || s.secure)), {
+      message: 'ignoreTLS cannot be combined with requireTLS, starttls or secure',
+      path: ['ignoreTLS'],
+    }),
   pagerduty: z.strictObject({
     routingKey: text('routingKey').min(1, 'routingKey must not be empty'),
     url: httpUrl('url').optional(),
