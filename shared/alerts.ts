@@ -103,17 +103,21 @@ const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sss
 const MAX_INT32 = 2 ** 31 - 1;
 
 /**
- * Length limits of the fields PostgreSQL indexes (docs/alerts.md, "Field length limits"), in
- * characters as JavaScript counts them (UTF-16 units: at most 3 bytes each in UTF-8). An index row
- * holds at most 2,704 bytes: the alerts' de-duplication key (environment, resource, event,
- * customer: 840 units, 2,520 bytes at worst) and the heartbeats' (origin, customer) stay within it,
- * and so does every tag and service in their GIN indexes. Blackouts use the same limits for the
- * same fields; a longer value could never match an alert anyway.
+ * Length limits of the fields PostgreSQL indexes (docs/alerts.md, "Field limits"), in characters as
+ * JavaScript counts them (UTF-16 units: at most 3 bytes each in UTF-8, and incompressible at worst).
+ * A btree index row holds at most 2,704 bytes, and the limits are chosen so that the largest value
+ * every limit allows, in all columns of any btree index at once, fits: the widest is the event
+ * index (event, service, environment, resource, id, customer and five numbers and times: about
+ * 2,540 bytes at these limits), then the alert de-duplication key (environment, resource, event,
+ * customer) and the tallies' keys (event, environment, status, severity, service).
+ * tests/api/index-limits.test.ts reads every btree index from the catalogue and writes these
+ * maxima into all its columns at once; it fails for an index column it cannot fill. Blackouts use
+ * the same limits for the same fields; a longer value could never match an alert anyway.
  */
 export const MAX_LENGTH = {
   id: 128,
   environment: 64,
-  resource: 512,
+  resource: 256,
   event: 200,
   customer: 64,
   severity: 64,
@@ -123,8 +127,42 @@ export const MAX_LENGTH = {
   listItem: 256,
 } as const;
 
+/**
+ * How many elements the list fields may hold, and how many characters all their elements together.
+ * `service` is stored whole in btree indexes (the event index and the tallies' keys), so its total
+ * shares their 2,704 bytes (tests/api/index-limits.test.ts); `tags` and `correlate` are only in GIN
+ * indexes or none, and are capped so that one alert cannot make every tag list megabytes long.
+ */
+export const MAX_LIST = {
+  service: { items: 16, total: 200 },
+  tags: { items: 500, total: 16_384 },
+  correlate: { items: 100, total: 8_192 },
+} as const;
+export type LimitedList = keyof typeof MAX_LIST;
+
+/**
+ * Attributes: how many keys, how long a key, and how long the whole object as JSON text. Their
+ * GIN index (`jsonb_path_ops`) stores hashes, so these keep rows and answers small, not indexes.
+ */
+export const MAX_ATTRIBUTES = { count: 256, keyLength: 256, jsonLength: 65_536 } as const;
+
 export const tooLong = (name: string, max: number) => `${name} must be at most ${max} characters`;
 export const itemTooLong = (name: string, max: number) => `each of ${name} must be at most ${max} characters`;
+export const tooManyItems = (name: string, max: number) => `${name} must have at most ${max} items`;
+export const listTooLong = (name: string, max: number) =>
+  `${name} must be at most ${max} characters in total`;
+
+/**
+ * A list of strings within its field's limits: each element `listItem` characters, the list
+ * MAX_LIST's items and total. `item` refines each element (emptiness, NUL characters).
+ */
+export function limitedList(name: LimitedList, item: z.ZodString, listError = `${name} must be a list`) {
+  const { items, total } = MAX_LIST[name];
+  return z
+    .array(item.max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem)), { error: listError })
+    .max(items, tooManyItems(name, items))
+    .refine((xs) => xs.reduce((n, x) => n + x.length, 0) <= total, listTooLong(name, total));
+}
 
 const required = (name: string, max: number) =>
   z
@@ -137,15 +175,8 @@ const optionalString = (name: string, max?: number) => {
   const s = z.string({ error: `${name} must be a string` });
   return (max === undefined ? s : s.max(max, tooLong(name, max))).nullish();
 };
-const stringList = (name: string) =>
-  z
-    .array(
-      z
-        .string({ error: `${name} must be a list of strings` })
-        .max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem)),
-      { error: `${name} must be a list` },
-    )
-    .nullish();
+const stringList = (name: LimitedList) =>
+  limitedList(name, z.string({ error: `${name} must be a list of strings` })).nullish();
 
 /**
  * An input datetime: ISO 8601 with a fraction and Z, as the established server demands; parsed to
@@ -173,10 +204,25 @@ export const TimeoutSchema = z
   .refine((n) => n >= 0, { error: (i) => `Invalid negative 'timeout' value (${String(i.input)})` })
   .refine((n) => n <= MAX_INT32, `timeout must be at most ${MAX_INT32}`);
 
-/** Attribute keys may not hold "." or "$" (the established server breaks on them later). */
+/**
+ * Attribute keys may not hold "." or "$" (the established server breaks on them later); the object
+ * stays within MAX_ATTRIBUTES.
+ */
 export const AttributesSchema = z
   .record(z.string(), z.unknown(), { error: 'attributes must be a JSON object' })
-  .refine((a) => Object.keys(a).every((k) => !/[.$]/.test(k)), 'Attribute keys must not contain "." or "$"');
+  .refine((a) => Object.keys(a).every((k) => !/[.$]/.test(k)), 'Attribute keys must not contain "." or "$"')
+  .refine(
+    (a) => Object.keys(a).length <= MAX_ATTRIBUTES.count,
+    `attributes must have at most ${MAX_ATTRIBUTES.count} keys`,
+  )
+  .refine(
+    (a) => Object.keys(a).every((k) => k.length <= MAX_ATTRIBUTES.keyLength),
+    `each attribute key must be at most ${MAX_ATTRIBUTES.keyLength} characters`,
+  )
+  .refine(
+    (a) => JSON.stringify(a).length <= MAX_ATTRIBUTES.jsonLength,
+    `attributes must be at most ${MAX_ATTRIBUTES.jsonLength} characters as JSON`,
+  );
 
 /** A customer name as a body may set it (alerts, heartbeats, blackouts, keys, customer lookups). */
 export const CustomerNameSchema = z
@@ -250,15 +296,11 @@ export type Action = z.infer<typeof ActionSchema>;
 
 export const TagsSchema = z.object(
   {
-    tags: z
-      .array(
-        z
-          .string({ error: 'tags must be a list of strings' })
-          .min(1, 'tags must not be empty strings')
-          .max(MAX_LENGTH.listItem, itemTooLong('tags', MAX_LENGTH.listItem)),
-        { error: "must supply 'tags' as json list" },
-      )
-      .min(1, "must supply 'tags' as json list"),
+    tags: limitedList(
+      'tags',
+      z.string({ error: 'tags must be a list of strings' }).min(1, 'tags must not be empty strings'),
+      "must supply 'tags' as json list",
+    ).min(1, "must supply 'tags' as json list"),
   },
   { error: "must supply 'tags' as json list" },
 );

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { IsoInputTimeSchema, IsoTimeSchema, itemTooLong, MAX_LENGTH, tooLong } from './alerts.ts';
+import {
+  IsoInputTimeSchema,
+  IsoTimeSchema,
+  limitedList,
+  MAX_LENGTH,
+  tooLong,
+  type LimitedList,
+} from './alerts.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
@@ -18,13 +25,13 @@ const nonEmpty = (name: string, max?: number) => {
   );
 };
 
-const stringList = (name: string) =>
-  z.array(
+/** The alert's list limits (MAX_LIST): a blackout's lists are compared with alerts'. */
+const stringList = (name: LimitedList) =>
+  limitedList(
+    name,
     z
       .string({ error: `${name} must be a list of strings` })
-      .max(MAX_LENGTH.listItem, itemTooLong(name, MAX_LENGTH.listItem))
       .refine(noNul, `${name} must not contain NUL characters`),
-    { error: `${name} must be a list` },
   );
 
 /** Every field a blackout body may carry; presence matters on PUT (absent = unchanged, null = cleared). */

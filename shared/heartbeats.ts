@@ -4,7 +4,7 @@ import {
   CustomerNameSchema,
   IsoInputTimeSchema,
   IsoTimeSchema,
-  itemTooLong,
+  limitedList,
   MAX_LENGTH,
   TimeoutSchema,
   tooLong,
@@ -59,14 +59,7 @@ export const HeartbeatInputSchema = z.object(
   {
     // Indexed with customer; the same limit as an alert's origin (the heartbeat plugin copies it).
     origin: optionalString('origin', MAX_LENGTH.origin),
-    tags: z
-      .array(
-        z
-          .string({ error: 'tags must be a list of strings' })
-          .max(MAX_LENGTH.listItem, itemTooLong('tags', MAX_LENGTH.listItem)),
-        { error: 'tags must be a list' },
-      )
-      .nullish(),
+    tags: limitedList('tags', z.string({ error: 'tags must be a list of strings' })).nullish(),
     attributes: AttributesSchema.nullish(),
     type: optionalString('type'),
     createTime: IsoInputTimeSchema.nullish(),

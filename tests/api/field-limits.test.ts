@@ -1,12 +1,14 @@
 /**
- * Length limits of indexed fields (issue #18, item 3; docs/alerts.md "Field length limits"): a
- * value over the limit is a 400 naming the field on every endpoint that writes it, and stores
- * nothing; a value at the limit, in 3-byte characters, fits the index.
+ * Length limits of indexed fields (issue #18, item 3; docs/alerts.md "Field limits"): a value
+ * over the limit is a 400 naming the field on every endpoint that writes it, and stores nothing; a
+ * value at the limit, in 3-byte characters, fits the index. The same for the list and attribute
+ * limits (issue #37 item 1). tests/api/index-limits.test.ts writes every limit at once into every
+ * btree index, in characters that do not compress.
  */
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_LENGTH } from '../../shared/alerts.ts';
+import { MAX_ATTRIBUTES, MAX_LENGTH, MAX_LIST } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert } from '../helpers/alerts.ts';
 import type { Answer } from '../helpers/api.ts';
@@ -20,10 +22,15 @@ const long = (n: number) => 'x'.repeat(n);
 
 /** A 400 whose message or errors say `field` is too long; never a 500 or database text. */
 function assertTooLong(r: Answer, field: string, max: number) {
+  assertRefused(r, `${field} must be at most ${max} characters`);
+}
+
+/** A 400 whose message or errors say `said`; never a 500 or database text. */
+function assertRefused(r: Answer, expected: string) {
   assert.is(r.status, 400, JSON.stringify(r.body).slice(0, 500));
   const body = ErrorBodySchema.parse(r.body);
   const said = [body.message, ...(body.errors ?? [])].join(' | ');
-  assert.match(said, new RegExp(`${field} must be at most ${max} characters`), said);
+  assert.ok(said.includes(expected), `${said} does not say ${expected}`);
   assert.not.match(said, /index row|btree|postgres/i);
 }
 
@@ -65,7 +72,7 @@ app('values at the limits, in 3-byte characters, fit the indexes', async ({ api 
     environment: 'Production',
     resource: wide(MAX_LENGTH.resource),
     event: wide(MAX_LENGTH.event),
-    service: [wide(MAX_LENGTH.listItem)],
+    service: [wide(MAX_LIST.service.total)],
     tags: [wide(MAX_LENGTH.listItem)],
     origin: wide(MAX_LENGTH.origin),
     customer: wide(MAX_LENGTH.customer),
@@ -163,5 +170,108 @@ app('blackouts, heartbeats, tags, keys, perms and customers refuse over-long ind
     MAX_LENGTH.customer,
   );
 });
+
+app(
+  'lists over their item count or total length and attributes over theirs are 400s that store nothing',
+  async (ctx) => {
+    const { api } = ctx;
+    const base = { environment: 'Production', resource: 'lists', event: unique('Lists') };
+    const names = (n: number, length = 3) =>
+      Array.from({ length: n }, (_, i) => `${i}`.padStart(length, 'n'));
+    for (const list of ['service', 'tags', 'correlate'] as const) {
+      const { items, total } = MAX_LIST[list];
+      assertRefused(
+        await api.call('POST', '/alert', { ...base, [list]: names(items + 1) }),
+        `${list} must have at most ${items} items`,
+      );
+      const long = names(Math.ceil((total + 1) / 100), 100);
+      assertRefused(
+        await api.call('POST', '/alert', { ...base, [list]: long }),
+        `${list} must be at most ${total} characters in total`,
+      );
+    }
+    // The issue's two service lists: 1,000 short names, and 15 names of 250 characters (both 500s).
+    assertRefused(
+      await api.call('POST', '/alert', { ...base, service: names(1000) }),
+      'service must have at most',
+    );
+    assertRefused(
+      await api.call('POST', '/alert', { ...base, service: names(15, 250) }),
+      `service must be at most ${MAX_LIST.service.total} characters in total`,
+    );
+    const many = Object.fromEntries(names(MAX_ATTRIBUTES.count + 1).map((k) => [k, 1]));
+    assertRefused(
+      await api.call('POST', '/alert', { ...base, attributes: many }),
+      `attributes must have at most ${MAX_ATTRIBUTES.count} keys`,
+    );
+    assertRefused(
+      await api.call('POST', '/alert', { ...base, attributes: { [long(MAX_ATTRIBUTES.keyLength + 1)]: 1 } }),
+      `each attribute key must be at most ${MAX_ATTRIBUTES.keyLength} characters`,
+    );
+    assertRefused(
+      await api.call('POST', '/alert', { ...base, attributes: { big: long(MAX_ATTRIBUTES.jsonLength) } }),
+      `attributes must be at most ${MAX_ATTRIBUTES.jsonLength} characters as JSON`,
+    );
+    assert.is(await count(ctx, 'SELECT count(*) AS n FROM alerts WHERE event = $1', [base.event]), 0);
+
+    // At the limits: accepted.
+    const atLimits = await api.call('POST', '/alert', {
+      ...base,
+      service: names(MAX_LIST.service.items, Math.floor(MAX_LIST.service.total / MAX_LIST.service.items)),
+      tags: names(MAX_LIST.tags.items, Math.floor(MAX_LIST.tags.total / MAX_LIST.tags.items)),
+      correlate: names(
+        MAX_LIST.correlate.items,
+        Math.floor(MAX_LIST.correlate.total / MAX_LIST.correlate.items),
+      ),
+      attributes: Object.fromEntries(names(MAX_ATTRIBUTES.count).map((k) => [k, 1])),
+    });
+    assert.is(atLimits.status, 201, JSON.stringify(atLimits.body).slice(0, 300));
+    const id = (atLimits.body as { id: string }).id;
+
+    // Every other endpoint that writes these fields: tag (single and bulk), attributes (single and
+    // bulk), blackouts, heartbeats and webhooks.
+    const tooMany = names(MAX_LIST.tags.items + 1);
+    const tagsSaid = `tags must have at most ${MAX_LIST.tags.items} items`;
+    assertRefused(await api.call('PUT', `/alert/${id}/tag`, { tags: tooMany }), tagsSaid);
+    assertRefused(await api.call('PUT', `/_bulk/alerts/tag?id=${id}`, { tags: tooMany }), tagsSaid);
+    const keysSaid = `attributes must have at most ${MAX_ATTRIBUTES.count} keys`;
+    assertRefused(await api.call('PUT', `/alert/${id}/attributes`, { attributes: many }), keysSaid);
+    assertRefused(await api.call('PUT', `/_bulk/alerts/attributes?id=${id}`, { attributes: many }), keysSaid);
+    assertRefused(
+      await api.call('POST', '/blackout', { environment: 'Production', service: names(1000) }),
+      `service must have at most ${MAX_LIST.service.items} items`,
+    );
+    assertRefused(
+      await api.call('POST', '/blackout', { environment: 'Production', tags: tooMany }),
+      tagsSaid,
+    );
+    assertRefused(await api.call('POST', '/heartbeat', { origin: unique('hb'), tags: tooMany }), tagsSaid);
+    assertRefused(await api.call('POST', '/heartbeat', { origin: unique('hb'), attributes: many }), keysSaid);
+    const alertname = unique('ManyLabels');
+    const labels = Object.fromEntries(names(MAX_LIST.tags.items + 1).map((k) => [`l${k}`, 'v']));
+    assertRefused(
+      await api.call('POST', '/webhooks/prometheus', {
+        alerts: [{ status: 'firing', labels: { alertname, instance: 'i', ...labels } }],
+      }),
+      tagsSaid,
+    );
+    // The refused tag and attribute changes added nothing (the server adds attributes of its own).
+    const stored = await queryDb<{ tags: number; extra: boolean }>(
+      ctx.db.url,
+      `SELECT cardinality(tags) AS tags, attributes ? $2 AS extra FROM alerts WHERE id = $1`,
+      [id, String(MAX_ATTRIBUTES.count)],
+    );
+    assert.equal(stored, [{ tags: MAX_LIST.tags.items, extra: false }]);
+    assert.is(await count(ctx, 'SELECT count(*) AS n FROM alerts WHERE event = $1', [alertname]), 0);
+    assert.is(
+      await count(
+        ctx,
+        "SELECT count(*) AS n FROM blackouts WHERE environment = 'Production' AND cardinality(service) > 16",
+        [],
+      ),
+      0,
+    );
+  },
+);
 
 app.run();
