@@ -36,6 +36,7 @@ const LAYERS = [
       'server/log.ts',
       'server/metrics.ts',
       'server/secrets.ts',
+      'server/secret-box.ts',
       'server/version.ts',
       'server/base-url.ts',
       'server/types',

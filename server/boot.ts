@@ -11,6 +11,8 @@ import { startTallyCompaction } from './domain/tally-compaction.ts';
 import { startForwarding } from './forwarding/worker.ts';
 import { startNotifications } from './notifications/engine.ts';
 import { notificationsPlugin } from './notifications/plugin.ts';
+import { secretBoxFrom } from './secret-box.ts';
+import { resealReceiverSecrets } from './notifications/sealed-settings.ts';
 import { redactUrl, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -119,6 +121,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       startedAt,
       model,
       plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
+      secrets: secretBoxFrom(config).box,
     };
     // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
     deps.plugins = createPipeline([...plugins, await notificationsPlugin({ config, log })], deps);
@@ -128,6 +131,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     housekeeping = startHousekeeping(deps);
     tallyCompaction = startTallyCompaction(deps);
     forwarding = await startForwarding(deps);
+    await resealReceiverSecrets(deps);
     notifications = await startNotifications(deps);
     const app = createApp(deps, { webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.

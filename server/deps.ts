@@ -5,6 +5,7 @@ import type { Metrics } from './metrics.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { AlarmModel } from './domain/alarm-model.ts';
 import type { PluginPipeline } from './domain/plugin-hooks.ts';
+import type { SecretBox } from './secret-box.ts';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -24,6 +25,8 @@ export interface Deps {
   model: AlarmModel;
   /** The PLUGINS, ready to run. */
   plugins: PluginPipeline;
+  /** Seals and opens receiver secrets at rest (SECRETS_KEYS). */
+  secrets: SecretBox;
   /** When this process started, for uptime. */
   startedAt: number;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimeSchema } from './alerts.ts';
+import { IsoTimeSchema, MAX_LENGTH, tooLong } from './alerts.ts';
 
 // Notification receivers and routing rules (docs/notifications.md). Real clients send null for
 // "not given", so optional fields accept null.
@@ -27,6 +27,15 @@ const NameSchema = z
   .max(100, 'name must be at most 100 characters')
   .regex(/^[\w.@:-]+$/, 'name may hold only letters, digits and . _ - @ :');
 
+/** The customer that owns a receiver or rule (docs/notifications.md, "Customers"); null: global. */
+const OwnerSchema = (name: string) =>
+  z
+    .string({ error: `${name} must be a customer name` })
+    .min(1, `${name} must not be an empty string`)
+    .max(MAX_LENGTH.customer, tooLong(name, MAX_LENGTH.customer))
+    .refine(noNul, `${name} must not contain NUL characters`)
+    .nullish();
+
 const SECONDS = (name: string, max: number) =>
   z
     .number({ error: `${name} must be a number of seconds` })
@@ -49,6 +58,8 @@ export const ReceiverInputSchema = z.object(
       .nullish(),
     sendResolved: z.boolean({ error: 'sendResolved must be true or false' }).nullish(),
     settings: z.record(z.string(), z.unknown(), { error: 'settings must be an object' }).nullish(),
+    /** The owning customer: a customer's user gets its own; only admins make global ones. */
+    customer: OwnerSchema('customer'),
   },
   { error: 'expected a JSON object' },
 );
@@ -67,6 +78,13 @@ export const ReceiverSchema = z.object({
   rateLimit: z.number().nullable(),
   sendResolved: z.boolean(),
   settings: z.record(z.string(), z.unknown()),
+  /** The owning customer; null: global. */
+  customer: z.string().nullable(),
+  /**
+   * Secret settings stored under a key that is no longer configured (SECRETS_KEYS): sending fails
+   * until they are entered again. Empty when all is well.
+   */
+  unreadableSecrets: z.array(z.string()),
   /** `api` (managed here) or `settings` (from the server's settings, read-only). */
   source: z.enum(['api', 'settings']),
   createTime: IsoTimeSchema.nullable(),
@@ -127,6 +145,11 @@ const ruleFields = {
   /** Seconds between reminders while an alert stays open and unacknowledged; 0 or null: none. */
   repeatInterval: SECONDS('repeatInterval', 30 * 86_400).nullish(),
   escalations: z.array(EscalationSchema, { error: 'escalations must be a list' }).max(10).nullish(),
+  /**
+   * The customer that owns the rule: it matches only that customer's alerts and names only that
+   * customer's receivers. A customer's user gets its own; only admins make global ones (null).
+   */
+  owner: OwnerSchema('owner'),
 };
 
 /** POST /notifications/rules */
@@ -156,6 +179,7 @@ export const RuleSchema = z.object({
   groupWait: z.number(),
   repeatInterval: z.number(),
   escalations: z.array(EscalationSchema),
+  owner: z.string().nullable(),
   source: z.enum(['api', 'settings']),
   createTime: IsoTimeSchema.nullable(),
   updateTime: IsoTimeSchema.nullable(),

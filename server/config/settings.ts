@@ -86,6 +86,13 @@ export const SETTINGS = {
   BASE_URL: str(''),
   USE_PROXYFIX: bool(false),
   SECRET_KEY: str('changeme'),
+  // ours: receiver secrets at rest (docs/operations.md, "Rotating the secrets key"); the first seals
+  SECRETS_KEYS: setting(
+    'list',
+    z.array(z.string().min(1)),
+    [] as string[],
+    'a list of non-empty strings (the first encrypts, all decrypt)',
+  ),
   SERVER_VERSION: value(z.enum(['full', 'major', 'off']), 'full', "'full', 'major' or 'off'"),
   LOG_LEVEL: value(
     z

@@ -24,7 +24,15 @@ export interface ReceiverDef {
   /** Requests per minute at most; null: no limit. */
   rateLimit: number | null;
   sendResolved: boolean;
+  /**
+   * As stored, each secret is sealed (`{"$enc": …}`, notifications/sealed-settings.ts); as the
+   * server uses it, opened, except the `unreadable` ones, which stay sealed.
+   */
   settings: Record<string, unknown>;
+  /** The customer that owns it; null: global (admins only). */
+  customer: string | null;
+  /** Secret fields whose sealed value the configured keys cannot open (docs/notifications.md). */
+  unreadable?: readonly string[];
   source: 'api' | 'settings';
   createTime: number | null;
   updateTime: number | null;
@@ -45,6 +53,11 @@ export interface RuleDef {
   resource: string | null;
   tags: string[];
   customer: string | null;
+  /**
+   * The customer that owns the rule; null: global (admins only). An owned rule matches only that
+   * customer's alerts and names only that customer's receivers (docs/notifications.md, "Customers").
+   */
+  owner: string | null;
   /** Receiver names. */
   receivers: string[];
   continue: boolean;
@@ -66,14 +79,18 @@ const ReceiverRowSchema = z.object({
   rateLimit: z.number().nullable(),
   sendResolved: z.boolean(),
   settings: z.record(z.string(), z.unknown()),
+  customer: z.string().nullable(),
   createTime: z.number(),
   updateTime: z.number(),
 });
 const receiverColumns = sql.fragment`id::text, name, type, enabled, rate_limit AS "rateLimit",
-  send_resolved AS "sendResolved", settings, create_time AS "createTime", update_time AS "updateTime"`;
+  send_resolved AS "sendResolved", settings, customer, create_time AS "createTime",
+  update_time AS "updateTime"`;
 
-export type ReceiverWrite = Omit<ReceiverDef, 'source' | 'createTime' | 'updateTime'>;
+/** A receiver to store: its secrets already sealed. */
+export type ReceiverWrite = Omit<ReceiverDef, 'source' | 'createTime' | 'updateTime' | 'unreadable'>;
 
+/** Every receiver as stored (secrets sealed; notifications/sealed-settings.ts opens them). */
 export async function listReceivers(db: CommonQueryMethods): Promise<ReceiverDef[]> {
   const rows = await db.any(sql.type(ReceiverRowSchema)`
     SELECT ${receiverColumns} FROM notification_receivers ORDER BY name`);
@@ -82,15 +99,35 @@ export async function listReceivers(db: CommonQueryMethods): Promise<ReceiverDef
 
 export async function insertReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO notification_receivers (id, name, type, enabled, rate_limit, send_resolved, settings)
-    VALUES (${r.id}, ${r.name}, ${r.type}, ${r.enabled}, ${r.rateLimit}, ${r.sendResolved}, ${json(r.settings)})`);
+    INSERT INTO notification_receivers (id, name, type, enabled, rate_limit, send_resolved, settings, customer)
+    VALUES (${r.id}, ${r.name}, ${r.type}, ${r.enabled}, ${r.rateLimit}, ${r.sendResolved}, ${json(r.settings)},
+      ${r.customer})`);
 }
 
 export async function updateReceiver(db: CommonQueryMethods, r: ReceiverWrite): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE notification_receivers SET name = ${r.name}, enabled = ${r.enabled}, rate_limit = ${r.rateLimit},
-      send_resolved = ${r.sendResolved}, settings = ${json(r.settings)}, update_time = now()
+      send_resolved = ${r.sendResolved}, settings = ${json(r.settings)}, customer = ${r.customer},
+      update_time = now()
     WHERE id = ${r.id}`);
+}
+
+/** Every receiver's type and stored settings, locked for this transaction (the start-up reseal). */
+export function lockReceiverSettings(db: CommonQueryMethods) {
+  return db.any(
+    sql.type(
+      z.object({ id: z.string(), type: ReceiverTypeSchema, settings: z.record(z.string(), z.unknown()) }),
+    )`SELECT id::text, type, settings FROM notification_receivers ORDER BY id FOR UPDATE`,
+  );
+}
+
+/** Stores a receiver's settings as they are (already sealed), leaving its update time alone. */
+export async function setReceiverSettings(
+  db: CommonQueryMethods,
+  id: string,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  await db.query(sql.unsafe`UPDATE notification_receivers SET settings = ${json(settings)} WHERE id = ${id}`);
 }
 
 /** Deletes a receiver and whatever is still queued for it. */
@@ -135,6 +172,7 @@ const RuleRowSchema = z
     groupWait: z.number(),
     repeatInterval: z.number(),
     escalations: z.array(EscalationSchema),
+    owner: z.string().nullable(),
     createTime: z.number(),
     updateTime: z.number(),
   })
@@ -152,7 +190,7 @@ const RuleRowSchema = z
     source: 'api',
   }));
 const ruleColumns = sql.fragment`id::text, name, priority, enabled, match, receivers, continue,
-  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations,
+  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations, owner,
   create_time AS "createTime", update_time AS "updateTime"`;
 
 export type RuleWrite = Omit<RuleDef, 'source' | 'createTime' | 'updateTime'>;
@@ -178,9 +216,9 @@ export function listRules(db: CommonQueryMethods): Promise<readonly RuleDef[]> {
 export async function insertRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
   await db.query(sql.unsafe`
     INSERT INTO notification_rules (id, name, priority, enabled, match, receivers, continue, group_wait,
-      repeat_interval, escalations)
+      repeat_interval, escalations, owner)
     VALUES (${r.id}, ${r.name}, ${r.priority}, ${r.enabled}, ${matchOf(r)}, ${texts(r.receivers)},
-      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)})`);
+      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)}, ${r.owner})`);
 }
 
 export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
@@ -188,7 +226,7 @@ export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<
     UPDATE notification_rules SET name = ${r.name}, priority = ${r.priority}, enabled = ${r.enabled},
       match = ${matchOf(r)}, receivers = ${texts(r.receivers)}, continue = ${r.continue},
       group_wait = ${r.groupWait}, repeat_interval = ${r.repeatInterval},
-      escalations = ${json(r.escalations)}, update_time = now()
+      escalations = ${json(r.escalations)}, owner = ${r.owner}, update_time = now()
     WHERE id = ${r.id}`);
 }
 

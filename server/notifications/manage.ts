@@ -13,16 +13,22 @@ import type { HistoryEntry } from '../../shared/alerts.ts';
 import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import { getAlert } from '../domain/alerts.ts';
-import type { Caller } from '../domain/caller.ts';
+import { assignCustomer, type Caller } from '../domain/caller.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { engineOf } from './engine.ts';
 import { fromSettings } from './from-settings.ts';
 import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
 import { linksOf, testAlert, type Item } from './render/common.ts';
 import { matchEveryAlert, type RuleDef } from './rules.ts';
+import { openReceiver, sealSettings } from './sealed-settings.ts';
 import { Agents, sendMessage } from './senders/index.ts';
 
-/** Receivers, rules and test messages: the use cases behind /notifications (docs/notifications.md). */
+/**
+ * Receivers, rules and test messages: the use cases behind /notifications (docs/notifications.md).
+ * Customers as for blackouts: a caller restricted to customers sees, changes and tests only the
+ * receivers and rules its customers own — global ones (no customer, and those the settings make)
+ * are not found — and what it creates is owned by its customer (tests/api/notifications-tenancy.test.ts).
+ */
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -35,6 +41,8 @@ export function presentReceiver(r: ReceiverDef): Receiver {
     rateLimit: r.rateLimit,
     sendResolved: r.sendResolved,
     settings: maskedSettings(r.type, r.settings),
+    customer: r.customer,
+    unreadableSecrets: [...(r.unreadable ?? [])],
     source: r.source,
     createTime: iso(r.createTime),
     updateTime: iso(r.updateTime),
@@ -45,9 +53,14 @@ export function presentRule(r: RuleDef): Rule {
   return { ...r, createTime: iso(r.createTime), updateTime: iso(r.updateTime) };
 }
 
-/** Every receiver: the ones the settings make, then the API's, by name. */
+/** Whether a caller may see what `customer` owns: all for an unrestricted caller, never a global one else. */
+const isVisible = (caller: Pick<Caller, 'customers'>, customer: string | null) =>
+  caller.customers === null || (customer !== null && caller.customers.includes(customer));
+
+/** Every receiver (secrets opened): the ones the settings make, then the API's, by name. */
 async function allReceivers(deps: Deps): Promise<ReceiverDef[]> {
-  return [...fromSettings(deps.config).receivers, ...(await store.listReceivers(deps.db))];
+  const stored = await store.listReceivers(deps.db);
+  return [...fromSettings(deps.config).receivers, ...stored.map((r) => openReceiver(deps.secrets, r))];
 }
 
 async function allRules(deps: Deps): Promise<RuleDef[]> {
@@ -55,18 +68,43 @@ async function allRules(deps: Deps): Promise<RuleDef[]> {
   return [...(rule ? [rule] : []), ...(await store.listRules(deps.db))];
 }
 
-/** By id or name. */
-async function findReceiver(deps: Deps, key: string): Promise<ReceiverDef> {
-  const found = (await allReceivers(deps)).find((r) => r.id === key || r.name === key);
+async function visibleReceivers(deps: Deps, caller: Caller): Promise<ReceiverDef[]> {
+  return (await allReceivers(deps)).filter((r) => isVisible(caller, r.customer));
+}
+
+async function visibleRules(deps: Deps, caller: Caller): Promise<RuleDef[]> {
+  return (await allRules(deps)).filter((r) => isVisible(caller, r.owner));
+}
+
+/** By id or name, among those the caller sees. */
+async function findReceiver(deps: Deps, caller: Caller, key: string): Promise<ReceiverDef> {
+  const found = (await visibleReceivers(deps, caller)).find((r) => r.id === key || r.name === key);
   if (!found) throw notFound('receiver');
   return found;
 }
 
-async function findRule(deps: Deps, key: string): Promise<RuleDef> {
-  const found = (await allRules(deps)).find((r) => r.id === key || r.name === key);
+async function findRule(deps: Deps, caller: Caller, key: string): Promise<RuleDef> {
+  const found = (await visibleRules(deps, caller)).find((r) => r.id === key || r.name === key);
   if (!found) throw notFound('rule');
   return found;
 }
+
+/**
+ * The owner after a change (as blackouts): absent keeps it; a restricted caller may move it only
+ * among its customers, and null (global) keeps it where it is.
+ */
+function ownerAfter(
+  current: string | null,
+  wanted: string | null | undefined,
+  caller: Caller,
+): string | null {
+  if (wanted === undefined) return current;
+  if (wanted === null && caller.customers !== null) return current;
+  return assignCustomer(wanted, caller.customers);
+}
+
+const ownerName = (customer: string | null) =>
+  customer === null ? 'no customer (global)' : `customer '${customer}'`;
 
 const readOnly = (what: string) =>
   conflict(`${what} is made from the server's settings (PLUGINS); change the settings instead`);
@@ -83,12 +121,12 @@ async function write(
   await engineOf(deps)?.routing.load();
 }
 
-export async function listReceivers(deps: Deps): Promise<Receiver[]> {
-  return (await allReceivers(deps)).map(presentReceiver);
+export async function listReceivers(deps: Deps, caller: Caller): Promise<Receiver[]> {
+  return (await visibleReceivers(deps, caller)).map(presentReceiver);
 }
 
-export async function getReceiver(deps: Deps, key: string): Promise<Receiver> {
-  return presentReceiver(await findReceiver(deps, key));
+export async function getReceiver(deps: Deps, caller: Caller, key: string): Promise<Receiver> {
+  return presentReceiver(await findReceiver(deps, caller, key));
 }
 
 function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>) {
@@ -96,13 +134,15 @@ function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>) {
   if (problems.length) throw badRequest(problems[0]!, problems);
 }
 
+/** Names are unique across customers (rules name receivers by name): a taken name is a 409 for anyone. */
 async function assertFreeName(deps: Deps, name: string, self: string | null, what: 'receiver' | 'rule') {
   const all = what === 'receiver' ? await allReceivers(deps) : await allRules(deps);
   if (all.some((x) => x.name === name && x.id !== self))
     throw conflict(`a ${what} named '${name}' already exists`);
 }
 
-export async function createReceiver(deps: Deps, input: ReceiverInput): Promise<Receiver> {
+export async function createReceiver(deps: Deps, caller: Caller, input: ReceiverInput): Promise<Receiver> {
+  const customer = assignCustomer(input.customer, caller.customers);
   await assertFreeName(deps, input.name, null, 'receiver');
   const r: store.ReceiverWrite = {
     id: randomUUID(),
@@ -112,14 +152,20 @@ export async function createReceiver(deps: Deps, input: ReceiverInput): Promise<
     rateLimit: input.rateLimit ?? null,
     sendResolved: input.sendResolved ?? true,
     settings: input.settings ?? {},
+    customer,
   };
   assertSettings(r);
-  await write(deps, (tx) => store.insertReceiver(tx, r));
-  return getReceiver(deps, r.id);
+  await write(deps, (tx) => store.insertReceiver(tx, { ...r, settings: sealSettings(deps.secrets, r) }));
+  return getReceiver(deps, caller, r.id);
 }
 
-export async function updateReceiver(deps: Deps, key: string, change: ReceiverUpdate): Promise<Receiver> {
-  const current = await findReceiver(deps, key);
+export async function updateReceiver(
+  deps: Deps,
+  caller: Caller,
+  key: string,
+  change: ReceiverUpdate,
+): Promise<Receiver> {
+  const current = await findReceiver(deps, caller, key);
   if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
   if (change.type != null && change.type !== current.type)
     throw badRequest('the type of a receiver cannot change; create a new receiver');
@@ -134,23 +180,34 @@ export async function updateReceiver(deps: Deps, key: string, change: ReceiverUp
     settings: change.settings
       ? mergeSettings(current.type, current.settings, change.settings)
       : current.settings,
+    customer: ownerAfter(current.customer, change.customer, caller),
   };
   assertSettings(next);
+  if (next.customer !== current.customer) {
+    // Rules name only receivers of their own owner: moving one they name would leave them pointing
+    // at another customer's receiver.
+    const users = (await allRules(deps)).filter(
+      (rule) => rule.owner !== next.customer && namesReceiver(rule, current.name),
+    );
+    if (users.length)
+      throw conflict(
+        `receiver '${current.name}' is named by rule ${users.map((u) => `'${u.name}'`).join(', ')} of ${ownerName(current.customer)}; it cannot move to ${ownerName(next.customer)}`,
+      );
+  }
   await write(deps, async (tx) => {
-    await store.updateReceiver(tx, next);
+    await store.updateReceiver(tx, { ...next, settings: sealSettings(deps.secrets, next) });
     if (next.name !== current.name) await store.renameInRules(tx, current.name, next.name);
   });
-  return getReceiver(deps, current.id);
+  return getReceiver(deps, caller, current.id);
 }
 
-export async function deleteReceiver(deps: Deps, key: string): Promise<void> {
-  const current = await findReceiver(deps, key);
+const namesReceiver = (rule: RuleDef, name: string) =>
+  rule.receivers.includes(name) || rule.escalations.some((e) => e.receivers.includes(name));
+
+export async function deleteReceiver(deps: Deps, caller: Caller, key: string): Promise<void> {
+  const current = await findReceiver(deps, caller, key);
   if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
-  const users = (await allRules(deps)).filter(
-    (rule) =>
-      rule.receivers.includes(current.name) ||
-      rule.escalations.some((e) => e.receivers.includes(current.name)),
-  );
+  const users = (await allRules(deps)).filter((rule) => namesReceiver(rule, current.name));
   if (users.length)
     throw conflict(
       `receiver '${current.name}' is used by rule ${users.map((u) => `'${u.name}'`).join(', ')}`,
@@ -162,8 +219,8 @@ export async function deleteReceiver(deps: Deps, key: string): Promise<void> {
  * Sends a made-up alert to the receiver at once (not through the queue) and says what happened. A
  * paging service gets the test incident resolved right after it was opened.
  */
-export async function testReceiver(deps: Deps, key: string): Promise<TestResult> {
-  const receiver = await findReceiver(deps, key);
+export async function testReceiver(deps: Deps, caller: Caller, key: string): Promise<TestResult> {
+  const receiver = await findReceiver(deps, caller, key);
   const alert = testAlert(Date.now(), receiver.name);
   const items: Item[] = [{ kind: 'test', alert }];
   const agents = new Agents();
@@ -201,20 +258,29 @@ export async function testReceiver(deps: Deps, key: string): Promise<TestResult>
 
 // ---- rules ----------------------------------------------------------------------------------
 
-export async function listRules(deps: Deps): Promise<Rule[]> {
-  return (await allRules(deps)).map(presentRule);
+export async function listRules(deps: Deps, caller: Caller): Promise<Rule[]> {
+  return (await visibleRules(deps, caller)).map(presentRule);
 }
 
-export async function getRule(deps: Deps, key: string): Promise<Rule> {
-  return presentRule(await findRule(deps, key));
+export async function getRule(deps: Deps, caller: Caller, key: string): Promise<Rule> {
+  return presentRule(await findRule(deps, caller, key));
 }
 
-/** Receivers and severities a rule names must exist. */
-async function assertRule(deps: Deps, r: store.RuleWrite): Promise<void> {
-  const names = new Set((await allReceivers(deps)).map((x) => x.name));
+/**
+ * Receivers and severities a rule names must exist, and the receivers be the caller's to see and
+ * of the rule's owner (a customer's rule names only that customer's receivers, a global rule only
+ * global ones): routing enforces the same (Routing.receiversFor).
+ */
+async function assertRule(deps: Deps, caller: Caller, r: store.RuleWrite): Promise<void> {
+  const byName = new Map((await visibleReceivers(deps, caller)).map((x) => [x.name, x]));
   const problems: string[] = [];
   for (const name of [...r.receivers, ...r.escalations.flatMap((e) => e.receivers)]) {
-    if (!names.has(name)) problems.push(`receivers: no receiver named '${name}'`);
+    const receiver = byName.get(name);
+    if (!receiver) problems.push(`receivers: no receiver named '${name}'`);
+    else if (receiver.customer !== r.owner)
+      problems.push(
+        `receivers: '${name}' belongs to ${ownerName(receiver.customer)}; a rule of ${ownerName(r.owner)} may name only its receivers`,
+      );
   }
   for (const s of [...r.severity, ...(r.minSeverity ? [r.minSeverity] : [])]) {
     if (!deps.model.isSeverity(s)) problems.push(deps.model.unknownSeverityMessage(s));
@@ -255,10 +321,12 @@ function ruleFrom(id: string, base: Omit<store.RuleWrite, 'id'>, change: RuleUpd
     groupWait: pick('groupWait', base.groupWait),
     repeatInterval: pick('repeatInterval', base.repeatInterval),
     escalations: change.escalations === undefined ? base.escalations : (change.escalations ?? []),
+    owner: base.owner,
   };
 }
 
-export async function createRule(deps: Deps, input: RuleInput): Promise<Rule> {
+export async function createRule(deps: Deps, caller: Caller, input: RuleInput): Promise<Rule> {
+  const owner = assignCustomer(input.owner, caller.customers);
   await assertFreeName(deps, input.name, null, 'rule');
   const rules = await store.listRules(deps.db);
   const last = rules.reduce((max, r) => Math.max(max, r.priority), 0);
@@ -272,25 +340,30 @@ export async function createRule(deps: Deps, input: RuleInput): Promise<Rule> {
     groupWait: 30,
     repeatInterval: 0,
     escalations: [],
+    owner,
   };
   const rule = ruleFrom(randomUUID(), base, input);
-  await assertRule(deps, rule);
+  await assertRule(deps, caller, rule);
   await write(deps, (tx) => store.insertRule(tx, rule));
-  return getRule(deps, rule.id);
+  return getRule(deps, caller, rule.id);
 }
 
-export async function updateRule(deps: Deps, key: string, change: RuleUpdate): Promise<Rule> {
-  const current = await findRule(deps, key);
+export async function updateRule(deps: Deps, caller: Caller, key: string, change: RuleUpdate): Promise<Rule> {
+  const current = await findRule(deps, caller, key);
   if (current.source === 'settings') throw readOnly(`rule '${current.name}'`);
   if (change.name != null) await assertFreeName(deps, change.name, current.id, 'rule');
-  const rule = ruleFrom(current.id, current, change);
-  await assertRule(deps, rule);
+  const rule = ruleFrom(
+    current.id,
+    { ...current, owner: ownerAfter(current.owner, change.owner, caller) },
+    change,
+  );
+  await assertRule(deps, caller, rule);
   await write(deps, (tx) => store.updateRule(tx, rule));
-  return getRule(deps, current.id);
+  return getRule(deps, caller, current.id);
 }
 
-export async function deleteRule(deps: Deps, key: string): Promise<void> {
-  const current = await findRule(deps, key);
+export async function deleteRule(deps: Deps, caller: Caller, key: string): Promise<void> {
+  const current = await findRule(deps, caller, key);
   if (current.source === 'settings') throw readOnly(`rule '${current.name}'`);
   await write(deps, (tx) => store.deleteRule(tx, current.id));
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ReceiverType } from '../../shared/notifications.ts';
 import type { ReceiverDef } from '../db/notifications.ts';
 import { MASK } from '../secrets.ts';
+import { isSealed } from '../secret-box.ts';
 
 export type { ReceiverDef } from '../db/notifications.ts';
 
@@ -130,8 +131,12 @@ export function wants(receiver: Pick<ReceiverDef, 'type' | 'sendResolved'>, kind
   return true;
 }
 
-/** A secret as shown: a URL keeps its scheme and host (which service), anything else is the mask. */
+/**
+ * A secret as shown: a URL keeps its scheme and host (which service), anything else is the mask;
+ * a value still sealed (no configured key opens it) is the mask too.
+ */
 export function maskSecret(value: unknown): unknown {
+  if (isSealed(value)) return MASK;
   if (typeof value !== 'string' || value === '') return value;
   try {
     const url = new URL(value);
@@ -171,11 +176,17 @@ export function mergeSettings(
   return merged;
 }
 
-/** Checks a type's settings; gives the problems, one line each, naming the key. */
+/**
+ * Checks a type's settings; gives the problems, one line each, naming the key. A secret still
+ * sealed (unreadable, kept as it was) is not checked: it was checked when it was entered.
+ */
 export function checkSettings(type: ReceiverType, settings: Record<string, unknown>): string[] {
   const parsed = SETTINGS_SCHEMAS[type].safeParse(settings);
   if (parsed.success) return [];
-  return parsed.error.issues.map((i) =>
+  const sealed = (key: PropertyKey | undefined) =>
+    typeof key === 'string' && SECRET_FIELDS[type].includes(key) && isSealed(settings[key]);
+  const issues = parsed.error.issues.filter((i) => !sealed(i.path[0]));
+  return issues.map((i) =>
     i.code === 'unrecognized_keys'
       ? `settings: unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.join(', ')} for a ${type} receiver`
       : `settings.${i.path.join('.') || '?'}: ${i.message}`,

@@ -3,6 +3,7 @@ import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
 import { fromSettings } from './from-settings.ts';
 import { wants, type ReceiverDef } from './receivers.ts';
+import { openReceiver } from './sealed-settings.ts';
 import { byPriority, compileRule, routeAlert, type CompiledRule, type RuleDef } from './rules.ts';
 
 /** How often an instance asks whether another one changed receivers or rules. */
@@ -51,7 +52,7 @@ export class Routing {
       receivers: await store.listReceivers(tx),
       rules: await store.listRules(tx),
     }));
-    const all = [...this.fromSettings.receivers, ...receivers];
+    const all = [...this.fromSettings.receivers, ...receivers.map((r) => openReceiver(this.deps.secrets, r))];
     const defs = [...(this.fromSettings.rule ? [this.fromSettings.rule] : []), ...rules].sort(byPriority);
     const rank = (s: string) => this.deps.model.severityRank(s);
     this.receivers = new Map(all.map((r) => [r.id, r]));
@@ -86,12 +87,16 @@ export class Routing {
     return this.rules.length === 0;
   }
 
-  /** Enabled receivers of these names that want this kind of message. */
-  receiversFor(names: readonly string[], kind: string): ReceiverDef[] {
+  /**
+   * Enabled receivers of these names that want this kind of message, of the rule's owner only: a
+   * customer's rule never reaches another customer's receiver or a global one, nor a global rule a
+   * customer's (tests/api/notifications-tenancy.test.ts), whatever was stored.
+   */
+  receiversFor(names: readonly string[], kind: string, rule: Pick<RuleDef, 'owner'>): ReceiverDef[] {
     const found: ReceiverDef[] = [];
     for (const name of new Set(names)) {
       const r = this.byName.get(name);
-      if (r && r.enabled && wants(r, kind)) found.push(r);
+      if (r && r.enabled && r.customer === rule.owner && wants(r, kind)) found.push(r);
     }
     return found;
   }
@@ -100,7 +105,7 @@ export class Routing {
   triggersFor(alert: NotifiedAlert): Trigger[] {
     const triggers: Trigger[] = [];
     for (const { def } of routeAlert(this.rules, alert)) {
-      const targets = this.receiversFor(def.receivers, 'trigger').map((r) => ({
+      const targets = this.receiversFor(def.receivers, 'trigger', def).map((r) => ({
         receiverId: r.id,
         waitMs: def.groupWait * 1000,
       }));

@@ -71,7 +71,11 @@ export function compileRule(def: RuleDef, rank: (severity: string) => number): C
     for (const v of values) if (re.test(v)) return true;
     return false;
   };
+  // A customer's rule is told only about that customer's alerts, whatever its patterns say
+  // (tests/api/notifications-tenancy.test.ts).
+  const owner = def.owner;
   const matches = (a: Routable) => {
+    if (owner !== null && a.customer !== owner) return false;
     for (const f of fields) if (!f.re.test(f.pick(a))) return false;
     if (service && !anyMatches(service, a.service)) return false;
     for (const re of tags) if (!anyMatches(re, a.tags)) return false;

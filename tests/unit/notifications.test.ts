@@ -17,6 +17,8 @@ import {
   type RuleDef,
 } from '../../server/notifications/rules.ts';
 import { backoffMs } from '../../server/notifications/worker.ts';
+import { openReceiver, sealSettings } from '../../server/notifications/sealed-settings.ts';
+import { SecretBox } from '../../server/secret-box.ts';
 
 const model = createAlarmModel(loadConfig({}, { systemFile: null }));
 const rank = (s: string) => model.severityRank(s);
@@ -33,6 +35,7 @@ function rule(over: Partial<RuleDef>): RuleDef {
     groupWait: 30,
     repeatInterval: 0,
     escalations: [],
+    owner: null,
     source: 'api',
     createTime: null,
     updateTime: null,
@@ -94,6 +97,14 @@ matching('customer: no customer is the empty string', () => {
   assert.not.ok(matches({ customer: 'acme' }));
   assert.ok(matches({ customer: 'acme' }, alert({ customer: 'acme' })));
   assert.ok(matches({ customer: '' }));
+});
+
+matching("owner: a customer's rule matches only that customer's alerts, whatever its patterns", () => {
+  assert.ok(matches({ owner: 'acme' }, alert({ customer: 'acme' })));
+  assert.not.ok(matches({ owner: 'acme' }, alert({ customer: 'globex' })));
+  assert.not.ok(matches({ owner: 'acme' }, alert({ customer: null })));
+  assert.not.ok(matches({ owner: 'acme', customer: '.*' }, alert({ customer: 'globex' })));
+  assert.ok(matches({ owner: null }, alert({ customer: 'globex' })));
 });
 
 matching('routing: in order, first match stops unless it continues; disabled rules are skipped', () => {
@@ -249,6 +260,57 @@ rendering('retry backoff doubles up to the limit', () => {
   );
 });
 
+const sealing = suite('notifications: receiver secrets at rest');
+
+const receiver = (settings: Record<string, unknown>) => ({
+  id: '5f0c3b7e-0000-4000-8000-000000000001',
+  name: 'hook',
+  type: 'webhook' as const,
+  enabled: true,
+  rateLimit: null,
+  sendResolved: true,
+  settings,
+  customer: null,
+  source: 'api' as const,
+  createTime: null,
+  updateTime: null,
+});
+
+sealing('secret fields are sealed, other fields stay; opening gives them back', () => {
+  const box = new SecretBox(['key one']);
+  const r = receiver({ url: 'https://hooks.example.com/T0/secret-path', secret: 'hmac-secret' });
+  const stored = sealSettings(box, r);
+  assert.not.match(JSON.stringify(stored), /secret-path|hmac-secret/);
+  assert.match(String((stored.url as { $enc: string }).$enc), /^v1:[\w-]{8}:/);
+  const opened = openReceiver(box, { ...r, settings: stored });
+  assert.equal([opened.settings, opened.unreadable], [r.settings, []]);
+});
+
+sealing('rotation: the first key seals, every key opens; a removed key leaves the field unreadable', () => {
+  const r = receiver({ url: 'https://hooks.example.com/x' });
+  const old = new SecretBox(['old key']);
+  const stored = sealSettings(old, r);
+  const rotated = new SecretBox(['new key', 'old key']);
+  assert.is(openReceiver(rotated, { ...r, settings: stored }).settings.url, r.settings.url);
+  assert.ok(rotated.isStale(stored.url as { $enc: string }));
+  const removed = openReceiver(new SecretBox(['new key']), { ...r, settings: stored });
+  assert.equal(removed.unreadable, ['url']);
+  assert.equal(maskedSettings('webhook', removed.settings), { url: '********' });
+});
+
+sealing('a sealed value opens only for the receiver and field it was sealed for', () => {
+  const box = new SecretBox(['k']);
+  const stored = sealSettings(box, receiver({ url: 'https://a.example.com/x', secret: 's3cr3t' }));
+  const moved = openReceiver(box, {
+    ...receiver({ url: stored.url }),
+    id: '5f0c3b7e-0000-4000-8000-000000000002',
+  });
+  assert.equal(moved.unreadable, ['url']);
+  const swapped = openReceiver(box, receiver({ url: 'https://a.example.com/x', secret: stored.url }));
+  assert.equal(swapped.unreadable, ['secret']);
+});
+
 matching.run();
 secrets.run();
+sealing.run();
 rendering.run();

@@ -26,7 +26,10 @@ const AlertParamsSchema = z.object({ id: AlertIdSchema });
 const READ = 'read:notifications';
 const ADMIN = 'admin:notifications';
 
-/** Notification receivers and routing rules (docs/notifications.md). */
+/**
+ * Notification receivers and routing rules (docs/notifications.md); a caller restricted to customers
+ * sees and manages only its customers' (tests/api/notifications-tenancy.test.ts).
+ */
 export function notificationRoutes(deps: Deps): Router {
   const router = new Router();
   const nonEmpty = (body: Record<string, unknown>) => {
@@ -36,13 +39,17 @@ export function notificationRoutes(deps: Deps): Router {
 
   /** GET /notifications/receivers */
   router.get('/notifications/receivers', requireScope(deps, READ), async (ctx) => {
-    const receivers = await notifications.listReceivers(deps);
+    const receivers = await notifications.listReceivers(deps, callerOf(ctx, deps));
     ctx.body = { status: 'ok', receivers, total: receivers.length };
   });
 
   /** POST /notifications/receivers */
   router.post('/notifications/receivers', requireScope(deps, ADMIN), async (ctx) => {
-    const receiver = await notifications.createReceiver(deps, ReceiverInputSchema.parse(bodyObject(ctx)));
+    const receiver = await notifications.createReceiver(
+      deps,
+      callerOf(ctx, deps),
+      ReceiverInputSchema.parse(bodyObject(ctx)),
+    );
     ctx.status = 201;
     ctx.body = { status: 'ok', id: receiver.id, receiver };
   });
@@ -50,38 +57,45 @@ export function notificationRoutes(deps: Deps): Router {
   /** GET /notifications/receivers/:id (id or name) */
   router.get('/notifications/receivers/:id', requireScope(deps, READ), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', receiver: await notifications.getReceiver(deps, id) };
+    ctx.body = { status: 'ok', receiver: await notifications.getReceiver(deps, callerOf(ctx, deps), id) };
   });
 
   /** PUT /notifications/receivers/:id */
   router.put('/notifications/receivers/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
     const change = ReceiverUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
-    ctx.body = { status: 'ok', receiver: await notifications.updateReceiver(deps, id, change) };
+    ctx.body = {
+      status: 'ok',
+      receiver: await notifications.updateReceiver(deps, callerOf(ctx, deps), id, change),
+    };
   });
 
   /** DELETE /notifications/receivers/:id */
   router.delete('/notifications/receivers/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteReceiver(deps, id);
+    await notifications.deleteReceiver(deps, callerOf(ctx, deps), id);
     ctx.body = { status: 'ok' };
   });
 
   /** POST /notifications/receivers/:id/test — sends a test message now and says what happened. */
   router.post('/notifications/receivers/:id/test', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = await notifications.testReceiver(deps, id);
+    ctx.body = await notifications.testReceiver(deps, callerOf(ctx, deps), id);
   });
 
   /** GET /notifications/rules, in routing order */
   router.get('/notifications/rules', requireScope(deps, READ), async (ctx) => {
-    const rules = await notifications.listRules(deps);
+    const rules = await notifications.listRules(deps, callerOf(ctx, deps));
     ctx.body = { status: 'ok', rules, total: rules.length };
   });
 
   /** POST /notifications/rules */
   router.post('/notifications/rules', requireScope(deps, ADMIN), async (ctx) => {
-    const rule = await notifications.createRule(deps, RuleInputSchema.parse(bodyObject(ctx)));
+    const rule = await notifications.createRule(
+      deps,
+      callerOf(ctx, deps),
+      RuleInputSchema.parse(bodyObject(ctx)),
+    );
     ctx.status = 201;
     ctx.body = { status: 'ok', id: rule.id, rule };
   });
@@ -89,20 +103,20 @@ export function notificationRoutes(deps: Deps): Router {
   /** GET /notifications/rules/:id (id or name) */
   router.get('/notifications/rules/:id', requireScope(deps, READ), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', rule: await notifications.getRule(deps, id) };
+    ctx.body = { status: 'ok', rule: await notifications.getRule(deps, callerOf(ctx, deps), id) };
   });
 
   /** PUT /notifications/rules/:id */
   router.put('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
     const change = RuleUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
-    ctx.body = { status: 'ok', rule: await notifications.updateRule(deps, id, change) };
+    ctx.body = { status: 'ok', rule: await notifications.updateRule(deps, callerOf(ctx, deps), id, change) };
   });
 
   /** DELETE /notifications/rules/:id */
   router.delete('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteRule(deps, id);
+    await notifications.deleteRule(deps, callerOf(ctx, deps), id);
     ctx.body = { status: 'ok' };
   });
 

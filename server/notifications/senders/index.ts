@@ -9,6 +9,7 @@ import { teamsRequest } from '../render/teams.ts';
 import { telegramRequest } from '../render/telegram.ts';
 import { webhookRequest } from '../render/webhook.ts';
 import { sendMail } from './smtp.ts';
+import { unreadableError } from '../sealed-settings.ts';
 
 export interface SendOptions {
   config: Config;
@@ -90,6 +91,10 @@ async function sendHttp(r: ReceiverDef, req: HttpRequest, o: SendOptions): Promi
  * service is down: the rest would fail too and are retried with it).
  */
 export async function sendMessage(r: ReceiverDef, m: Message, o: SendOptions): Promise<Sent[]> {
+  // Secrets no configured key opens: worth retrying, since an admin may enter them again or put the
+  // key back (tests/api/notification-secrets.test.ts).
+  if (r.unreadable?.length)
+    return [{ items: m.items, attempt: { outcome: 'failed', error: unreadableError(r) } }];
   if (r.type === 'email') {
     const settings: SettingsOf<'email'> = SETTINGS_SCHEMAS.email.parse(r.settings);
     const attempt = await sendMail(renderMail(m), settings, o.config, {
