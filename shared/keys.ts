@@ -46,12 +46,20 @@ export type KeyInput = z.infer<typeof KeyInputSchema>;
 export const KeyUpdateSchema = z.object(fields, { error: 'expected a JSON object' });
 export type KeyUpdate = z.infer<typeof KeyUpdateSchema>;
 
-/** A key value or id as it appears in a URL. */
-export const KeyParamSchema = z
-  .string({ error: 'key must be a string' })
-  .regex(/^[\x21-\x7e]{1,128}$/, 'key must be 1 to 128 printable characters');
+/** A key value or id as it appears in a URL; a masked value (`abcdef…`, from a list) names no key. */
+export const KeyParamSchema = z.string({ error: 'key must be a string' }).superRefine((v, c) => {
+  if (v.endsWith('…')) {
+    c.addIssue({ code: 'custom', message: 'a masked key names no key: use the key id or its whole value' });
+  } else if (!/^[\x21-\x7e]{1,128}$/.test(v)) {
+    c.addIssue({ code: 'custom', message: 'key must be 1 to 128 printable characters' });
+  }
+});
 
-/** An API key as the API returns it (api.md §8). */
+/**
+ * An API key as the API returns it (api.md §8). Only POST /key's answer carries the whole value in
+ * `key`; everywhere else it is masked (`abcdef…`, the server keeps only a hash) and `href` names
+ * the key by its id, which addresses it as well as the value does.
+ */
 export const ApiKeySchema = z.object({
   id: z.string(),
   key: z.string(),

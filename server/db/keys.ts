@@ -1,9 +1,25 @@
+import { createHash } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
+/**
+ * What is stored of a key's value: its SHA-256 (UTF-8 bytes). Keys are long random tokens, so one
+ * unsalted digest suffices; migration 0050 computes the same with `sha256(convert_to(key, 'UTF8'))`
+ * (tests/api/migration-key-hashes.test.ts checks that both agree).
+ */
+export const hashKey = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * The first characters of a key, kept so lists can tell keys apart: at most 6, and at most a quarter
+ * of the value (a short key given in the settings keeps most of its secret). Migration 0050's
+ * trigger cuts the same.
+ */
+export const keyHintOf = (value: string): string => value.slice(0, Math.min(6, Math.floor(value.length / 4)));
+
 export const KeyRowSchema = z.object({
   id: z.string(),
-  key: z.string(),
+  /** The first characters of the value (keyHintOf); the value itself is never stored. */
+  hint: z.string(),
   user: z.string(),
   scopes: z.array(z.string()),
   text: z.string(),
@@ -15,17 +31,37 @@ export const KeyRowSchema = z.object({
 export type KeyRow = z.infer<typeof KeyRowSchema>;
 
 export const keyColumns = sql.fragment`
-  k.id::text AS id, k.key, k."user", k.scopes, k.text, k.expire_time AS "expireTime", k.count,
+  k.id::text AS id, k.key_hint AS hint, k."user", k.scopes, k.text, k.expire_time AS "expireTime", k.count,
   k.last_used_time AS "lastUsedTime", k.customer`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The key a request presents, by its value or (as Alerta allows) its id; expired keys included. */
-export function findKeyForAuth(db: CommonQueryMethods, value: string): Promise<KeyRow | null> {
-  return UUID.test(value)
-    ? db.maybeOne(sql.type(KeyRowSchema)`
-        SELECT ${keyColumns} FROM keys k WHERE k.key = ${value} OR k.id = ${value}::uuid LIMIT 1`)
-    : db.maybeOne(sql.type(KeyRowSchema)`SELECT ${keyColumns} FROM keys k WHERE k.key = ${value}`);
+/** A key found by its value or id: by its hash, or (as Alerta allows) by id when the text is a UUID. */
+const matchOf = (keyOrId: string) => {
+  const hash = sql.binary(hashKey(keyOrId));
+  return UUID.test(keyOrId)
+    ? sql.fragment`(k.key_hash = ${hash} OR k.id = ${keyOrId}::uuid)`
+    : sql.fragment`k.key_hash = ${hash}`;
+};
+
+const KeyAuthRowSchema = KeyRowSchema.extend({
+  /** The status of the user the key belongs to (by login or email), null when no such user exists. */
+  userStatus: z.string().nullable(),
+});
+export type KeyAuthRow = z.infer<typeof KeyAuthRowSchema>;
+
+/**
+ * The key a request presents, by its value or (as Alerta allows) its id, expired keys included,
+ * with its owner's status, in one statement: a key of a user who is not active is refused
+ * (tests/api/users-disabled.test.ts).
+ */
+export function findKeyForAuth(db: CommonQueryMethods, value: string): Promise<KeyAuthRow | null> {
+  return db.maybeOne(sql.type(KeyAuthRowSchema)`
+    SELECT ${keyColumns},
+      (SELECT u.status FROM users u WHERE u.login = k."user" OR lower(u.email) = lower(k."user")
+       ORDER BY (u.login = k."user") DESC LIMIT 1) AS "userStatus"
+    FROM keys k WHERE ${matchOf(value)}
+    ORDER BY (k.key_hash = ${sql.binary(hashKey(value))}) DESC LIMIT 1`);
 }
 
 /** Adds batched uses to keys' `count` and moves `lastUsedTime` forward, in one statement. */
@@ -48,12 +84,14 @@ const ts = (ms: number) => sql.timestamp(new Date(ms));
 const texts = (values: readonly string[]) => sql.array(values, 'text');
 
 /** A write of every field a key owns; count and lastUsedTime only move through `recordKeyUses`. */
-export type KeyWrite = Omit<KeyRow, 'count' | 'lastUsedTime'>;
+export type KeyWrite = Omit<KeyRow, 'count' | 'lastUsedTime' | 'hint'>;
 
-export function insertKey(db: CommonQueryMethods, k: KeyWrite): Promise<KeyRow> {
+/** Stores a new key: its hash and hint, never `value` itself. */
+export function insertKey(db: CommonQueryMethods, k: KeyWrite & { value: string }): Promise<KeyRow> {
   return db.one(sql.type(KeyRowSchema)`
-    INSERT INTO keys AS k (id, key, "user", scopes, text, expire_time, customer)
-    VALUES (${k.id}::uuid, ${k.key}, ${k.user}, ${texts(k.scopes)}, ${k.text}, ${ts(k.expireTime)}, ${k.customer})
+    INSERT INTO keys AS k (id, key_hash, key_hint, "user", scopes, text, expire_time, customer)
+    VALUES (${k.id}::uuid, ${sql.binary(hashKey(k.value))}, ${keyHintOf(k.value)}, ${k.user},
+      ${texts(k.scopes)}, ${k.text}, ${ts(k.expireTime)}, ${k.customer})
     RETURNING ${keyColumns}`);
 }
 
@@ -75,12 +113,9 @@ export function findKey(
   options: { forUpdate?: boolean } = {},
 ): Promise<KeyRow | null> {
   const lock = options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``;
-  const match = UUID.test(keyOrId)
-    ? sql.fragment`(k.key = ${keyOrId} OR k.id = ${keyOrId}::uuid)`
-    : sql.fragment`k.key = ${keyOrId}`;
   return db.maybeOne(sql.type(KeyRowSchema)`
-    SELECT ${keyColumns} FROM keys k WHERE ${match} ${visibleSql(visibility)}
-    ORDER BY (k.key = ${keyOrId}) DESC LIMIT 1 ${lock}`);
+    SELECT ${keyColumns} FROM keys k WHERE ${matchOf(keyOrId)} ${visibleSql(visibility)}
+    ORDER BY (k.key_hash = ${sql.binary(hashKey(keyOrId))}) DESC LIMIT 1 ${lock}`);
 }
 
 /** GET /keys filters (api.md §8): each list is "any of these"; undefined = no filter. */
@@ -123,7 +158,10 @@ function whereOf(s: KeySelection) {
   if (f.scope) parts.push(sql.fragment`k.scopes && ${texts(f.scope)}`);
   if (f.text) parts.push(sql.fragment`k.text = ANY(${texts(f.text)})`);
   if (f.customer) parts.push(sql.fragment`k.customer = ANY(${texts(f.customer)})`);
-  if (f.key) parts.push(sql.fragment`k.key = ANY(${texts(f.key)})`);
+  if (f.key) {
+    const hashes = f.key.map((v) => hashKey(v).toString('hex'));
+    parts.push(sql.fragment`k.key_hash IN (SELECT decode(h, 'hex') FROM unnest(${texts(hashes)}) AS h)`);
+  }
   if (f.count) parts.push(sql.fragment`k.count = ANY(${sql.array([...f.count], 'int8')})`);
   if (f.expireTime) {
     parts.push(
@@ -181,9 +219,9 @@ export async function hasAdminKey(db: CommonQueryMethods, user: string, now: num
     SELECT 1 FROM keys k WHERE k."user" = ${user} AND 'admin' = ANY(k.scopes) AND k.expire_time > ${ts(now)}`);
 }
 
-/** Is any key stored under this value? */
+/** Is any key stored under this value (its hash)? */
 export function keyValueExists(db: CommonQueryMethods, value: string): Promise<boolean> {
-  return db.exists(sql.unsafe`SELECT 1 FROM keys k WHERE k.key = ${value}`);
+  return db.exists(sql.unsafe`SELECT 1 FROM keys k WHERE k.key_hash = ${sql.binary(hashKey(value))}`);
 }
 
 /** Serialises the admin-key bootstrap of instances starting together (released at commit). */

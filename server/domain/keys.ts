@@ -26,13 +26,20 @@ export function newKeyValue(secret: string): string {
   return createHmac('sha256', secret).update(randomBytes(32)).digest('base64url').slice(0, 40);
 }
 
-/** The API's key (api.md §8), its status evaluated at `now`. */
-export function presentKey(row: KeyRow, baseUrl: string, now: number): ApiKey {
+/** How a stored key's value is shown: its first characters and an ellipsis (the rest is not kept). */
+export const maskedKey = (hint: string) => `${hint}…`;
+
+/**
+ * The API's key (api.md §8), its status evaluated at `now`. Only the hash of the value is stored,
+ * so `key` is the masked value (`abcdef…`) unless `value` is given (POST /key answers with it, once)
+ * and `href` names the key by its id.
+ */
+export function presentKey(row: KeyRow, baseUrl: string, now: number, value?: string): ApiKey {
   return {
     id: row.id,
-    key: row.key,
+    key: value ?? maskedKey(row.hint),
     status: row.expireTime > now ? 'active' : 'expired',
-    href: `${baseUrl}/key/${encodeURIComponent(row.key)}`,
+    href: `${baseUrl}/key/${row.id}`,
     user: row.user,
     scopes: row.scopes,
     type: keyTypeOf(row.scopes),
@@ -79,7 +86,8 @@ function customerFor(deps: Deps, auth: Auth, wanted: string | null | undefined):
 }
 
 /**
- * POST /key (api.md §8): non-admins always own the key they make; admins may name the user and
+ * POST /key (api.md §8): the answer is the only time the value is seen; only its hash is stored.
+ * Non-admins always own the key they make; admins may name the user and
  * customer. Every requested scope must be a scope (400) the caller holds (403).
  */
 export async function createKey(deps: Deps, auth: Auth, baseUrl: string, input: KeyInput): Promise<ApiKey> {
@@ -92,16 +100,17 @@ export async function createKey(deps: Deps, auth: Auth, baseUrl: string, input: 
   if (input.key && (await keysDb.keyValueExists(deps.db, input.key))) {
     throw conflict('an API key with that value already exists');
   }
+  const value = input.key ?? newKeyValue(deps.config.SECRET_KEY);
   const row = await keysDb.insertKey(deps.db, {
     id: randomUUID(),
-    key: input.key ?? newKeyValue(deps.config.SECRET_KEY),
+    value,
     user,
     scopes,
     text: input.text ?? '',
     expireTime: input.expireTime ?? now + deps.config.API_KEY_EXPIRE_DAYS * DAY_MS,
     customer,
   });
-  return presentKey(row, baseUrl, now);
+  return presentKey(row, baseUrl, now, value);
 }
 
 /** GET /key/:key (the key value or its id); 404 for keys the caller may not see. */
@@ -129,7 +138,6 @@ export async function updateKey(
     const customer = change.customer === undefined ? undefined : customerFor(deps, auth, change.customer);
     return keysDb.updateKey(tx, {
       id: current.id,
-      key: current.key,
       user,
       scopes: scopes ?? current.scopes,
       text: change.text ?? current.text,
@@ -229,8 +237,9 @@ export async function listKeys(
 
 /**
  * Creates the admin API keys of auth.md §13 at start: ADMIN_KEY (valid ADMIN_KEY_MAXAGE seconds)
- * for the first admin unless that key exists, then a random admin key for every admin who has none,
- * logged once (the only time a key is ever printed). Serialised across instances starting together.
+ * for the first admin unless a key with that value (its hash) exists, then a random admin key for
+ * every admin who has none, logged once (the only time a key is ever printed). Stored hashed like
+ * every key; serialised across instances starting together, so a restart adds nothing.
  */
 export async function bootstrapAdminKeys(deps: Deps): Promise<void> {
   const { config } = deps;
@@ -243,7 +252,7 @@ export async function bootstrapAdminKeys(deps: Deps): Promise<void> {
     const make = (user: string, value: string, expireTime: number) =>
       keysDb.insertKey(tx, {
         id: randomUUID(),
-        key: value,
+        value,
         user,
         scopes: [...ADMIN_SCOPES],
         text: 'Admin key created at start',

@@ -1,8 +1,10 @@
 /**
  * API keys (api.md §8, auth.md §1, §9, §13, docs/keys-perms-customers.md): the three ways to send a
  * key and their precedence, key ids as credentials, expiry, batched use counts, POST/GET/PUT/DELETE
- * rules for admins and owners, customer scoping with CUSTOMER_VIEWS, and the start-up admin keys.
+ * rules for admins and owners, customer scoping with CUSTOMER_VIEWS, and the start-up admin keys;
+ * values stored only as hashes and never listed (issue #37 item 5).
  */
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { suite } from 'uvu';
@@ -53,6 +55,22 @@ async function insertKey(
   return rows[0]!.id;
 }
 
+/** A key's id, found by its value's hash as the server stores it. */
+async function idOf(ctx: AppContext, value: string): Promise<string> {
+  const rows = await queryDb<{ id: string }>(
+    ctx.db.url,
+    `SELECT id::text FROM keys WHERE key_hash = sha256(convert_to($1, 'UTF8'))`,
+    [value],
+  );
+  return rows[0]!.id;
+}
+
+/** Every stored byte of the keys table as text: a key value must appear nowhere in it. */
+async function keysTableText(ctx: AppContext): Promise<string> {
+  const rows = await queryDb<{ t: string }>(ctx.db.url, 'SELECT k::text AS t FROM keys k');
+  return rows.map((r) => r.t).join('\n');
+}
+
 function assertError(a: Answer, status: number, message?: string) {
   assert.is(a.status, status, JSON.stringify(a.body));
   const body = ErrorBodySchema.parse(a.body);
@@ -98,10 +116,7 @@ creds('Authorization: Key wins over X-API-Key, which wins over ?api-key', async 
 });
 
 creds('a key id works as the credential', async (ctx) => {
-  const [row] = await queryDb<{ id: string }>(ctx.db.url, 'SELECT id::text FROM keys WHERE key = $1', [
-    ALICE,
-  ]);
-  assert.is((await call(ctx.api, 'GET', '/keys', { key: row!.id })).status, 200);
+  assert.is((await call(ctx.api, 'GET', '/keys', { key: await idOf(ctx, ALICE) })).status, 200);
 });
 
 creds('an expired key is invalid', async ({ api }) => {
@@ -118,8 +133,8 @@ creds('count and lastUsedTime move in a batch, after the request has answered', 
     const key = `usage-key-${attempt}-abcdef`;
     await insertKey(ctx, key, 'carol@example.com', ['read']);
     assert.is((await call(ctx.api, 'GET', '/alerts', { key })).status, 200);
-    const [row] = await queryDb<{ count: string }>(ctx.db.url, 'SELECT count FROM keys WHERE key = $1', [
-      key,
+    const [row] = await queryDb<{ count: string }>(ctx.db.url, 'SELECT count FROM keys WHERE id = $1', [
+      await idOf(ctx, key),
     ]);
     // The answer came before the use was written (unless the once-a-second flush happened just then).
     sawUnflushed = row!.count === '0';
@@ -149,7 +164,7 @@ creds('POST /key: defaults, shape and a URL-safe 40-character value', async ({ a
     [data.user, data.scopes, data.type, data.status, data.text, data.count, data.lastUsedTime, data.customer],
     ['alice@example.com', ['read', 'write'], 'read-write', 'active', 'ci', 0, null, null],
   );
-  assert.ok(data.href.endsWith(`/key/${data.key}`), data.href);
+  assert.ok(data.href.endsWith(`/key/${data.id}`), data.href);
   const expiry = Date.parse(data.expireTime) - Date.now();
   assert.ok(Math.abs(expiry - 365 * DAY_MS) < 60_000, data.expireTime);
   // The new key works at once.
@@ -235,12 +250,10 @@ creds('a non-admin sees and changes only their own keys', async (ctx) => {
   assertError(await call(api, 'GET', `/key/${ADMIN}`, { key: ALICE }), 404, 'not found');
   assertError(await call(api, 'PUT', `/key/${ADMIN}`, { key: ALICE, body: { text: 'x' } }), 404);
 
-  const [row] = await queryDb<{ id: string }>(ctx.db.url, 'SELECT id::text FROM keys WHERE key = $1', [
-    ALICE,
-  ]);
-  const byId = await call(api, 'GET', `/key/${row!.id}`, { key: ALICE });
+  const id = await idOf(ctx, ALICE);
+  const byId = await call(api, 'GET', `/key/${id}`, { key: ALICE });
   assert.is(byId.status, 200);
-  assert.equal([byId.body.total, ApiKeySchema.parse(byId.body.key).key], [1, ALICE]);
+  assert.equal([byId.body.total, ApiKeySchema.parse(byId.body.key).id], [1, id]);
 });
 
 creds('PUT /key/:key changes what is given and leaves the rest', async ({ api }) => {
@@ -269,7 +282,7 @@ creds('GET /keys filters and pages', async ({ api }) => {
   );
   assert.equal(
     expired.keys.map((k) => k.key),
-    [EXPIRED],
+    ['expir…'],
   );
   const page = ApiKeyListSchema.parse(
     (await call(api, 'GET', '/keys?page-size=2&page=2', { key: ADMIN })).body,
@@ -298,6 +311,80 @@ creds('DELETE /key/:key needs admin:keys', async ({ api }) => {
   assertError(await call(api, 'GET', `/key/${made.key}`, { key: ADMIN }), 404);
   assertError(await call(api, 'DELETE', `/key/${made.key}`, { key: ADMIN }), 404);
   assertError(await call(api, 'GET', '/keys', { key: made.key }), 401);
+
+  // By its id as well (the web UI and `alerta key -D ID`); the id then names nothing.
+  const other = ApiKeySchema.parse((await call(api, 'POST', '/key', { key: ALICE, body: {} })).body.data);
+  assert.is((await call(api, 'DELETE', `/key/${other.id}`, { key: ADMIN })).status, 200);
+  assertError(await call(api, 'GET', `/key/${other.id}`, { key: ADMIN }), 404);
+  assertError(await call(api, 'GET', '/keys', { key: other.key }), 401);
+});
+
+// ---- values at rest ----------------------------------------------------------------------------------
+
+creds('no key value is stored: only its SHA-256 and first characters', async (ctx) => {
+  const made = await call(ctx.api, 'POST', '/key', { key: ALICE, body: { text: 'at rest' } });
+  const value = made.body.key as string;
+  const chosen = await call(ctx.api, 'POST', '/key', {
+    key: ALICE,
+    body: { key: 'chosen-value-at-rest-0001' },
+  });
+  assert.is(chosen.status, 201, JSON.stringify(chosen.body));
+  const stored = await keysTableText(ctx);
+  for (const v of [value, 'chosen-value-at-rest-0001', ALICE, ADMIN, BOB, EXPIRED]) {
+    assert.not.ok(stored.includes(v), `the keys table holds ${v}`);
+  }
+  const plain = await queryDb<{ n: number }>(
+    ctx.db.url,
+    'SELECT count(*)::int AS n FROM keys WHERE key IS NOT NULL',
+  );
+  assert.is(plain[0]!.n, 0);
+  // The server's hash is the database's sha256 of the UTF-8 bytes (migration 0050 back-fills so).
+  const [row] = await queryDb<{ hash: Buffer; hint: string }>(
+    ctx.db.url,
+    'SELECT key_hash AS hash, key_hint AS hint FROM keys WHERE id = $1',
+    [(made.body.data as ApiKey).id],
+  );
+  assert.equal(row!.hash, createHash('sha256').update(value).digest());
+  assert.is(row!.hint, value.slice(0, 6));
+  // A plain value written straight to the table (an operator's script) is hashed on the way in.
+  assert.is((await call(ctx.api, 'GET', '/keys', { key: 'inserted-by-hand-0001' })).status, 401);
+  await insertKey(ctx, 'inserted-by-hand-0001', 'alice@example.com', ['read']);
+  assert.is((await call(ctx.api, 'GET', '/keys', { key: 'inserted-by-hand-0001' })).status, 200);
+  assert.not.ok((await keysTableText(ctx)).includes('inserted-by-hand-0001'));
+});
+
+creds('lists and look-ups show a masked key, never the value; href names the id', async (ctx) => {
+  const { api } = ctx;
+  const made = ApiKeySchema.parse(
+    (await call(api, 'POST', '/key', { key: ADMIN, body: { text: 'listed' } })).body.data,
+  );
+  const value = made.key;
+  const list = await call(api, 'GET', '/keys?text=listed', { key: ADMIN });
+  const listed = ApiKeyListSchema.parse(list.body).keys;
+  assert.equal(
+    listed.map((k) => [k.id, k.key, k.href]),
+    [[made.id, `${value.slice(0, 6)}…`, made.href]],
+  );
+  assert.ok(made.href.endsWith(`/key/${made.id}`));
+  assert.not.ok(JSON.stringify(list.body).includes(value));
+  for (const ref of [value, made.id]) {
+    const one = await call(api, 'GET', `/key/${ref}`, { key: ADMIN });
+    assert.is(ApiKeySchema.parse(one.body.key).key, `${value.slice(0, 6)}…`);
+    assert.not.ok(JSON.stringify(one.body).includes(value));
+  }
+  const put = await call(api, 'PUT', `/key/${made.id}`, { key: ADMIN, body: { text: 'listed again' } });
+  assert.is(ApiKeySchema.parse(put.body.key).key, `${value.slice(0, 6)}…`);
+  // The `key` filter takes values and matches their hashes.
+  const byValue = ApiKeyListSchema.parse((await call(api, 'GET', `/keys?key=${value}`, { key: ADMIN })).body);
+  assert.equal(
+    byValue.keys.map((k) => k.id),
+    [made.id],
+  );
+  // A masked value from a list names no key: a clear 400, not a 404 that looks like a lost key.
+  assertError(
+    await call(api, 'GET', `/key/${encodeURIComponent(`${value.slice(0, 6)}…`)}`, { key: ADMIN }),
+    400,
+  );
 });
 
 creds.run();
@@ -434,10 +521,13 @@ bootstrap(
 );
 
 bootstrap('a restart keeps the keys and makes no more; nothing is logged again', async (ctx) => {
-  const before = await queryDb<{ key: string }>(ctx.db.url, 'SELECT key FROM keys ORDER BY key');
+  const before = await queryDb(ctx.db.url, 'SELECT id, key_hash, expire_time FROM keys ORDER BY id');
   await reboot(ctx);
-  const after = await queryDb<{ key: string }>(ctx.db.url, 'SELECT key FROM keys ORDER BY key');
+  const after = await queryDb(ctx.db.url, 'SELECT id, key_hash, expire_time FROM keys ORDER BY id');
+  assert.is(after.length, 2);
   assert.equal(after, before);
+  // ADMIN_KEY is stored hashed like any key.
+  assert.not.ok((await keysTableText(ctx)).includes(BOOT.ADMIN_KEY));
   assert.is((await call(ctx.api, 'GET', '/keys', { key: BOOT.ADMIN_KEY })).status, 200);
   assert.not.ok(ctx.lines.some((l) => l.includes('admin API key created')));
 });
