@@ -83,13 +83,16 @@ export const UserUpdateSchema = z.object(
 );
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 
-/** PUT /user/me: the caller's own record; `roles` and `email_verified` are refused by the route. */
+/**
+ * PUT /user/me: the caller's own record. Every other field (`status`, `roles`, `login`,
+ * `email_verified` …) is refused by the route with 400 naming it: a user who was disabled must not
+ * re-enable itself with a token issued before (issue #37 item 7).
+ */
 export const MeUpdateSchema = z.object(
   {
     name: str('name').nullish(),
     email: email.nullish(),
     password: password.nullish(),
-    status: UserStatusSchema.nullish(),
     attributes: UserAttributesSchema.nullish(),
     text: str('text', MAX_TEXT).nullish(),
   },

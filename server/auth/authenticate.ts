@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { findKeyForAuth } from '../db/keys.ts';
 import { permMatches } from '../db/perms.ts';
-import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
+import { findTokenUser, findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { apiBase } from '../base-url.ts';
@@ -72,10 +72,14 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
   const claims = await verifyToken(deps.config, token, baseUrl);
   const scope = typeof claims.scope === 'string' ? claims.scope : '';
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const userId =
+    typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : null;
+  const login = typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
+  await assertTokenUserActive(deps, userId, login);
   return {
     ...blank('bearer'),
-    userId: typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : null,
-    login: typeof claims.preferred_username === 'string' ? claims.preferred_username : null,
+    userId,
+    login,
     scopes: scope.split(' ').filter(Boolean),
     roles: list(claims.roles),
     // `customers`, or a single `customer` as some issuers write it (auth.md §1 row 5).
@@ -86,6 +90,18 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
       : [],
     claims,
   };
+}
+
+/**
+ * A token is good only while its user exists and is active. The user is read on every request
+ * with a token (one index probe, no cache), so an admin who disables or deletes a user stops every
+ * token of it at its next request, on every instance sharing the database, and a live socket at its
+ * next (re)connect (tests/api/users-disabled.test.ts). 401, so that the web UI ends the session.
+ */
+async function assertTokenUserActive(deps: Deps, userId: string | null, login: string | null): Promise<void> {
+  const user = await findTokenUser(deps.db, userId, login);
+  if (!user) throw unauthorized('Token is invalid: its user does not exist');
+  if (user.status !== 'active') throw unauthorized(`User ${user.login} not active`);
 }
 
 /**
@@ -120,6 +136,11 @@ async function keyAuth(deps: Deps, value: string): Promise<Auth> {
   const row = value ? await findKeyForAuth(deps.db, value) : null;
   if (!row || row.expireTime <= deps.clock.now()) {
     throw unauthorized(`API key parameter '${value.slice(0, 64)}' is invalid`);
+  }
+  // A key of a user who is not active is refused like the user's tokens; a key whose owner is no
+  // user here (a service name, an admin without a user record) keeps working.
+  if (row.userStatus !== null && row.userStatus !== 'active') {
+    throw unauthorized(`User ${row.user} not active`);
   }
   noteKeyUse(deps, row.id);
   return {

@@ -30,6 +30,26 @@ export function findUserByLoginOrEmail(db: CommonQueryMethods, name: string): Pr
     ORDER BY (u.login = ${name}) DESC LIMIT 1`);
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The login and status of a bearer token's user, read on every request with a token (one index
+ * probe): by the token's user id, else (a token another server signed with the same SECRET_KEY) by
+ * its login as a login or email; null when neither names a user.
+ */
+export function findTokenUser(
+  db: CommonQueryMethods,
+  userId: string | null,
+  login: string | null,
+): Promise<{ login: string; status: string } | null> {
+  const id = userId && UUID.test(userId) ? userId : null;
+  return db.maybeOne(sql.type(z.object({ login: z.string(), status: z.string() }))`
+    SELECT u.login, u.status FROM users u
+    WHERE u.id = ${id}::uuid OR u.login = ${login} OR lower(u.email) = lower(${login})
+    ORDER BY (u.id IS NOT DISTINCT FROM ${id}::uuid) DESC, (u.login IS NOT DISTINCT FROM ${login}) DESC
+    LIMIT 1`);
+}
+
 /** Names of the groups a user belongs to. */
 export async function groupNamesOf(db: CommonQueryMethods, userId: string): Promise<string[]> {
   const rows = await db.any(sql.type(z.object({ name: z.string() }))`

@@ -236,7 +236,7 @@ export async function updateUser(
   return applyChange(deps, id, { ...rest, roles }, baseUrl);
 }
 
-/** PUT /user/me: the caller's own name, email, password, status, attributes, text. */
+/** PUT /user/me: the caller's own name, email, password, attributes, text (never its status). */
 export async function updateMe(deps: Deps, auth: Auth, change: MeUpdate, baseUrl: string): Promise<User> {
   if (!auth.userId) throw notFound();
   return applyChange(deps, auth.userId, change, baseUrl);

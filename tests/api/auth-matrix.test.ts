@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createToken } from '../../server/auth/tokens.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { tokenUser } from '../helpers/users.ts';
 
 /**
  * The scope each endpoint requires (../shared/reference/auth.md §3), checked for every caller kind
@@ -186,7 +186,7 @@ on('no credentials, read-only, read-write and admin keys, and a token of another
   const token = await createToken(
     ctx.running.deps.config,
     {
-      userId: randomUUID(),
+      userId: await tokenUser(ctx.db.url, 'other@globex.example'),
       login: 'other@globex.example',
       provider: 'basic',
       scopes: ['read', 'write'],
@@ -215,7 +215,7 @@ on('GET /userinfo answers token callers only', async (ctx) => {
   const token = await createToken(
     ctx.running.deps.config,
     {
-      userId: randomUUID(),
+      userId: await tokenUser(ctx.db.url, 'info@acme.example'),
       login: 'info@acme.example',
       provider: 'basic',
       scopes: ['read'],

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { io } from 'socket.io-client';
 import { createToken } from '../../server/auth/tokens.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { tokenUser } from '../helpers/users.ts';
 
 const session = suite<AppContext>('live sockets: token expiry and metrics', {} as AppContext);
 session.before((ctx) =>
@@ -20,9 +20,10 @@ session('a socket whose token expires is told so and disconnected', async (ctx) 
   const { config } = ctx.running.deps;
   const lifetime = config.TOKEN_EXPIRE_DAYS * 86400 * 1000;
   // Issued so that it expires about 1.5 s from now.
+  const userId = await tokenUser(ctx.db.url, 'short@example.com');
   const token = await createToken(
     config,
-    { userId: randomUUID(), login: 'short@example.com', provider: 'basic', scopes: ['read'] },
+    { userId, login: 'short@example.com', provider: 'basic', scopes: ['read'] },
     ctx.api.base,
     Date.now() - lifetime + 1500,
   );

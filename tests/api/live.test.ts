@@ -12,6 +12,7 @@ import { createAlert, postAlert } from '../helpers/alerts.ts';
 import { createApi, type Api, type RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import { tokenUser } from '../helpers/users.ts';
 import {
   LiveClient,
   countsOf,
@@ -732,11 +733,11 @@ tenancy.after(async (ctx) => {
   await stopApp(ctx);
 });
 
-const tokenFor = (ctx: Tenancy, customers: string[], now = Date.now()) =>
+const tokenFor = async (ctx: Tenancy, customers: string[], now = Date.now()) =>
   createToken(
     ctx.running.deps.config,
     {
-      userId: randomUUID(),
+      userId: await tokenUser(ctx.db.url, `${customers.join('+')}-user@example.com`),
       login: `${customers.join('+')}-user@example.com`,
       provider: 'basic',
       scopes: ['read', 'write'],

@@ -6,6 +6,7 @@ import type { RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { audienceOf } from '../../server/auth/tokens.ts';
 import { queryDb } from '../helpers/db.ts';
+import { tokenUser } from '../helpers/users.ts';
 
 /**
  * CUSTOMER_VIEWS: a caller restricted to one customer never sees or touches another customer's
@@ -218,6 +219,8 @@ tenancy(
 
 tenancy('a Bearer token restricts to its customers claim, or to a single customer claim', async (ctx) => {
   const { api } = ctx;
+  // A token without a subject (as other issuers sign them) names its user by login.
+  await tokenUser(ctx.db.url, 'sso@example.com');
   const token = (claims: Record<string, unknown>) =>
     new SignJWT({ scope: 'read write', preferred_username: 'sso@example.com', ...claims })
       .setProtectedHeader({ alg: 'HS256' })

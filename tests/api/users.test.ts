@@ -279,6 +279,48 @@ test('PUT /user/me refuses login and any other field it does not allow, naming t
   assert.is(UserSchema.parse(ok.body.user).name, 'Erin E');
 });
 
+test('PUT /user/me refuses status and every other protected field one by one; nothing changes', async (ctx) => {
+  await createUser(ctx, { name: 'Fay', email: 'fay@corp.example', password: 'alice-secret-1' });
+  const me = bearer(await login(ctx, 'fay@corp.example', 'alice-secret-1'));
+  const protectedFields: Record<string, unknown> = {
+    status: 'active',
+    roles: ['admin'],
+    role: 'admin',
+    login: 'fay',
+    email_verified: true,
+    clearRoles: true,
+    id: 'x',
+    createTime: '2020-01-01T00:00:00.000Z',
+  };
+  for (const [field, value] of [...Object.entries(protectedFields), ['status', 'inactive']] as const) {
+    assertError(
+      await call(ctx, 'PUT', '/user/me', { name: 'Fay F', [field]: value }, me),
+      400,
+      `not allowed to update: ${field}`,
+    );
+  }
+  const user = UserSchema.parse((await call(ctx, 'GET', '/user/me', undefined, me)).body.user);
+  assert.equal(
+    [user.name, user.login, user.status, user.roles, user.email_verified],
+    ['Fay', 'fay@corp.example', 'active', ['user'], false],
+    'a refused change changes nothing',
+  );
+  // What a user may change still changes.
+  const ok = await call(
+    ctx,
+    'PUT',
+    '/user/me',
+    { name: 'Fay F', text: 'on call', attributes: { prefs: { isDark: true } }, status: null },
+    me,
+  );
+  assert.is(ok.status, 200, ok.text);
+  const changed = UserSchema.parse(ok.body.user);
+  assert.equal(
+    [changed.name, changed.text, changed.attributes, changed.status],
+    ['Fay F', 'on call', { prefs: { isDark: true } }, 'active'],
+  );
+});
+
 test('attributes deep-merge: nested objects merge, arrays replace, top-level null deletes', async (ctx) => {
   const u = await createUser(ctx, { name: 'Dan', email: 'dan@corp.example', password: 'alice-secret-1' });
   const me = bearer(await login(ctx, 'dan@corp.example', 'alice-secret-1'));

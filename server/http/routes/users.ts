@@ -55,8 +55,10 @@ export function usersRoutes(deps: Deps): Router {
   });
 
   /**
-   * PUT /user/me: only the fields of MeUpdateSchema; any other (roles, email_verified, login …) is
-   * refused with 400 naming it, never dropped (api.md §9, clients.md traps 1 and 15: null = not given).
+   * PUT /user/me: only the fields of MeUpdateSchema; any other (status, roles, email_verified,
+   * login …) is refused with 400 naming it and nothing is changed, never dropped (api.md §9, clients.md
+   * traps 1 and 15: null = not given). `status` is refused as the established server does, unlike the
+   * seed: a user may not re-enable itself (tests/api/users.test.ts).
    */
   router.put('/user/me', requireScope(deps, null), async (ctx) => {
     const body = changeBody(ctx);
