@@ -292,6 +292,20 @@ export async function retryLater(
     WHERE id = ANY(${sql.array(p.ids, 'int8')}) AND owner = ${p.owner}`);
 }
 
+/**
+ * Extends this owner's lease on rows still being sent (the worker's heartbeat); rows settled,
+ * released or taken over meanwhile are left alone.
+ */
+export async function renewLease(
+  db: CommonQueryMethods,
+  p: { ids: readonly number[]; owner: string; leaseMs: number },
+): Promise<void> {
+  if (!p.ids.length) return;
+  await db.query(sql.unsafe`
+    UPDATE notification_queue SET lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
+    WHERE id = ANY(${sql.array(p.ids, 'int8')}) AND owner = ${p.owner}`);
+}
+
 export async function release(db: CommonQueryMethods, ids: readonly number[], owner: string): Promise<void> {
   if (!ids.length) return;
   await db.query(sql.unsafe`

@@ -14,8 +14,14 @@ import { Agents, requestsFor, sendMessage, type Sent } from './senders/index.ts'
 
 /** How often the queue is looked at for due messages (other instances' rows, retries, group waits). */
 const POLL_MS = 1000;
-/** A lease outlives the request timeout by this much, so a message is never sent twice at once. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long claimed rows stay this instance's without a word from it. The worker renews the lease
+ * every RENEW_MS while it sends, so a slow send is never taken over by another instance; a crashed
+ * instance's rows come due again within one lease (and the next poll): that is how long a receiver
+ * may wait for a message sent again after a crash (tests/api/notifications-redelivery.test.ts).
+ */
+export const LEASE_MS = 6_000;
+const RENEW_MS = LEASE_MS / 3;
 /** Alerts in one grouped message, and requests leased at once for a paging service. */
 const GROUP_LIMIT = 200;
 const PER_ALERT_LIMIT = 50;
@@ -37,6 +43,19 @@ export async function blackoutsNow(deps: Deps): Promise<(alert: NotifiedAlert) =
   if (!rows.length) return () => false;
   return (alert) =>
     rows.some((b) => matchesBlackout(b, { ...alert, createTime: now }, deps.config.CUSTOMER_VIEWS));
+}
+
+/**
+ * A message's delivery id (the webhook's `deliveryId` and X-Alertwall-Delivery, the e-mail's
+ * Message-ID): the oldest queue row it tells, so a message sent again — retried, or after the
+ * instance that sent it crashed — carries the same id and receivers can drop the duplicate.
+ */
+export function deliveryIdOf(
+  receiver: Pick<ReceiverDef, 'id'>,
+  items: readonly { rows: readonly QueuedRow[] }[],
+) {
+  const first = Math.min(...items.flatMap((i) => i.rows.map((r) => r.id)));
+  return `${receiver.id}:${first}`;
 }
 
 /** This instance's view of a receiver, for /management/status. */
@@ -124,7 +143,7 @@ class ReceiverLoop {
             receiverId: receiver.id,
             owner,
             limit,
-            leaseMs: deps.config.NOTIFY_TIMEOUT * 1000 * (perAlert ? limit : 1) + LEASE_MARGIN_MS,
+            leaseMs: LEASE_MS,
           });
           if (rows.length && receiver.enabled && receiver.rateLimit !== null)
             await store.recordSends(tx, receiver.id, requestsFor(receiver, rows.length));
@@ -132,9 +151,32 @@ class ReceiverLoop {
         });
         if (claimed.waitMs > 0) return this.wakeIn(claimed.waitMs);
         if (claimed.rows.length === 0) break;
-        await this.deliver(receiver, claimed.rows);
+        const renewing = this.keepLeased(claimed.rows.map((r) => r.id));
+        try {
+          await this.deliver(receiver, claimed.rows);
+        } finally {
+          clearInterval(renewing);
+        }
       }
     } while (this.again);
+  }
+
+  /** Renews the lease on `ids` every RENEW_MS until the caller clears the timer (one renewal at a time). */
+  private keepLeased(ids: readonly number[]): NodeJS.Timeout {
+    const { deps, owner } = this.worker;
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      store
+        .renewLease(deps.db, { ids, owner, leaseMs: LEASE_MS })
+        .catch((err: unknown) =>
+          deps.log.warn({ error: (err as Error).message, receiver: this.receiverId }, 'notify.renew_failed'),
+        )
+        .finally(() => (renewing = false));
+    }, RENEW_MS);
+    timer.unref();
+    return timer;
   }
 
   /**
@@ -179,7 +221,7 @@ class ReceiverLoop {
       items: items.map((i) => i.item),
       rule: routing.rulesById.get(ruleId)?.name ?? null,
       receiver: receiver.name,
-      deliveryId: `${receiver.id}:${rows[0]!.id}`,
+      deliveryId: deliveryIdOf(receiver, items),
       links: linksOf(deps.config),
     };
     const endTimer = metrics.duration.startTimer({ receiver_type: receiver.type });

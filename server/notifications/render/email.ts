@@ -4,6 +4,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** From the delivery id: the same on a message sent again, so mail systems can drop the copy. */
+  messageId: string;
 }
 
 const html = (s: string) =>
@@ -38,6 +40,7 @@ export function renderMail(m: Message): Mail {
   const footer = m.links.console ? `<p><a href="${html(m.links.console)}">All alerts</a></p>` : '';
   return {
     subject,
+    messageId: `<${m.deliveryId.replace(/[^A-Za-z0-9.-]/g, '.')}@alertwall>`,
     text: text.join('\n'),
     html: `<!doctype html><html><body><h2>${html(summaryOf(m))}</h2>${rows.join('<hr>')}${footer}</body></html>`,
   };

@@ -78,17 +78,26 @@ export async function sendMail(
   );
   try {
     return await Promise.race([
-      transport.sendMail({ from, to: s.to, subject: mail.subject, text: mail.text, html: mail.html }).then(
-        (): Attempt => ({ outcome: 'delivered', status: 250 }),
-        (err: { responseCode?: number; code?: string; message?: string }): Attempt => {
-          // A refused STARTTLS carries the server's 5xx, but it is the connection that failed.
-          if (err.code === 'ETLS') return { outcome: 'failed', error: smtpError(err, requireTLS) };
-          const code = err.responseCode;
-          if (code && code >= 500) return { outcome: 'rejected', status: code, error: `SMTP ${code}` };
-          if (code) return { outcome: 'failed', error: `SMTP ${code}` };
-          return { outcome: 'failed', error: smtpError(err, requireTLS) };
-        },
-      ),
+      transport
+        .sendMail({
+          from,
+          to: s.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          messageId: mail.messageId,
+        })
+        .then(
+          (): Attempt => ({ outcome: 'delivered', status: 250 }),
+          (err: { responseCode?: number; code?: string; message?: string }): Attempt => {
+            // A refused STARTTLS carries the server's 5xx, but it is the connection that failed.
+            if (err.code === 'ETLS') return { outcome: 'failed', error: smtpError(err, requireTLS) };
+            const code = err.responseCode;
+            if (code && code >= 500) return { outcome: 'rejected', status: code, error: `SMTP ${code}` };
+            if (code) return { outcome: 'failed', error: `SMTP ${code}` };
+            return { outcome: 'failed', error: smtpError(err, requireTLS) };
+          },
+        ),
       stopped,
     ]);
   } finally {
