@@ -130,7 +130,13 @@ export const me: Command = {
     { name: 'name', flags: ['--name'], metavar: 'NAME', help: 'Your name' },
     { name: 'email', flags: ['--email'], metavar: 'EMAIL', help: 'Email address' },
     PASSWORD,
-    { name: 'status', flags: ['--status'], metavar: 'STATUS', help: 'active or inactive' },
+    // Kept for the established client's options; the server refuses it (only an admin sets a status).
+    {
+      name: 'status',
+      flags: ['--status'],
+      metavar: 'STATUS',
+      help: 'Refused by the server: an admin sets a status (alerta user)',
+    },
     { name: 'text', flags: ['--text'], metavar: 'TEXT', help: 'Description' },
   ],
   async run(ctx, o) {
