@@ -16,7 +16,7 @@ import type { Api } from '../helpers/api.ts';
 /** One SMTP server: logins are recorded with whether the session was encrypted by then. */
 class TlsMailServer {
   readonly logins: { username: string; password: string; secure: boolean }[] = [];
-  readonly mails: { to: string[]; secure: boolean }[] = [];
+  readonly mails: { to: string[]; secure: boolean; raw: string }[] = [];
   port = 0;
   private readonly server: SMTPServer;
 
@@ -35,9 +35,10 @@ class TlsMailServer {
         callback(null, { user: auth.username });
       },
       onData: (stream, session, callback) => {
-        stream.resume();
+        let raw = '';
+        stream.on('data', (d: Buffer) => (raw += d.toString()));
         stream.on('end', () => {
-          this.mails.push({ to: session.envelope.rcptTo.map((r) => r.address), secure: session.secure });
+          this.mails.push({ to: session.envelope.rcptTo.map((r) => r.address), secure: session.secure, raw });
           callback();
         });
       },
@@ -113,7 +114,10 @@ test('a receiver with its own host and no TLS option logs in after STARTTLS', as
   const answer = await sendTest(api, own(tls));
   assert.is(answer.outcome, 'sent', JSON.stringify(answer));
   assert.equal(tls.logins.at(-1), { username: 'receiver-user', password: 'receiver-password', secure: true });
-  assert.equal(tls.mails.at(-1), { to: ['oncall@example.com'], secure: true });
+  const mail = tls.mails.at(-1)!;
+  assert.equal([mail.to, mail.secure], [['oncall@example.com'], true]);
+  // The Message-ID is made from the delivery id (a test message's is test:<uuid>).
+  assert.match(mail.raw, /^Message-ID: <test\.[0-9a-f-]{36}@alertwall>\r?$/m);
 });
 
 test('starttls: false means "not required": STARTTLS is still used when offered', async ({ api, tls }) => {
