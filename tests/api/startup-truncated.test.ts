@@ -96,6 +96,44 @@ test('boots again, then alerts are stored and notification rules route them', as
   }
 });
 
+test('with AUTH_REQUIRED, the admin key and admin user from the settings work again after the wipe', async () => {
+  const db = await createTestDatabase('truncated_auth');
+  const settings = {
+    LOG_LEVEL: 'silent',
+    AUTH_REQUIRED: 'True',
+    SECRET_KEY: 'truncated-test-secret-0123456789',
+    ADMIN_USERS: 'admin@example.com',
+    ADMIN_PASSWORD: 'admin-password-0123',
+    ADMIN_KEY: 'truncated-admin-key-0123456789',
+  };
+  const headers = { Authorization: `Key ${settings.ADMIN_KEY}` };
+  try {
+    await (await bootInstance(db.url, settings)).close();
+    const tables = await queryDb<{ name: string }>(
+      db.url,
+      `SELECT format('%I', tablename) AS name FROM pg_tables
+       WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
+    );
+    await queryDb(db.url, `TRUNCATE ${tables.map((t) => t.name).join(', ')} CASCADE`);
+    const running = await bootInstance(db.url, settings);
+    try {
+      const api = apiFor(running);
+      assert.is((await api.get('/alerts')).status, 401);
+      await ok(await api.get('/alerts', { headers }));
+      await ok(await api.get('/notifications/rules', { headers }));
+      const login = await api.post('/auth/login', {
+        username: 'admin@example.com',
+        password: settings.ADMIN_PASSWORD,
+      });
+      assert.is(login.status, 200, await login.clone().text());
+    } finally {
+      await running.close();
+    }
+  } finally {
+    await dropTestDatabase(db.name);
+  }
+});
+
 test('the notification settings row emptied while running: rules are still created and routed', async () => {
   const db = await createTestDatabase('truncated_live');
   const stub = await StubService.start();
