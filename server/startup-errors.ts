@@ -34,13 +34,21 @@ function namesOf(config: Config): { name: string; schema: string } {
   return { name, schema: config.DATABASE_SCHEMA };
 }
 
-/** A Redis URL's port (6379 when not given), to tell a Redis connection failure from a database one. */
-function portOf(url: string, fallback: number): number | null {
-  try {
-    return Number(new URL(url).port || fallback);
-  } catch {
-    return null;
-  }
+/** Where a connection failed, and whether that is the server a URL names (by port, else by host). */
+function endpointOf(error: Error) {
+  const e = error as { address?: string; hostname?: string; port?: number };
+  const host = e.address ?? e.hostname;
+  return {
+    name: e.port === undefined ? (host ?? 'the address given') : `${host}:${e.port}`,
+    matches(url: string, defaultPort: number): boolean {
+      try {
+        const u = new URL(url);
+        return e.port !== undefined ? e.port === Number(u.port || defaultPort) : host === u.hostname;
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /**
@@ -72,13 +80,20 @@ export function explainStartupError(err: unknown, config: Config): string {
     case 'EAI_AGAIN':
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH': {
-      const port = (error as { port?: number }).port;
-      if (config.REDIS_URL && port !== undefined && port === portOf(config.REDIS_URL, 6379)) {
+      const at = endpointOf(error);
+      if (config.REDIS_URL && at.matches(config.REDIS_URL, 6379)) {
         return `cannot reach Redis at ${redactUrl(config.REDIS_URL)} (${pgMessage}): start Redis, or fix REDIS_URL`;
       }
+      if (!config.DATABASE_URL || at.matches(config.DATABASE_URL, 5432)) {
+        return (
+          `cannot reach ${database} (${pgMessage}): start PostgreSQL, or fix DATABASE_URL ` +
+          '(without DATABASE_URL the server runs an embedded PostgreSQL of its own)'
+        );
+      }
+      // Something else the settings name (an identity provider, a plugin's service).
       return (
-        `cannot reach ${database} (${pgMessage}): start PostgreSQL, or fix DATABASE_URL ` +
-        '(without DATABASE_URL the server runs an embedded PostgreSQL of its own)'
+        `${message === pgMessage ? message : `${message} (${pgMessage})`}: ` +
+        `nothing answers at ${at.name}; start it, or fix the setting that names it`
       );
     }
     case '3D000':
