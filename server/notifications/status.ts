@@ -17,9 +17,11 @@ const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() 
 
 /**
  * The `notifications` section of /management/status: per receiver the queue (shared by every
- * instance) and this instance's counts, backoff and last error; totals in the `metrics` list.
+ * instance) and this instance's counts, backoff and last error; totals in the `metrics` list. A
+ * caller restricted to `customers` is told only about its customers' receivers, as the API lists
+ * them (tests/api/notifications-tenancy.test.ts).
  */
-export async function notificationStatus(deps: Deps) {
+export async function notificationStatus(deps: Deps, customers: readonly string[] | null) {
   const engine = engineOf(deps);
   if (!engine)
     return { notifications: { receivers: [], rules: 0, queued: 0 }, metrics: [] as StatusMetric[] };
@@ -31,7 +33,10 @@ export async function notificationStatus(deps: Deps) {
       .filter((v) => v.labels.outcome === outcome && (type === null || v.labels.receiver_type === type))
       .reduce((sum, v) => sum + v.value, 0);
   const now = Date.now();
-  const receivers = [...routing.receivers.values()].map((r) => {
+  const visible = [...routing.receivers.values()].filter(
+    (r) => customers === null || (r.customer !== null && customers.includes(r.customer)),
+  );
+  const receivers = visible.map((r) => {
     const depth = depths.find((d) => d.receiverId === r.id);
     const state = worker.loops.get(r.id)?.state;
     return {

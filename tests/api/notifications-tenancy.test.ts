@@ -146,6 +146,18 @@ test('GET /notifications/receivers and /rules list only the caller customer; the
   ]);
 });
 
+test('/management/status tells a customer only about its own receivers', async (ctx) => {
+  const status = async (who: Who) => {
+    const body = await ok(call(ctx, who, 'GET', '/management/status'));
+    return ((body.notifications as { receivers: { name: string }[] }).receivers ?? [])
+      .map((r) => r.name)
+      .sort();
+  };
+  assert.equal(await status('acmeReader'), ['acme-hook']);
+  assert.equal(await status('globex'), ['globex-hook']);
+  assert.equal(await status('admin'), ['acme-hook', 'globex-hook', 'ops-hook']);
+});
+
 test("another customer's or a global receiver or rule is not found by id or name, for reading or changing", async (ctx) => {
   const foreign = { acme: ['globex-hook', 'ops-hook'], globex: ['acme-hook', 'ops-hook'] };
   const foreignRules = { acme: ['globex-rule', 'ops-rule'], globex: ['acme-rule', 'ops-rule'] };

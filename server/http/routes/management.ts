@@ -156,7 +156,7 @@ export function managementRoutes(deps: Deps): Router {
     await countAlerts();
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
-    const notifications = await notificationStatus(deps);
+    const notifications = await notificationStatus(deps, callerOf(ctx, deps).customers);
     const now = Date.now();
     const auth = ctx.state.auth as Auth;
     const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
