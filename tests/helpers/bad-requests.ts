@@ -6,6 +6,16 @@
  * paths, JavaScript error names), so an error message that echoes the input is not taken for a leak.
  */
 
+import { MAX_ATTRIBUTES, MAX_LENGTH, MAX_LIST } from '../../shared/alerts.ts';
+
+/**
+ * An environment of the longest length allowed, in 3-byte characters: the robustness modes allow
+ * it (ALLOWED_ENVIRONMENTS), so that alerts at every limit at once reach the indexes.
+ */
+export const WIDE_ENVIRONMENT = Array.from({ length: MAX_LENGTH.environment }, (_, i) =>
+  String.fromCharCode(0x4e00 + ((i * 7919) % 0x5000)),
+).join('');
+
 /** Ids of records that exist, so per-id endpoints reach their handlers. */
 export interface Fixtures {
   alertId: string;
@@ -255,6 +265,7 @@ const ALERT: Body = {
   createTime: '2026-01-01T00:00:00.000Z',
   rawData: 'raw',
 };
+const LIST_FIELDS = ['service', 'tags', 'correlate'] as const;
 const DATE_FIELDS: Record<string, string[]> = {
   alert: ['createTime', 'receiveTime', 'lastReceiveTime', 'updateTime'],
   blackout: ['startTime', 'endTime'],
@@ -519,6 +530,51 @@ export function badRequests(seed: number, count: number, f: Fixtures, auth: Reco
     if (e.path.startsWith('/alert/') && e.path.includes('/note/')) return f.noteId;
     return 'nonexistent';
   }
+  /** `n` random 3-byte characters (CJK): what compresses least and weighs most per character. */
+  const wide = (n: number) =>
+    Array.from({ length: n }, () => String.fromCharCode(0x4e00 + Math.floor(random() * 0x5000))).join('');
+  function longList(field: (typeof LIST_FIELDS)[number]): Json {
+    const { items, total } = MAX_LIST[field];
+    return pick([
+      () => Array.from({ length: 1000 }, (_, i) => `n${i}`),
+      () => Array.from({ length: 15 }, (_, i) => `${i}`.padEnd(250, 'v')),
+      () => Array.from({ length: items + 1 }, (_, i) => `i${i}`),
+      () => [
+        wide(Math.min(MAX_LENGTH.listItem, total)),
+        ...(total >= MAX_LENGTH.listItem ? [wide(total)] : []),
+      ],
+      () => Array.from({ length: Math.ceil((total + 1) / 100) }, () => wide(100)),
+    ])();
+  }
+  function hugeAttributes(): Json {
+    return pick([
+      () => Object.fromEntries(Array.from({ length: MAX_ATTRIBUTES.count + 1 }, (_, i) => [`k${i}`, i])),
+      () => Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v'])),
+      () => ({ [wide(MAX_ATTRIBUTES.keyLength + 1)]: 1 }),
+      () => ({ big: wide(MAX_ATTRIBUTES.jsonLength) }),
+      () => ({ list: Array.from({ length: 30_000 }, (_, i) => i) }),
+    ])();
+  }
+  /** An alert with every indexed field at its limit, and a service list as wide as allowed. */
+  function widestAlert(): Body {
+    const { items, total } = MAX_LIST.service;
+    const service = Array.from({ length: items }, (_, i) =>
+      wide(Math.floor(total / items) + (i < total % items ? 1 : 0)),
+    );
+    return {
+      resource: wide(MAX_LENGTH.resource),
+      event: wide(MAX_LENGTH.event),
+      environment: WIDE_ENVIRONMENT,
+      customer: wide(MAX_LENGTH.customer),
+      origin: wide(MAX_LENGTH.origin),
+      service,
+      severity: 'major',
+      tags: [wide(MAX_LENGTH.listItem)],
+      correlate: [wide(MAX_LENGTH.listItem)],
+      attributes: { [wide(MAX_ATTRIBUTES.keyLength)]: wide(100) },
+      text: 'combined maxima',
+    };
+  }
 
   const makers: (() => BadRequest)[] = [
     // Wrong JSON type for a field.
@@ -692,6 +748,42 @@ export function badRequests(seed: number, count: number, f: Fixtures, auth: Reco
         headers: { ...auth, 'Content-Type': 'application/json' },
         body: JSON.stringify(pick(WEBHOOKS[name]!)),
       };
+    },
+    // Long lists: over the item count or total length, and the service lists that were 500s.
+    () => {
+      const e = pick(withBody.filter((x) => LIST_FIELDS.some((k) => k in x.body!())));
+      const body = e.body!();
+      const field = pick(LIST_FIELDS.filter((k) => k in body));
+      body[field] = longList(field);
+      return json(`long list: ${field}`, e, body);
+    },
+    // Many tags, on every endpoint that takes tags (100,000 tags were stored, 1.4 MB).
+    () => {
+      const e = pick(withBody.filter((x) => 'tags' in x.body!()));
+      const body = e.body!();
+      const n = pick([MAX_LIST.tags.items + 1, 2000, 20_000, 100_000]);
+      body.tags = Array.from({ length: n }, (_, i) => `tag-${i}`);
+      return json(`many tags: ${n}`, e, body);
+    },
+    // Huge attribute maps: too many keys, long keys, a large value.
+    () => {
+      const e = pick(withBody.filter((x) => 'attributes' in x.body!()));
+      const body = e.body!();
+      body.attributes = hugeAttributes();
+      return json('huge attributes', e, body);
+    },
+    // Every indexed alert field at its limit at once (accepted: it must fit every index), or one
+    // of them, or the service list, one over.
+    () => {
+      const e = eps.find((x) => x.path === '/alert' && x.method === 'POST')!;
+      const body = widestAlert();
+      if (random() < 0.5) {
+        const field = pick(['resource', 'event', 'environment', 'customer', 'origin', 'service']);
+        if (field === 'service') body.service = [...(body.service as string[]), 'x'];
+        else body[field] = `${body[field] as string}x`;
+        return json(`combined maxima, ${field} over`, e, body);
+      }
+      return json('combined maxima', e, body);
     },
   ];
 
