@@ -82,6 +82,11 @@ test('boots again, then alerts are stored and notification rules route them', as
       assert.is((hook!.json.alerts as { id: string }[])[0]!.id, id);
       const listed = await ok(await api.get('/alerts'));
       assert.is(listed.total, 1);
+      // The counts kept by triggers (alert_tally) start again from the emptied tables.
+      const counts = await ok(await api.get('/alerts/count'));
+      assert.equal([counts.total, counts.severityCounts], [1, { major: 1 }]);
+      await ok(await api.post('/heartbeat', { origin: 'after-wipe', timeout: 60 }), 201);
+      await ok(await api.get('/management/status'));
       const [installed] = await queryDb<{ n: string }>(
         db.url,
         `SELECT count(*) AS n FROM instance_info WHERE key = 'installed_at'`,
