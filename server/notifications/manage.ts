@@ -129,8 +129,8 @@ export async function getReceiver(deps: Deps, caller: Caller, key: string): Prom
   return presentReceiver(await findReceiver(deps, caller, key));
 }
 
-function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>) {
-  const problems = checkSettings(r.type, r.settings);
+function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>, keptSealed: readonly string[] = []) {
+  const problems = checkSettings(r.type, r.settings, keptSealed);
   if (problems.length) throw badRequest(problems[0]!, problems);
 }
 
@@ -182,7 +182,9 @@ export async function updateReceiver(
       : current.settings,
     customer: ownerAfter(current.customer, change.customer, caller),
   };
-  assertSettings(next);
+  // Secrets no key decrypts stay as stored unless given again (the same object, not one sent).
+  const keptSealed = (current.unreadable ?? []).filter((f) => next.settings[f] === current.settings[f]);
+  assertSettings(next, keptSealed);
   if (next.customer !== current.customer) {
     // Rules name only receivers of their own owner: moving one they name would leave them pointing
     // at another customer's receiver.

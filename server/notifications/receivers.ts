@@ -177,15 +177,20 @@ export function mergeSettings(
 }
 
 /**
- * Checks a type's settings; gives the problems, one line each, naming the key. A secret still
- * sealed (unreadable, kept as it was) is not checked: it was checked when it was entered.
+ * Checks a type's settings; gives the problems, one line each, naming the key. `keptSealed`: stored
+ * secrets that no key decrypts, kept as they were by an update, are not checked (they were when
+ * entered); a sealed value given by a client is refused like any other non-string.
  */
-export function checkSettings(type: ReceiverType, settings: Record<string, unknown>): string[] {
+export function checkSettings(
+  type: ReceiverType,
+  settings: Record<string, unknown>,
+  keptSealed: readonly string[] = [],
+): string[] {
   const parsed = SETTINGS_SCHEMAS[type].safeParse(settings);
   if (parsed.success) return [];
-  const sealed = (key: PropertyKey | undefined) =>
-    typeof key === 'string' && SECRET_FIELDS[type].includes(key) && isSealed(settings[key]);
-  const issues = parsed.error.issues.filter((i) => !sealed(i.path[0]));
+  const kept = (key: PropertyKey | undefined) =>
+    typeof key === 'string' && keptSealed.includes(key) && isSealed(settings[key]);
+  const issues = parsed.error.issues.filter((i) => !kept(i.path[0]));
   return issues.map((i) =>
     i.code === 'unrecognized_keys'
       ? `settings: unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.join(', ')} for a ${type} receiver`

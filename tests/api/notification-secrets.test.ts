@@ -185,6 +185,15 @@ test('an update that sends the mask back keeps the secret sealed; a new secret i
   assert.is((await testButton(ctx, 'r-slack')).outcome, 'sent');
   const [slack] = await ctx.stub.waitFor(1, (r) => r.path === '/services/T0/B0/slack-url-token-1234');
   assert.ok(slack);
+  // A sealed value sent by a client (copied from a dump) is not a URL: refused, never stored.
+  const copied = (await storedSettings(ctx, 'r-slack')).url;
+  for (const [method, path, body] of [
+    ['PUT', '/notifications/receivers/r-webhook', { settings: { url: copied } }],
+    ['POST', '/notifications/receivers', { name: 'r-copied', type: 'slack', settings: { url: copied } }],
+  ] as const) {
+    const refused = await ctx.api.call(method, path, body);
+    assert.equal([refused.status, refused.body.message], [400, 'settings.url: url must be a URL'], path);
+  }
 });
 
 test('secrets stored in plain text before are sealed at the next start, once', async (ctx) => {
