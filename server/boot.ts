@@ -102,10 +102,14 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     await ensureRows(db);
 
     bus = config.REDIS_URL
-      ? await createRedisBus({ log, metrics }, { url: config.REDIS_URL, channel: config.BUS_CHANNEL })
+      ? // Never fails for Redis: without it the server starts and connects when it appears.
+        await createRedisBus(
+          { log, metrics },
+          { url: config.REDIS_URL, channel: config.BUS_CHANNEL, outboxBytes: config.BUS_OUTBOX_SIZE },
+        )
       : createMemoryBus({ log, metrics });
     const busDescription = config.REDIS_URL
-      ? `Redis pub/sub at ${redactUrl(config.REDIS_URL)}`
+      ? `Redis pub/sub at ${redactUrl(config.REDIS_URL)}${bus.state().connected ? '' : ' (not reachable yet: connecting in the background)'}`
       : 'in-process';
 
     const model = createAlarmModel(config);

@@ -340,6 +340,21 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
       help: 'Bus messages dropped because they did not match the event schema',
       registers: [registry],
     }),
+    busOutbox: new Gauge({
+      name: 'bus_outbox_messages',
+      help: 'Changes committed and waiting in this instance to be published on the bus (Redis unreachable or slow)',
+      registers: [registry],
+    }),
+    busOutboxDropped: new Counter({
+      name: 'bus_outbox_dropped_total',
+      help: 'Changes dropped from a full outbox (BUS_OUTBOX_SIZE): every live view was reloaded instead',
+      registers: [registry],
+    }),
+    busConnected: new Gauge({
+      name: 'bus_connected',
+      help: '1 when this instance publishes to and hears from the bus (Redis), 0 while it cannot',
+      registers: [registry],
+    }),
     forwardEvents: new Counter({
       name: 'forward_events_total',
       help:

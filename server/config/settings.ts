@@ -77,6 +77,12 @@ export const SETTINGS = {
   DATA_DIR: str('./data'),
   REDIS_URL: str(''),
   BUS_CHANNEL: value(z.string().min(1).max(200), 'alertwall.events', 'a Redis channel name'),
+  /** Changes held while Redis is unreachable, in bytes of JSON; past it the oldest go and every screen reloads. */
+  BUS_OUTBOX_SIZE: {
+    ...byteSize,
+    default: 64 * 1024 * 1024,
+    expected: 'a size such as 67108864, 64M or 512k',
+  },
   DATABASE_POOL_SIZE: int(10, 1, 200),
   MAX_BODY_SIZE: byteSize,
   MAX_URL_LENGTH: int(8192, 256, 1024 * 1024),

@@ -19,6 +19,7 @@ import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
 import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
+import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
 import { preEncodeSharedAck, shareEncoding, sharedEncodingParser } from './shared-encoding.ts';
@@ -75,6 +76,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   const log_: Logged[] = [];
   let epoch = '';
   let lastSeq = 0;
+  /** The position the views were last reloaded at: no catch-up reaches back to it (see dropViews). */
+  let reloadedAt = 0;
   const views = new Map<string, View>();
   /** The latest snapshot page read of each view and base URL, and the position it reflects (see subscribe). */
   const pageReads = new Map<string, { from: number; read: ReturnType<typeof listViewPage> }>();
@@ -265,7 +268,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     const patches = parsed.data.patches === true;
     const caller = socket.data.caller;
     const view = await viewFor(query, caller, { by: groupBy ?? null, limit: groupLimit ?? GROUP_LIMIT });
-    if (since && since.epoch === epoch) {
+    if (since && since.epoch === epoch && since.seq > reloadedAt) {
       const replayed = replay(socket, view, since.seq);
       if (replayed !== null) {
         join(socket, view, patches);
@@ -415,38 +418,62 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   }
 
   /**
-   * Changes numbered between `heard` and `next` never reached this instance: Redis pub/sub drops
-   * what is published while a subscriber reconnects, and a message this instance could not read
-   * is dropped too. Every view may be wrong from here on, and the change log has a hole a catch-up
-   * must not cross: the views are dropped, their sockets told to resync (and, subscribing again,
-   * given views loaded afresh from the database), and the log starts again.
+   * Changes numbered between `heard` and `next` never reached this instance: a message this
+   * instance could not read is dropped, and Redis pub/sub drops what is published while a
+   * subscriber reconnects (a reconnection itself reloads everything, see `resumed`). Every view may
+   * be wrong from here on, and the change log has a hole a catch-up must not cross.
    */
   function missed(heard: number, next: number) {
     log.warn({ heard, next, views: views.size }, 'live.changes_missed');
     metrics.liveChangesMissed.inc(next - heard - 1);
+    dropViews('changes missed', next - 1);
+  }
+
+  /**
+   * The views are dropped, their sockets told to resync (and, subscribing again, given views loaded
+   * afresh from the database), and the log starts again; no catch-up is served from `upTo` or
+   * before (a socket at that position may lack changes this instance never heard).
+   */
+  function dropViews(reason: string, upTo: number) {
     log_.length = 0;
     pageReads.clear();
+    reloadedAt = upTo;
     for (const view of [...views.values()]) {
       views.delete(viewKey(view));
       // Its last socket leaving closes it; one no socket has joined yet (still loading) is closed here.
       if (view.sockets.size === 0) view.close();
       for (const socket of [...view.sockets]) {
-        socket.emit('resync', { view: view.id, reason: 'changes missed' });
+        socket.emit('resync', { view: view.id, reason });
         leave(socket, view);
       }
     }
   }
 
+  /**
+   * The bus listens again after a break (Redis was unreachable, or this instance started without
+   * it): whatever was published meanwhile was not heard, and an instance stopped during the break
+   * never published its last changes at all. So every view is reloaded from the database and
+   * every socket resyncs; numbering goes on from where the sequence stands now
+   * (tests/api/redis-outage.test.ts).
+   */
+  function resumed(at: BusPosition) {
+    log.info({ epoch: at.epoch, seq: at.seq, views: views.size }, 'live.bus_resumed');
+    dropViews('bus reconnected', at.seq);
+    epoch = at.epoch;
+    lastSeq = at.seq;
+  }
+
   const unsubscribe = deps.bus.subscribe((event, info) => {
     if (info.epoch && info.epoch !== epoch) {
-      // A new sequence (first message, or Redis lost its counter): what we hold no longer lines up.
-      if (epoch)
-        for (const view of views.values()) {
-          view.sent.clear();
-          for (const s of view.sockets) s.emit('resync', { view: view.id, reason: 'sequence restarted' });
-        }
+      // A new sequence (Redis lost its counter, or an instance dropped changes from its full
+      // outbox): what the views hold no longer lines up. Views made before any position was known
+      // (started without Redis) cannot tell what they missed either.
+      if (epoch || views.size) dropViews('sequence restarted', info.gseq - 1);
       epoch = info.epoch;
-      log_.length = 0;
+      lastSeq = info.gseq - 1;
+    } else if (info.gseq > 0 && info.gseq <= lastSeq) {
+      // Published before the position a resume read: the views reloaded since then include it.
+      return;
     } else if (lastSeq > 0 && info.gseq > lastSeq + 1) missed(lastSeq, info.gseq);
     lastSeq = Math.max(lastSeq, info.gseq);
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
@@ -475,18 +502,25 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   const tick = setInterval(() => io.emit('tick', { time: Date.now(), ...position() }), TICK_MS);
   tick.unref();
 
-  // Where the shared sequence stands now: snapshots taken before the next change refer to it.
-  const start = await deps.bus.position();
-  if (!epoch) {
-    epoch = start.epoch;
-    lastSeq = Math.max(lastSeq, start.seq);
-  }
+  const stopResuming = deps.bus.onResume(resumed);
+
+  // Where the shared sequence stands now: snapshots taken before the next change refer to it. Not
+  // waited for (Redis may be unreachable; its return is a resume, above).
+  deps.bus.position().then(
+    (start) => {
+      if (epoch) return;
+      epoch = start.epoch;
+      lastSeq = Math.max(lastSeq, start.seq);
+    },
+    (err: unknown) => log.info({ err: (err as Error).message }, 'live.position_unknown'),
+  );
 
   return {
     async close() {
       clearInterval(tick);
       cancelFlush?.();
       unsubscribe();
+      stopResuming();
       // Closing the connections (not a Socket.IO disconnect) lets clients reconnect on their own,
       // to this instance once it is back or to another one behind the same address.
       io.engine.close();

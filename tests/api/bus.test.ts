@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import type { LiveEvent } from '../../shared/events.ts';
 import { createLog } from '../../server/log.ts';
 import { createMetrics } from '../../server/metrics.ts';
-import { createMemoryBus, createRedisBus, type Bus } from '../../server/realtime/bus.ts';
+import { createMemoryBus, createRedisBus, type Bus, type BusPosition } from '../../server/realtime/bus.ts';
+import { startPrivateRedis, type PrivateRedis } from '../helpers/redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const log = createLog('silent');
@@ -157,14 +158,166 @@ redis('bad messages on the channel are dropped and counted, good ones still arri
   await bus.close();
 });
 
-redis('an unreachable Redis fails start-up with a clear message', async () => {
-  let message = '';
-  try {
-    await createRedisBus({ log, metrics: createMetrics() }, { url: 'redis://127.0.0.1:1', channel: 'x' });
-  } catch (err) {
-    message = (err as Error).message;
+redis.run();
+
+const outage = suite('Redis bus while Redis is down (a redis-server of its own, stopped and started)');
+const opened: Bus[] = [];
+const servers: PrivateRedis[] = [];
+/** A bus closed after the test, passed or not (a bus left open keeps reconnecting). */
+async function open(...args: Parameters<typeof createRedisBus>) {
+  const bus = await createRedisBus(...args);
+  opened.push(bus);
+  return bus;
+}
+async function privateRedis() {
+  const server = await startPrivateRedis();
+  servers.push(server);
+  return server;
+}
+outage.after.each(async () => {
+  await Promise.all(opened.splice(0).map((b) => b.close()));
+  await Promise.all(servers.splice(0).map((s) => s.remove()));
+});
+const metricValue = async (metrics: ReturnType<typeof createMetrics>, name: string) =>
+  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await metrics.registry.metrics())?.[1] ?? NaN);
+
+/** Every message a bus hears, with its numbers, and every resume it announces. */
+function record(bus: Bus) {
+  const heard: { id: string; gseq: number; epoch: string }[] = [];
+  const resumes: BusPosition[] = [];
+  bus.subscribe((event, info) => {
+    if (event.type === 'alert.deleted') heard.push({ id: event.id, gseq: info.gseq, epoch: info.epoch });
+  });
+  bus.onResume((at) => resumes.push(at));
+  return { heard, resumes, ids: () => heard.map((h) => h.id) };
+}
+
+async function eventually(what: string, check: () => boolean, timeoutMs = 10_000) {
+  for (const deadline = Date.now() + timeoutMs; !check(); await sleep(20)) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
   }
-  assert.match(message, /cannot reach Redis/);
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const consecutive = (ns: number[]) => ns.every((n, i) => i === 0 || n === ns[i - 1]! + 1);
+
+outage(
+  'made without Redis: start-up goes on, publish returns at once, the outbox goes out in order once Redis appears',
+  async () => {
+    const server = await privateRedis();
+    await server.stop();
+    const metrics = createMetrics();
+    const channel = `test.bus.${randomUUID()}`;
+    const started = Date.now();
+    const bus = await open({ log, metrics }, { url: server.url, channel });
+    assert.ok(Date.now() - started < 1500, `created in ${Date.now() - started} ms`);
+    assert.equal([bus.state().connected, bus.state().outbox], [false, 0]);
+    const seen = record(bus);
+    const t0 = Date.now();
+    for (let i = 0; i < 20; i++) await bus.publish(deleted(`early-${i}`));
+    assert.ok(Date.now() - t0 < 200, `20 publishes took ${Date.now() - t0} ms`);
+    assert.equal([bus.state().connected, bus.state().outbox], [false, 20]);
+    assert.is(await metricValue(metrics, 'bus_outbox_messages'), 20);
+    assert.is(await metricValue(metrics, 'bus_connected'), 0);
+
+    await server.start();
+    await eventually('the outbox is heard', () => seen.heard.length === 20);
+    assert.equal(
+      seen.ids(),
+      Array.from({ length: 20 }, (_, i) => `early-${i}`),
+    );
+    assert.ok(consecutive(seen.heard.map((h) => h.gseq)), JSON.stringify(seen.heard.map((h) => h.gseq)));
+    assert.is(seen.resumes.length, 1);
+    assert.equal([bus.state().connected, bus.state().outbox, bus.state().dropped], [true, 0, 0]);
+    assert.is(await metricValue(metrics, 'bus_connected'), 1);
+    assert.is(await metricValue(metrics, 'bus_outbox_messages'), 0);
+  },
+);
+
+outage(
+  'a restart of Redis: what one instance published meanwhile goes out in order, once; each subscriber hears all of it after its resume',
+  async () => {
+    const server = await privateRedis();
+    const channel = `test.bus.${randomUUID()}`;
+    const one = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+    const two = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+    const [seenOne, seenTwo] = [record(one), record(two)];
+    await one.publish(deleted('before'));
+    await eventually('both hear the first', () => seenOne.heard.length === 1 && seenTwo.heard.length === 1);
+
+    await server.stop({ keepData: true });
+    await eventually('both notice', () => !one.state().connected && !two.state().connected);
+    const want = Array.from({ length: 10 }, (_, i) => `during-${i}`);
+    for (const id of want) await one.publish(deleted(id));
+    await server.start();
+    await eventually('one hears all of its own', () => seenOne.heard.length === 11);
+    await eventually('both resumed', () => seenOne.resumes.length + seenTwo.resumes.length === 2);
+    await sleep(500);
+    // The publisher listens again before it sends: it hears every change of its own, in order.
+    assert.equal(seenOne.ids(), ['before', ...want]);
+    assert.ok(consecutive(seenOne.heard.map((h) => h.gseq)));
+    // The other hears exactly what was published after it listened again (what came before is
+    // what its resume told it it missed), in the same order and with the same numbers.
+    const resumedAt = seenTwo.resumes[0]!.seq;
+    assert.equal(
+      seenTwo.heard.slice(1),
+      seenOne.heard.filter((h) => h.gseq > resumedAt),
+    );
+    assert.equal([seenOne.resumes.length, seenTwo.resumes.length], [1, 1]);
+  },
+);
+
+outage(
+  'a paused Redis (commands time out and are sent again): nothing lost, nothing twice, no break for subscribers',
+  async () => {
+    const server = await privateRedis();
+    const channel = `test.bus.${randomUUID()}`;
+    const one = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+    const two = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+    const [seenOne, seenTwo] = [record(one), record(two)];
+    server.pause();
+    const t0 = Date.now();
+    for (let i = 0; i < 5; i++) await one.publish(deleted(`paused-${i}`));
+    assert.ok(Date.now() - t0 < 200);
+    // Longer than the command timeout: the first batch is given up and sent again later.
+    await sleep(6500);
+    server.resume();
+    await eventually('both hear all', () => seenOne.heard.length >= 5 && seenTwo.heard.length >= 5, 15_000);
+    await sleep(1500);
+    const want = Array.from({ length: 5 }, (_, i) => `paused-${i}`);
+    assert.equal([seenOne.ids(), seenTwo.ids()], [want, want]);
+    assert.ok(consecutive(seenTwo.heard.map((h) => h.gseq)));
+    assert.equal([seenOne.resumes.length, seenTwo.resumes.length], [0, 0]);
+  },
+);
+
+outage('a full outbox drops the oldest, counts them, and the rest goes out under a new epoch', async () => {
+  const server = await privateRedis();
+  const channel = `test.bus.${randomUUID()}`;
+  const metrics = createMetrics();
+  const one = await open({ log, metrics }, { url: server.url, channel, outboxBytes: 2000 });
+  const seen = record(one);
+  await one.publish(deleted('first'));
+  await eventually('heard', () => seen.heard.length === 1);
+  const before = seen.heard[0]!.epoch;
+  await server.stop({ keepData: true });
+  await eventually('noticed', () => !one.state().connected);
+  for (let i = 0; i < 40; i++) await one.publish(deleted(`many-${String(i).padStart(2, '0')}`));
+  const state = one.state();
+  assert.ok(state.dropped > 0 && state.outbox + state.dropped === 40, JSON.stringify(state));
+  assert.ok(state.outboxBytes <= 2000);
+  assert.is(await metricValue(metrics, 'bus_outbox_dropped_total'), state.dropped);
+  await server.start();
+  await eventually('the rest is heard', () => seen.heard.length === 1 + state.outbox);
+  const rest = seen.heard.slice(1);
+  assert.equal(
+    rest.map((h) => h.id),
+    Array.from({ length: state.outbox }, (_, i) => `many-${String(40 - state.outbox + i).padStart(2, '0')}`),
+    'the newest, in order',
+  );
+  assert.ok(
+    rest.every((h) => h.epoch === rest[0]!.epoch && h.epoch !== before),
+    'a new epoch',
+  );
 });
 
-redis.run();
+outage.run();

@@ -42,6 +42,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The live bus: with Redis, whether it is connected and since when, and the changes waiting to be
+ * published. Writes never wait for it, so gtg and healthcheck do not depend on it (docs/operations.md).
+ */
+function busStatus(deps: Deps) {
+  const s = deps.bus.state();
+  return {
+    kind: s.kind,
+    connected: s.connected,
+    since: new Date(s.since).toISOString(),
+    outbox: s.outbox,
+    outboxBytes: s.outboxBytes,
+    dropped: s.dropped,
+  };
+}
+
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -180,6 +196,7 @@ export function managementRoutes(deps: Deps): Router {
       ],
       forwarding: forwarding.forwarding,
       notifications: notifications.notifications,
+      bus: busStatus(deps),
       // Which settings are unsafe is for administrators only (docs/management.md).
       ...(isAdmin ? { warnings: config.warnings } : {}),
     };
