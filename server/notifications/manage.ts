@@ -186,14 +186,14 @@ export async function updateReceiver(
   const keptSealed = (current.unreadable ?? []).filter((f) => next.settings[f] === current.settings[f]);
   assertSettings(next, keptSealed);
   if (next.customer !== current.customer) {
-    // Rules name only receivers of their own owner: moving one they name would leave them pointing
-    // at another customer's receiver.
+    // A customer's rule names only its customer's receivers: one it names cannot move to another
+    // owner (global rules may name any; routing gives a customer's receiver only its alerts).
     const users = (await allRules(deps)).filter(
-      (rule) => rule.owner !== next.customer && namesReceiver(rule, current.name),
+      (rule) => rule.owner !== null && rule.owner !== next.customer && namesReceiver(rule, current.name),
     );
     if (users.length)
       throw conflict(
-        `receiver '${current.name}' is named by rule ${users.map((u) => `'${u.name}'`).join(', ')} of ${ownerName(current.customer)}; it cannot move to ${ownerName(next.customer)}`,
+        `receiver '${current.name}' is named by rule ${users.map((u) => `'${u.name}' of ${ownerName(u.owner)}`).join(', ')}; it cannot move to ${ownerName(next.customer)}`,
       );
   }
   await write(deps, async (tx) => {
@@ -269,9 +269,10 @@ export async function getRule(deps: Deps, caller: Caller, key: string): Promise<
 }
 
 /**
- * Receivers and severities a rule names must exist, and the receivers be the caller's to see and
- * of the rule's owner (a customer's rule names only that customer's receivers, a global rule only
- * global ones): routing enforces the same (Routing.receiversFor).
+ * Receivers and severities a rule names must exist, and the receivers be the caller's to see; a
+ * customer's rule names only that customer's receivers, a global rule (admins) any. Routing tells a
+ * customer's receiver only about that customer's alerts, whichever rule names it
+ * (Routing.receiversFor).
  */
 async function assertRule(deps: Deps, caller: Caller, r: store.RuleWrite): Promise<void> {
   const byName = new Map((await visibleReceivers(deps, caller)).map((x) => [x.name, x]));
@@ -279,9 +280,9 @@ async function assertRule(deps: Deps, caller: Caller, r: store.RuleWrite): Promi
   for (const name of [...r.receivers, ...r.escalations.flatMap((e) => e.receivers)]) {
     const receiver = byName.get(name);
     if (!receiver) problems.push(`receivers: no receiver named '${name}'`);
-    else if (receiver.customer !== r.owner)
+    else if (r.owner !== null && receiver.customer !== r.owner)
       problems.push(
-        `receivers: '${name}' belongs to ${ownerName(receiver.customer)}; a rule of ${ownerName(r.owner)} may name only its receivers`,
+        `receivers: '${name}' belongs to ${ownerName(receiver.customer)}; a rule of ${ownerName(r.owner)} may name only that customer's receivers`,
       );
   }
   for (const s of [...r.severity, ...(r.minSeverity ? [r.minSeverity] : [])]) {

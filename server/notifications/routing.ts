@@ -88,15 +88,15 @@ export class Routing {
   }
 
   /**
-   * Enabled receivers of these names that want this kind of message, of the rule's owner only: a
-   * customer's rule never reaches another customer's receiver or a global one, nor a global rule a
-   * customer's (tests/api/notifications-tenancy.test.ts), whatever was stored.
+   * Enabled receivers of these names that want this kind of message about an alert of `customer`:
+   * a customer's receiver is told only about that customer's alerts, whichever rule names it and
+   * whatever was stored (tests/api/notifications-tenancy.test.ts); global receivers hear of any.
    */
-  receiversFor(names: readonly string[], kind: string, rule: Pick<RuleDef, 'owner'>): ReceiverDef[] {
+  receiversFor(names: readonly string[], kind: string, customer: string | null): ReceiverDef[] {
     const found: ReceiverDef[] = [];
     for (const name of new Set(names)) {
       const r = this.byName.get(name);
-      if (r && r.enabled && r.customer === rule.owner && wants(r, kind)) found.push(r);
+      if (r && r.enabled && (r.customer === null || r.customer === customer) && wants(r, kind)) found.push(r);
     }
     return found;
   }
@@ -105,7 +105,7 @@ export class Routing {
   triggersFor(alert: NotifiedAlert): Trigger[] {
     const triggers: Trigger[] = [];
     for (const { def } of routeAlert(this.rules, alert)) {
-      const targets = this.receiversFor(def.receivers, 'trigger', def).map((r) => ({
+      const targets = this.receiversFor(def.receivers, 'trigger', alert.customer).map((r) => ({
         receiverId: r.id,
         waitMs: def.groupWait * 1000,
       }));

@@ -114,7 +114,7 @@ export class Scheduler {
     if (!alert) return store.deleteState(tx, s.ruleId, s.alertId);
     const cls = s.current ? statusClass(s.current.status) : 'closed';
     const tell = (names: readonly string[], kind: Enqueued['kind'], waitMs = rule.groupWait * 1000) => {
-      for (const r of this.routing.receiversFor(names, kind, rule))
+      for (const r of this.routing.receiversFor(names, kind, alert.customer))
         queued.push({ receiverId: r.id, ruleId: rule.id, kind, alert, waitMs });
     };
     const left = (at: number | null) => (at === null ? null : Math.max(0, at - s.now));

@@ -203,7 +203,9 @@ class ReceiverLoop {
         dropped.push(...group.map((r) => r.id));
         continue;
       }
-      let keep = receiver.enabled && wants(receiver, last.kind);
+      // A customer's receiver hears only of that customer's alerts, even of rows queued before it
+      // moved to that customer (tests/api/notifications-tenancy.test.ts).
+      let keep = receiver.enabled && wants(receiver, last.kind) && isOwnAlert(receiver, alert);
       if (keep && !isAlarm(last.kind) && group.some((r) => r.kind === 'trigger')) keep = false;
       if (keep && isAlarm(last.kind)) {
         keep = current.has(alertId) && statusClass(alert.status) === 'open' && !isBlackedOut(alert);
@@ -324,6 +326,10 @@ class ReceiverLoop {
     this.state.lastErrorTime = now;
   }
 }
+
+/** Whether a receiver may hear of an alert: a global one of any, a customer's of its customer's only. */
+const isOwnAlert = (receiver: ReceiverDef, alert: NotifiedAlert) =>
+  receiver.customer === null || receiver.customer === alert.customer;
 
 /** The delivery side for one instance: a loop per receiver, polled and kicked. */
 export class Worker {

@@ -255,7 +255,7 @@ test('a customer creates only for itself: another customer or a global one is re
   assert.is((await call(ctx, 'admin', 'GET', '/notifications/receivers/acme-second')).status, 404);
 });
 
-test("a rule names only receivers of its owner: another customer's and global ones are refused", async (ctx) => {
+test("a customer's rule names only its customer's receivers; a global rule any", async (ctx) => {
   for (const name of ['globex-hook', 'ops-hook']) {
     const a = await call(ctx, 'acme', 'POST', '/notifications/rules', {
       name: `acme-to-${name}`,
@@ -278,28 +278,52 @@ test("a rule names only receivers of its owner: another customer's and global on
     [owned.status, owned.body.message],
     [
       400,
-      "receivers: 'ops-hook' belongs to no customer (global); a rule of customer 'acme' may name only its receivers",
-    ],
-  );
-  const global = await call(ctx, 'admin', 'POST', '/notifications/rules', {
-    name: 'ops-to-acme',
-    receivers: ['acme-hook'],
-  });
-  assert.equal(
-    [global.status, global.body.message],
-    [
-      400,
-      "receivers: 'acme-hook' belongs to customer 'acme'; a rule of no customer (global) may name only its receivers",
+      "receivers: 'ops-hook' belongs to no customer (global); a rule of customer 'acme' may name only that customer's receivers",
     ],
   );
   const moveRule = await call(ctx, 'admin', 'PUT', '/notifications/rules/acme-rule', { owner: 'globex' });
   assert.is(moveRule.status, 400);
+  // A global rule may name a customer's receiver (routing gives it only that customer's alerts).
+  await ok(
+    call(ctx, 'admin', 'POST', '/notifications/rules', { name: 'ops-to-acme', receivers: ['acme-hook'] }),
+    201,
+  );
+  await ok(call(ctx, 'admin', 'DELETE', '/notifications/rules/ops-to-acme'));
   // A receiver named by its customer's rule cannot move away from under it.
   const moveReceiver = await call(ctx, 'admin', 'PUT', '/notifications/receivers/acme-hook', {
     customer: 'globex',
   });
   assert.equal(moveReceiver.status, 409);
   assert.match(moveReceiver.body.message as string, /named by rule 'acme-rule' of customer 'acme'/);
+});
+
+test('a global rule and its receiver from before owners can be handed to a customer, receiver first', async (ctx) => {
+  await ok(
+    call(ctx, 'admin', 'POST', '/notifications/receivers', {
+      name: 'legacy-hook',
+      type: 'webhook',
+      settings: hook(ctx, 'legacy-hook'),
+    }),
+    201,
+  );
+  await ok(
+    call(ctx, 'admin', 'POST', '/notifications/rules', { name: 'legacy-rule', receivers: ['legacy-hook'] }),
+    201,
+  );
+  const rule = await call(ctx, 'admin', 'PUT', '/notifications/rules/legacy-rule', { owner: 'acme' });
+  assert.equal(
+    [rule.status, rule.body.message],
+    [
+      400,
+      "receivers: 'legacy-hook' belongs to no customer (global); a rule of customer 'acme' may name only that customer's receivers",
+    ],
+  );
+  await ok(call(ctx, 'admin', 'PUT', '/notifications/receivers/legacy-hook', { customer: 'acme' }));
+  await ok(call(ctx, 'admin', 'PUT', '/notifications/rules/legacy-rule', { owner: 'acme' }));
+  assert.is((await ok(call(ctx, 'acmeReader', 'GET', '/notifications/rules/legacy-rule'))).status, 'ok');
+  assert.is((await call(ctx, 'globex', 'GET', '/notifications/receivers/legacy-hook')).status, 404);
+  await ok(call(ctx, 'acme', 'DELETE', '/notifications/rules/legacy-rule'));
+  await ok(call(ctx, 'acme', 'DELETE', '/notifications/receivers/legacy-hook'));
 });
 
 test("alerts reach their customer's rules and receivers only; delivery history follows the alert", async (ctx) => {
@@ -338,7 +362,7 @@ test("alerts reach their customer's rules and receivers only; delivery history f
   await ok(call(ctx, 'admin', 'GET', `/alert/${globexAlert}/notifications`));
 });
 
-test('routing holds whatever the tables say: an owned rule ignores other alerts, no rule crosses owners', async (ctx) => {
+test("routing holds whatever the tables say: a customer's rule and receiver only ever see that customer's alerts", async (ctx) => {
   // Written behind the API's back (an old import, a hand edit): acme's rule names globex's receiver,
   // and the global rule names acme's.
   await queryDb(
@@ -366,15 +390,63 @@ test('routing holds whatever the tables say: an owned rule ignores other alerts,
   await reached(ctx, 'acme-hook', [acmeAlert]);
   await reached(ctx, 'globex-hook', [globexAlert]);
   await sleep(300);
-  // Acme's rule matched no globex alert, and did not reach globex's receiver with acme's own;
-  // the global rule reached no customer's receiver.
+  // Acme's receiver heard of acme's alert from both rules, and of globex's from neither (the global
+  // rule names it, acme's rule matches every alert by its patterns); globex's receiver, named by
+  // acme's rule, heard nothing of acme's alert.
+  const acmeRules = () =>
+    alertsAt(ctx, 'acme-hook')
+      .filter((r) => alertIds([r]).includes(acmeAlert))
+      .map((r) => String(r.json.rule))
+      .sort();
+  await until(
+    () => (acmeRules().length >= 2 ? true : undefined),
+    15_000,
+    () => JSON.stringify(acmeRules()),
+  );
+  assert.equal(acmeRules(), ['acme-rule', 'ops-rule']);
   assert.not.ok(alertIds(alertsAt(ctx, 'acme-hook')).includes(globexAlert));
   assert.not.ok(alertIds(alertsAt(ctx, 'globex-hook')).includes(acmeAlert));
-  const acmeHits = alertsAt(ctx, 'acme-hook').filter((r) => alertIds([r]).includes(acmeAlert));
-  assert.ok(
-    acmeHits.every((r) => r.json.rule === 'acme-rule'),
-    JSON.stringify(acmeHits.map((r) => r.json.rule)),
+});
+
+test("messages queued for a receiver before it moved to a customer go out only for that customer's alerts", async (ctx) => {
+  await ok(
+    call(ctx, 'admin', 'POST', '/notifications/receivers', {
+      name: 'moving-hook',
+      type: 'webhook',
+      settings: hook(ctx, 'moving-hook'),
+    }),
+    201,
   );
+  await ok(
+    call(ctx, 'admin', 'POST', '/notifications/rules', {
+      name: 'moving-rule',
+      receivers: ['moving-hook'],
+      continue: true,
+      groupWait: 2,
+    }),
+    201,
+  );
+  const post = async (who: 'acme' | 'globex') => {
+    const body = await ok(
+      call(ctx, who, 'POST', '/alert', {
+        resource: 'queued-host',
+        event: `${who}Queued`,
+        environment: 'Production',
+        service: ['web'],
+        severity: 'major',
+      }),
+      201,
+    );
+    return (body.alert as { id: string }).id;
+  };
+  const acmeAlert = await post('acme');
+  const globexAlert = await post('globex');
+  // Both wait out the group wait in the queue while the receiver moves.
+  await ok(call(ctx, 'admin', 'PUT', '/notifications/receivers/moving-hook', { customer: 'acme' }));
+  await reached(ctx, 'moving-hook', [acmeAlert]);
+  await sleep(500);
+  assert.not.ok(alertIds(alertsAt(ctx, 'moving-hook')).includes(globexAlert));
+  await ok(call(ctx, 'admin', 'DELETE', '/notifications/rules/moving-rule'));
 });
 
 test.run();
