@@ -92,7 +92,7 @@ export async function resealReceiverSecrets(
   });
   if (report.sealed || report.resealed)
     log.info(
-      { sealed: report.sealed, resealed: report.resealed, keyId: box.currentKeyId },
+      { sealed: report.sealed, resealed: report.resealed, sealedUnder: box.currentKeyId },
       'notifications.secrets_sealed',
     );
   for (const u of report.unreadable)

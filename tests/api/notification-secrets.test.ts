@@ -6,9 +6,13 @@
  * never a 500, until its secrets are entered again.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ReceiverSchema } from '../../shared/notifications.ts';
+import { boot } from '../../server/boot.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLog } from '../../server/log.ts';
 import { deriveKey } from '../../server/secret-box.ts';
 import { createApi, type Answer } from '../helpers/api.ts';
 import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
@@ -67,6 +71,25 @@ async function restartWith(ctx: Ctx, secretsKeys: string[] | null) {
     ...(secretsKeys ? { SECRETS_KEYS: JSON.stringify(secretsKeys) } : {}),
   });
   ctx.api = createApi(`http://127.0.0.1:${ctx.running.port}${ctx.running.deps.config.API_PREFIX}`);
+}
+
+/** The same with these settings, keeping what the start-up logs (at info). */
+async function restartLogged(ctx: Ctx, settings: Record<string, string>): Promise<Record<string, unknown>[]> {
+  await ctx.running.close();
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const config = loadConfig(
+    { PORT: '0', HOST: '127.0.0.1', PLUGINS: 'remote_ip', DATABASE_URL: ctx.db.url, ...RETRIES, ...settings },
+    { systemFile: null },
+  );
+  ctx.running = await boot(config, createLog('info', false, sink));
+  ctx.api = createApi(`http://127.0.0.1:${ctx.running.port}${ctx.running.deps.config.API_PREFIX}`);
+  return lines;
 }
 
 const storedSettings = async (ctx: Ctx, name: string) =>
@@ -299,6 +322,35 @@ test('without SECRETS_KEYS the key comes from SECRET_KEY; setting SECRETS_KEYS l
   await restartWith(ctx, [KEY_2]);
   assert.is(keyIdOf((await storedSettings(ctx, 'from-secret-key')).url), deriveKey(KEY_2).id);
   assert.is((await testButton(ctx, 'from-secret-key')).outcome, 'sent');
+});
+
+test('start-up logs what it sealed, each secret it cannot decrypt, and a default key; never a secret', async (ctx) => {
+  await restartWith(ctx, [KEY_2]);
+  await ok(
+    ctx.api.call('POST', '/notifications/receivers', {
+      name: 'logged',
+      type: 'webhook',
+      settings: { url: ctx.stub.url('/logged/token-1o9d') },
+    }),
+    201,
+  );
+  await queryDb(
+    ctx.db.url,
+    `UPDATE notification_receivers SET settings = '{"url": "http://127.0.0.1:1/plain/token-p1a1n"}' WHERE name = 'logged'`,
+  );
+  const sealed = await restartLogged(ctx, { SECRETS_KEYS: JSON.stringify([KEY_2]), SECRET_KEY });
+  const info = sealed.find((l) => l.msg === 'notifications.secrets_sealed');
+  assert.equal([info?.sealed, info?.resealed, info?.sealedUnder], [1, 0, deriveKey(KEY_2).id]);
+  assert.not.ok(sealed.some((l) => String(l.msg).includes('published default')));
+  // SECRET_KEY left at the default and no SECRETS_KEYS: everything sealed under KEY_2 is unreadable.
+  const lines = await restartLogged(ctx, {});
+  const unreadable = lines.filter((l) => String(l.msg).startsWith('notifications.secret_unreadable'));
+  assert.ok(unreadable.length >= 8, String(unreadable.length));
+  assert.match(String(unreadable[0]!.reason), /not among the configured keys/);
+  assert.ok(lines.some((l) => l.setting === 'SECRETS_KEYS' && String(l.msg).includes("'changeme'")));
+  const text = JSON.stringify(lines);
+  for (const secret of [...Object.values(SECRETS), 'token-p1a1n', 'token-1o9d', KEY_2])
+    assert.not.ok(text.includes(secret), secret);
 });
 
 test.run();
