@@ -338,6 +338,8 @@ export async function createRedisBus(deps: BusDeps, options: RedisBusOptions): P
   pub.on('ready', () => {
     changed();
     void tryResume();
+    // The publisher alone may have been away: the subscription held, and the outbox waits.
+    void pump();
   });
   pub.on('close', changed);
   sub.on('ready', () => {

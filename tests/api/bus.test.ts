@@ -290,6 +290,33 @@ outage(
   },
 );
 
+outage(
+  'the publishing connection alone cut: what was published meanwhile goes out when it is back, with no resume',
+  async () => {
+    const server = await privateRedis();
+    const channel = `test.bus.${randomUUID()}`;
+    const bus = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+    const seen = record(bus);
+    const admin = new Redis(server.url);
+    try {
+      // Every connection that is not subscribed: the bus's publisher (and this one, spared).
+      await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      // Published while it is away (it is back within about 100 ms): nothing is being sent then.
+      for (const deadline = Date.now() + 2000; bus.state().connected;) {
+        assert.ok(Date.now() < deadline, 'the bus notices the cut');
+        await new Promise((r) => setImmediate(r));
+      }
+      for (let i = 0; i < 3; i++) await bus.publish(deleted(`cut-${i}`));
+      assert.is(bus.state().outbox, 3);
+      await eventually('heard without another publish', () => seen.heard.length === 3);
+      assert.equal(seen.ids(), ['cut-0', 'cut-1', 'cut-2']);
+      assert.is(seen.resumes.length, 0, 'the subscription held');
+    } finally {
+      admin.disconnect();
+    }
+  },
+);
+
 outage('a full outbox drops the oldest, counts them, and the rest goes out under a new epoch', async () => {
   const server = await privateRedis();
   const channel = `test.bus.${randomUUID()}`;
