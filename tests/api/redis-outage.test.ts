@@ -326,3 +326,66 @@ startup(
 );
 
 startup.run();
+
+// ---- an outbox that overflows ------------------------------------------------------------------
+
+const overflow = suite<Ctx>('an outbox that outgrows BUS_OUTBOX_SIZE', {} as Ctx);
+
+overflow.before(async (ctx) => {
+  ctx.clients = [];
+  ctx.redis = await startPrivateRedis();
+  await startApp(ctx, {
+    TEST_LABEL: 'redis_overflow',
+    REDIS_URL: ctx.redis.url,
+    BUS_CHANNEL: unique('overflow'),
+    BUS_OUTBOX_SIZE: '4k',
+  });
+});
+
+overflow.after(async (ctx) => {
+  for (const c of ctx.clients) c.close();
+  ctx.redis?.resume();
+  await stopApp(ctx);
+  await ctx.redis?.remove();
+});
+
+overflow(
+  'the oldest changes are dropped and counted, and the screen resyncs to a snapshot holding every change (a new epoch, not a silent loss)',
+  async (ctx) => {
+    const { api } = ctx;
+    const group = unique('overflow');
+    const client = await LiveClient.connect(ctx.origin, {});
+    ctx.clients.push(client);
+    const wall = await screen(client, `group=${group}`);
+
+    // Paused, not stopped: the connection stays, so no reconnection reloads the views; only the
+    // new epoch the dropped changes start can tell the screen.
+    ctx.redis.pause();
+    for (let i = 0; i < 15; i++)
+      await post(api, { resource: `o-${i}`, event: 'e', group, severity: 'major' });
+    const during = await busStatus(api);
+    assert.ok(during.dropped > 0 && during.outboxBytes <= 4096, JSON.stringify(during));
+    assert.is(await metric(api, 'bus_outbox_dropped_total'), during.dropped);
+    ctx.redis.resume();
+
+    await client.waitFor(
+      (m) => m.event === 'resync' && m.data.reason === 'sequence restarted',
+      15_000,
+      'a resync for the new epoch',
+    );
+    const want = await stored(api, group);
+    assert.is(Object.keys(want).length, 15);
+    await until(
+      () => (JSON.stringify(wall.view.summary()) === JSON.stringify(want) ? true : undefined),
+      15_000,
+      () => `the screen converges (${wall.resyncs} resyncs, ${wall.view.alerts.size} alerts)`,
+    );
+    assertInOrder(wall.view);
+    assert.is(
+      client.received.filter((m) => m.event === 'resync' && m.data.reason === 'bus reconnected').length,
+      0,
+    );
+  },
+);
+
+overflow.run();
