@@ -300,7 +300,7 @@ outage(
     const admin = new Redis(server.url);
     try {
       // Every connection that is not subscribed: the bus's publisher (and this one, spared).
-      await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
       // Published while it is away (it is back within about 100 ms): nothing is being sent then.
       for (const deadline = Date.now() + 2000; bus.state().connected;) {
         assert.ok(Date.now() < deadline, 'the bus notices the cut');
