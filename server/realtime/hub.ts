@@ -10,8 +10,6 @@ import {
   type SubscribeAnswer,
   type ViewCounts,
 } from '../../shared/events.ts';
-import { authenticateSocket } from '../auth/authenticate.ts';
-import { isGranted } from '../auth/scopes.ts';
 import { viewMembers } from '../db/alert-query.ts';
 import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
@@ -22,6 +20,7 @@ import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts'
 import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
+import { createSessions } from './sessions.ts';
 import { preEncodeSharedAck, shareEncoding, sharedEncodingParser } from './shared-encoding.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
@@ -86,12 +85,6 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   let lastFlush = 0;
   const position = (): Position => ({ epoch, seq: lastSeq });
 
-  const baseUrlOf = (socket: LiveSocket) => {
-    if (config.BASE_URL) return config.BASE_URL.replace(/\/+$/, '');
-    const proto = socket.handshake.secure ? 'https' : 'http';
-    return `${proto}://${socket.handshake.headers.host ?? 'localhost'}${config.API_PREFIX}`;
-  };
-
   /** What a socket is told of a failure, as HTTP would answer it: the detail is only logged. */
   const answerFor = (err: unknown, what: string): AppError => {
     if (err instanceof AppError) return err;
@@ -105,32 +98,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     return new AppError(500, 'An internal error has occurred!');
   };
 
-  io.use(async (socket, next) => {
-    try {
-      const header = (name: string) => String(socket.handshake.headers[name.toLowerCase()] ?? '');
-      const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrlOf(socket), header);
-      if (!auth.unrestricted && !isGranted(auth.scopes, 'read:alerts', config.DELETE_SCOPES)) {
-        throw new AppError(403, 'Missing required scope: read:alerts');
-      }
-      const customers = config.CUSTOMER_VIEWS && auth.customers.length ? auth.customers : null;
-      socket.data.auth = auth;
-      socket.data.caller = {
-        ip: socket.handshake.address,
-        header,
-        user: auth.login,
-        baseUrl: baseUrlOf(socket),
-        customers,
-      };
-      socket.data.views = new Set();
-      socket.data.behind = new Map();
-      next();
-    } catch (err) {
-      const e = answerFor(err, 'live.auth_failed');
-      const refusal = new Error(e.message) as Error & { data: unknown };
-      refusal.data = { status: 'error', message: e.message, code: e.status };
-      next(refusal);
-    }
-  });
+  const sessions = createSessions(deps, answerFor);
+  io.use((socket, next) => void sessions.authenticate(socket, next));
 
   io.on('connection', (raw) => {
     const socket = raw as LiveSocket;
@@ -138,19 +107,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.conn.on('packetCreate', preEncodeSharedAck);
     const customers = socket.data.caller.customers;
     void socket.join(customers ? customers.map((c) => `customer:${c}`) : ['unrestricted']);
-    const exp = socket.data.auth.claims?.exp;
-    let expiry: NodeJS.Timeout | null = null;
-    if (typeof exp === 'number') {
-      const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
-      expiry = setTimeout(
-        () => {
-          socket.emit('session.expired', { message: 'Token has expired' });
-          socket.disconnect(true);
-        },
-        Math.max(ms, 0),
-      );
-      expiry.unref();
-    }
+    sessions.watch(socket);
     socket.on('subscribe', (req, ack) => {
       void subscribe(socket, req).then(
         (answer) => (typeof ack === 'function' ? ack(answer) : undefined),
@@ -166,7 +123,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     socket.conn.on('drain', () => catchUpSlow(socket));
     socket.on('disconnect', () => {
       metrics.liveSockets.dec();
-      if (expiry) clearTimeout(expiry);
+      sessions.forget(socket);
       for (const view of [...socket.data.views]) leave(socket, view);
     });
   });
@@ -518,6 +475,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   return {
     async close() {
       clearInterval(tick);
+      sessions.close();
       cancelFlush?.();
       unsubscribe();
       stopResuming();

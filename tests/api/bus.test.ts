@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import type { LiveEvent } from '../../shared/events.ts';
 import { createLog } from '../../server/log.ts';
 import { createMetrics } from '../../server/metrics.ts';
-import { createMemoryBus, createRedisBus, type Bus, type BusPosition } from '../../server/realtime/bus.ts';
+import { createMemoryBus, type Bus, type BusPosition } from '../../server/realtime/bus.ts';
+import { createRedisBus } from '../../server/realtime/redis-bus.ts';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -109,7 +110,7 @@ redis('a message published by one process is received by another', async () => {
   const bus = await createRedisBus({ log, metrics: createMetrics() }, { url: REDIS_URL, channel });
   const received = nextEvent(bus, 15_000);
   const script = `
-    import { createRedisBus } from './server/realtime/bus.ts';
+    import { createRedisBus } from './server/realtime/redis-bus.ts';
     import { createLog } from './server/log.ts';
     import { createMetrics } from './server/metrics.ts';
     const bus = await createRedisBus({ log: createLog('silent'), metrics: createMetrics() }, { url: process.env.URL, channel: process.env.CHANNEL });
