@@ -143,14 +143,118 @@ export type LimitedList = keyof typeof MAX_LIST;
 /**
  * Attributes: how many keys, how long a key, and how long the whole object as JSON text. Their
  * GIN index (`jsonb_path_ops`) stores hashes, so these keep rows and answers small, not indexes.
+ * `storedBytes` bounds what an alert holds after merges (`attributesOverLimit`): PostgreSQL's JSON
+ * text in UTF-8 bytes, where `jsonLength` characters of a request take at most three bytes each.
  */
-export const MAX_ATTRIBUTES = { count: 256, keyLength: 256, jsonLength: 65_536 } as const;
+export const MAX_ATTRIBUTES = {
+  count: 256,
+  keyLength: 256,
+  jsonLength: 65_536,
+  storedBytes: 262_144,
+} as const;
 
 export const tooLong = (name: string, max: number) => `${name} must be at most ${max} characters`;
 export const itemTooLong = (name: string, max: number) => `each of ${name} must be at most ${max} characters`;
 export const tooManyItems = (name: string, max: number) => `${name} must have at most ${max} items`;
 export const listTooLong = (name: string, max: number) =>
   `${name} must be at most ${max} characters in total`;
+
+/** UTF-8 bytes of a string (each UTF-16 unit is 1 to 3 bytes; a surrogate pair is 4). */
+function utf8Bytes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * A number as PostgreSQL's jsonb writes it: JavaScript's text of it (what was sent) read as a
+ * numeric keeps its digits and writes no exponent (1e+21 is 22 digits, 1.5e-7 is 0.00000015).
+ */
+function numberText(x: number): string {
+  const s = JSON.stringify(x);
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  const sign = s.startsWith('-') ? '-' : '';
+  const mantissa = s.slice(sign.length, e);
+  const point = mantissa.indexOf('.');
+  const digits = mantissa.replace('.', '');
+  const at = (point < 0 ? mantissa.length : point) + Number(s.slice(e + 1));
+  if (at >= digits.length) return sign + digits + '0'.repeat(at - digits.length);
+  if (at <= 0) return `${sign}0.${'0'.repeat(-at)}${digits}`;
+  return `${sign}${digits.slice(0, at)}.${digits.slice(at)}`;
+}
+
+/**
+ * The size in UTF-8 bytes of `value` as PostgreSQL writes a jsonb as text (`octet_length(x::text)`):
+ * a space after each `,` and `:`, numbers without exponent. The stored attributes' size limit
+ * (MAX_ATTRIBUTES.storedBytes) is measured so in SQL and in JavaScript alike.
+ */
+export function storedJsonBytes(value: unknown): number {
+  if (value === null || value === undefined) return 4;
+  if (typeof value === 'string') return utf8Bytes(JSON.stringify(value));
+  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value).length : 4;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    return 2 + items.reduce<number>((n, v, i) => n + storedJsonBytes(v) + (i ? 2 : 0), 0);
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return (
+      2 +
+      entries.reduce(
+        (n, [k, v], i) => n + utf8Bytes(JSON.stringify(k)) + 2 + storedJsonBytes(v) + (i ? 2 : 0),
+        0,
+      )
+    );
+  }
+  return 4;
+}
+
+/**
+ * Why an alert's stored tags would be over MAX_LIST.tags (items, or characters together as
+ * JavaScript counts them), or null when they are within it. The receive statements decide the same
+ * in SQL (server/db/alerts.ts, `tagsWithin`); tests/api/stored-limits.test.ts guards both.
+ */
+export function tagsOverLimit(tags: readonly string[]): string | null {
+  const { items, total } = MAX_LIST.tags;
+  if (tags.length > items) return `the alert would have ${tags.length} tags; ${tooManyItems('tags', items)}`;
+  const chars = tags.reduce((n, t) => n + t.length, 0);
+  if (chars > total) return `the alert's tags would be ${chars} characters; ${listTooLong('tags', total)}`;
+  return null;
+}
+
+/**
+ * Attributes the server sets on every alert (lifecycle §7): they come on top of the senders' keys,
+ * so the stored key limit does not count them.
+ */
+export const SERVER_ATTRIBUTES: readonly string[] = ['notify', 'flapping'];
+
+/**
+ * Why an alert's stored attributes (null values already removed) would be over MAX_ATTRIBUTES, or
+ * null. The server's own keys (SERVER_ATTRIBUTES) are not counted. Stored, the size is counted as PostgreSQL's JSON text in bytes (`storedJsonBytes`), up to
+ * `storedBytes`: the most that a request's `jsonLength` characters can take there. Keys are each
+ * checked when they come in. The SQL twin is `attributesWithin` in server/db/alerts.ts.
+ */
+export function attributesOverLimit(attributes: Record<string, unknown>): string | null {
+  const keys = Object.keys(attributes).filter((k) => !SERVER_ATTRIBUTES.includes(k)).length;
+  if (keys > MAX_ATTRIBUTES.count) {
+    return `the alert would have ${keys} attribute keys; attributes must have at most ${MAX_ATTRIBUTES.count} keys`;
+  }
+  const bytes = storedJsonBytes(attributes);
+  if (bytes > MAX_ATTRIBUTES.storedBytes) {
+    return `the alert's attributes would be ${bytes} bytes as stored JSON; attributes must be at most ${MAX_ATTRIBUTES.storedBytes} bytes as stored JSON`;
+  }
+  return null;
+}
 
 /**
  * A list of strings within its field's limits: each element `listItem` characters, the list

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ATTRIBUTES } from './alerts.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 // NUL bytes and deep nesting are refused for every body by the body middleware.
@@ -33,9 +34,33 @@ export type UserStatus = z.infer<typeof UserStatusSchema>;
 
 const roles = z.array(str('roles', 256), { error: 'roles must be a list of strings' });
 
-export const UserAttributesSchema = z.record(z.string(), z.unknown(), {
-  error: 'attributes must be a JSON object',
-});
+/**
+ * Why a user's attributes are over the alerts' limits (MAX_ATTRIBUTES: keys, key length, size as
+ * JSON), or null. Checked on every request and again on the merged result of a deep merge
+ * (server/domain/users.ts), so what a user stores stays within them; tests/api/stored-limits.test.ts.
+ */
+export function userAttributesOverLimit(a: Record<string, unknown>): string | null {
+  const keys = Object.keys(a);
+  if (keys.length > MAX_ATTRIBUTES.count) return `attributes must have at most ${MAX_ATTRIBUTES.count} keys`;
+  if (keys.some((k) => k.length > MAX_ATTRIBUTES.keyLength)) {
+    return `each attribute key must be at most ${MAX_ATTRIBUTES.keyLength} characters`;
+  }
+  if (JSON.stringify(a).length > MAX_ATTRIBUTES.jsonLength) {
+    return `attributes must be at most ${MAX_ATTRIBUTES.jsonLength} characters as JSON`;
+  }
+  return null;
+}
+
+const withinLimits = (a: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const over = userAttributesOverLimit(a);
+  if (over) ctx.addIssue({ code: 'custom', message: over });
+};
+
+export const UserAttributesSchema = z
+  .record(z.string(), z.unknown(), {
+    error: 'attributes must be a JSON object',
+  })
+  .superRefine(withinLimits);
 export type UserAttributes = z.infer<typeof UserAttributesSchema>;
 
 /** POST /user (api.md §9): `login` defaults to the email. */
@@ -108,7 +133,8 @@ export const UserAttributesUpdateSchema = z.object(
         error: (i) =>
           i.input == null ? 'Missing mandatory value for attributes' : 'attributes must be a JSON object',
       })
-      .refine((a) => Object.keys(a).length > 0, 'attributes must not be empty'),
+      .refine((a) => Object.keys(a).length > 0, 'attributes must not be empty')
+      .superRefine(withinLimits),
   },
   { error: 'expected a JSON object' },
 );

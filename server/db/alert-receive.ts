@@ -9,7 +9,10 @@ import {
   historyCounts,
   historyWrites,
   mergeAttributes,
+  ownAttributes,
   priorHistory,
+  receivedAttributes,
+  receivedTags,
   texts,
   ts,
   WrittenRowSchema,
@@ -187,9 +190,12 @@ export interface ReceiveUpdate {
   text: string;
   timeout: number;
   rawData: string | null;
-  /** Added to the stored tags (union). */
+  /** Added to the stored tags (union), or in their place when together they would be over the limits. */
   tags: string[];
-  /** Merged over the stored attributes, incoming keys win. */
+  /**
+   * Merged over the stored attributes, incoming keys win (null removes one); in their place when
+   * merged they would be over the limits (docs/alerts.md, "Field limits").
+   */
   attributes: Record<string, unknown>;
   /** Duplicates folded into this write (keep createTime and receiveTime, add to duplicateCount); 0 for a correlate (replace and reset). */
   duplicate: number;
@@ -233,8 +239,8 @@ export function updateReceived(
       UPDATE alerts AS a SET
         event = ${u.event}, severity = ${u.severity}, status = ${u.status}, service = ${texts(u.service)},
         value = ${u.value}, text = ${u.text}, timeout = ${u.timeout}, raw_data = ${u.rawData},
-        tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || ${texts(u.tags)}) AS t ORDER BY t),
-        attributes = ${mergeAttributes(u.attributes)},
+        tags = ${receivedTags(sql.fragment`${texts(u.tags)}::text[]`)},
+        attributes = ${receivedAttributes(mergeAttributes(u.attributes), sql.fragment`${sql.jsonb(ownAttributes(u.attributes) as never)}`)},
         ${
           u.duplicate
             ? sql.fragment`duplicate_count = a.duplicate_count + ${u.duplicate}, repeat = true,`
@@ -270,11 +276,17 @@ function duplicateFields(u: DirectDuplicate['update']) {
 const duplicateColumns = sql.fragment`service text[], value text, text text, timeout integer, raw_data text,
   tags text[], attributes jsonb, removed text[], dup integer, last_receive_id text, now float8`;
 
-/** What a plain duplicate sets, from `v` (duplicateFields); `attributes` before the removals. */
-const duplicateSet = (attributes: ReturnType<typeof sql.fragment>) => sql.fragment`
+/**
+ * What a plain duplicate sets, from `v` (duplicateFields): `attributes` merged before the removals,
+ * `own` the receipts' own, in place of the stored ones when merged they would be over the limits.
+ */
+const duplicateSet = (
+  attributes: ReturnType<typeof sql.fragment>,
+  own: ReturnType<typeof sql.fragment>,
+) => sql.fragment`
   service = v.service, value = v.value, text = v.text, timeout = v.timeout, raw_data = v.raw_data,
-  tags = ARRAY(SELECT DISTINCT t FROM unnest(a.tags || v.tags) AS t ORDER BY t),
-  attributes = ${attributes} - v.removed,
+  tags = ${receivedTags(sql.fragment`v.tags`)},
+  attributes = ${receivedAttributes(sql.fragment`(${attributes} - v.removed)`, own)},
   duplicate_count = a.duplicate_count + v.dup, repeat = true,
   last_receive_id = v.last_receive_id, last_receive_time = to_timestamp(v.now)`;
 
@@ -306,7 +318,7 @@ export async function updateDuplicates(
   const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.expected.id, ...x.with }] : [])));
   const written = await db.any(sql.type(ReceiptRowSchema)`
     WITH w AS (
-      UPDATE alerts AS a SET ${duplicateSet(sql.fragment`(a.attributes || v.attributes)`)}
+      UPDATE alerts AS a SET ${duplicateSet(sql.fragment`(a.attributes || v.attributes)`, sql.fragment`v.attributes`)}
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, severity text, event text,
         ${duplicateColumns})
       WHERE a.id IN (SELECT k.id FROM receive_ids(${texts(items.map((x) => x.expected.id))}) AS k) AND a.id = v.id AND ${guard(sql.fragment`v.status`, sql.fragment`v.severity`, sql.fragment`v.event`)}
@@ -389,6 +401,7 @@ export async function updateByIdentity(
     WITH w AS (
       UPDATE alerts AS a SET ${duplicateSet(
         sql.fragment`(a.attributes || v.attributes || jsonb_build_object('notify', array_position(v.quiet, a.status) IS NULL))`,
+        sql.fragment`(v.attributes || jsonb_build_object('notify', array_position(v.quiet, a.status) IS NULL))`,
       )}
       FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
           ${col((d) => d.event)}) AS k

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
+import { MAX_ATTRIBUTES, MAX_LIST, SERVER_ATTRIBUTES } from '../../shared/alerts.ts';
 import type { AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 import { finiteTime } from './pool.ts';
 
@@ -75,9 +76,72 @@ export const texts = (values: readonly string[]) => sql.array(values, 'text');
 /** Stored attributes with `changes` merged over them; a key whose new value is null is removed. */
 export function mergeAttributes(changes: Record<string, unknown>) {
   const removed = Object.keys(changes).filter((k) => changes[k] === null);
-  const merged = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== null));
-  return sql.fragment`(a.attributes || ${sql.jsonb(merged as never)}) - ${texts(removed)}`;
+  return sql.fragment`(a.attributes || ${sql.jsonb(ownAttributes(changes) as never)}) - ${texts(removed)}`;
 }
+
+/** The keys of `changes` that are set (not removed): what a receipt's attributes are on their own. */
+export const ownAttributes = (changes: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== null));
+
+type Fragment = ReturnType<typeof sql.fragment>;
+
+// The stored limits of tags and attributes in SQL (docs/alerts.md, "Field limits"), decided exactly
+// as tagsOverLimit and attributesOverLimit of shared/alerts.ts decide them in JavaScript: the
+// receive path's prediction of the stored alert (receive-write.ts, predictedRecord) relies on it.
+// Each test is a CASE whose first, cheap branches settle the usual case; guarded by
+// tests/api/stored-limits.test.ts.
+
+/** Characters of a text as JavaScript counts them: one beyond U+FFFF counts two (UTF-16 units). */
+const utf16Length = (s: Fragment) =>
+  sql.fragment`(char_length(${s}) + char_length(regexp_replace(${s}, '[^\\U00010000-\\U0010FFFF]', '', 'g')))`;
+
+/**
+ * Whether the tag list `x` is within MAX_LIST.tags. Its UTF-8 bytes are at least its UTF-16 units,
+ * so the exact count is made only for a list over the limit in bytes.
+ */
+export const tagsWithin = (x: Fragment) => sql.fragment`CASE
+    WHEN cardinality(${x}) > ${MAX_LIST.tags.items} THEN false
+    WHEN octet_length(array_to_string(${x}, '')) <= ${MAX_LIST.tags.total} THEN true
+    ELSE ${utf16Length(sql.fragment`array_to_string(${x}, '')`)} <= ${MAX_LIST.tags.total} END`;
+
+/**
+ * Bytes of jsonb text below which an object cannot have more than MAX_ATTRIBUTES.count keys: each
+ * key but one (the empty key) takes at least 8 bytes (`, "k": 0`), so 257 keys take at least 2,055.
+ */
+const FEW_KEYS_BYTES = 8 * MAX_ATTRIBUTES.count;
+
+/**
+ * Whether the attributes `m` are within the stored limits (MAX_ATTRIBUTES.count keys besides the
+ * server's own, and `storedBytes` of jsonb text, as attributesOverLimit measures them); the keys
+ * are counted only for an object too large to be sure.
+ */
+export const attributesWithin = (m: Fragment) => sql.fragment`CASE
+    WHEN octet_length((${m})::text) <= ${FEW_KEYS_BYTES} THEN true
+    WHEN octet_length((${m})::text) > ${MAX_ATTRIBUTES.storedBytes} THEN false
+    ELSE (SELECT count(*) FROM jsonb_object_keys(${m}) AS k WHERE k <> ALL(${texts(SERVER_ATTRIBUTES)}))
+      <= ${MAX_ATTRIBUTES.count} END`;
+
+/** Distinct and sorted, as stored tags are. */
+const sortedTags = (x: Fragment) => sql.fragment`ARRAY(SELECT DISTINCT t FROM unnest(${x}) AS t ORDER BY t)`;
+
+/**
+ * The tags a receipt leaves on the alert: the stored ones and `incoming` together, or `incoming`
+ * alone (the sender's current set) when together they would be over MAX_LIST.tags. Both lists'
+ * sizes added up settle the usual case without building the union twice.
+ */
+export const receivedTags = (incoming: Fragment) => sql.fragment`CASE
+    WHEN cardinality(a.tags) + cardinality(${incoming}) <= ${MAX_LIST.tags.items}
+      AND octet_length(array_to_string(a.tags || ${incoming}, '')) <= ${MAX_LIST.tags.total}
+    THEN ${sortedTags(sql.fragment`a.tags || ${incoming}`)}
+    ELSE (SELECT CASE WHEN ${tagsWithin(sql.fragment`u.t`)} THEN u.t ELSE ${sortedTags(incoming)} END
+      FROM (SELECT ${sortedTags(sql.fragment`a.tags || ${incoming}`)} AS t OFFSET 0) u) END`;
+
+/**
+ * The attributes a receipt leaves on the alert: `merged` (the stored ones with the receipt's over
+ * them), or `own` (the receipt's alone) when `merged` would be over the stored limits.
+ */
+export const receivedAttributes = (merged: Fragment, own: Fragment) =>
+  sql.fragment`CASE WHEN ${attributesWithin(merged)} THEN ${merged} ELSE ${own} END`;
 
 const COUNTED = new Set(['new', 'severity']);
 
@@ -227,31 +291,46 @@ export async function deleteAlert(db: CommonQueryMethods, id: string): Promise<b
 const scopeOf = (customers: readonly string[] | null) =>
   customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
 
-/** One statement changing many alerts (bulk tag, untag, attributes); returns the written rows. */
-function updateMany(
-  db: CommonQueryMethods,
-  ids: readonly string[],
-  set: ReturnType<typeof sql.fragment>,
-  customers: readonly string[] | null,
-) {
-  return db.any(sql.type(AlertRowSchema)`
-    UPDATE alerts AS a SET ${set} WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)} RETURNING ${columns}`);
+/** What a bulk change wrote, and the alerts it left untouched because they would be over a limit. */
+export interface ManyWritten {
+  rows: readonly AlertRecord[];
+  refused: readonly string[];
 }
 
-/** Adds tags to each alert, keeping its order and never doubling a tag. */
-export const tagMany = (
+/**
+ * One statement changing many alerts (bulk tag, untag, attributes); returns the written rows. With
+ * `within`, an alert whose new value it refuses is left as it is and listed in `refused`.
+ */
+async function updateMany(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  set: Fragment,
+  customers: readonly string[] | null,
+  within?: Fragment,
+): Promise<ManyWritten> {
+  const rows = await db.any(sql.type(AlertRowSchema)`
+    UPDATE alerts AS a SET ${set} WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)}
+      ${within ? sql.fragment`AND ${within}` : sql.fragment``}
+    RETURNING ${columns}`);
+  if (!within || rows.length === ids.length) return { rows, refused: [] };
+  const written = new Set(rows.map((r) => r.id));
+  const refused = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT a.id FROM alerts a
+    WHERE a.id = ANY(${texts(ids.filter((id) => !written.has(id)))}) ${scopeOf(customers)} AND NOT ${within}`);
+  return { rows, refused };
+}
+
+/** Adds tags to each alert, keeping its order and never doubling a tag; not past MAX_LIST.tags. */
+export function tagMany(
   db: CommonQueryMethods,
   ids: readonly string[],
   tags: readonly string[],
   customers: readonly string[] | null,
-) =>
-  updateMany(
-    db,
-    ids,
-    sql.fragment`tags = a.tags || ARRAY(SELECT t FROM unnest(${texts([...new Set(tags)])}::text[]) WITH ORDINALITY AS x(t, n)
-      WHERE NOT t = ANY(a.tags) ORDER BY n)`,
-    customers,
-  );
+) {
+  const next = sql.fragment`a.tags || ARRAY(SELECT t FROM unnest(${texts([...new Set(tags)])}::text[]) WITH ORDINALITY AS x(t, n)
+      WHERE NOT t = ANY(a.tags) ORDER BY n)`;
+  return updateMany(db, ids, sql.fragment`tags = ${next}`, customers, tagsWithin(next));
+}
 
 /** Removes tags from each alert. */
 export const untagMany = (
@@ -268,13 +347,26 @@ export const untagMany = (
     customers,
   );
 
-/** Merges attributes into each alert; a null value removes the key. */
-export const updateAttributesMany = (
+/**
+ * Merges attributes into each alert; a null value removes the key. A change that sets a key leaves
+ * an alert it would take over the stored limits untouched (removing alone is always allowed).
+ */
+export function updateAttributesMany(
   db: CommonQueryMethods,
   ids: readonly string[],
   attributes: Record<string, unknown>,
   customers: readonly string[] | null,
-) => updateMany(db, ids, sql.fragment`attributes = ${mergeAttributes(attributes)}`, customers);
+) {
+  const merged = mergeAttributes(attributes);
+  const sets = Object.values(attributes).some((v) => v !== null);
+  return updateMany(
+    db,
+    ids,
+    sql.fragment`attributes = ${merged}`,
+    customers,
+    sets ? attributesWithin(merged) : undefined,
+  );
+}
 
 /** Deletes alerts and their history (notes are kept, as for a single delete); returns what went. */
 export function deleteMany(

@@ -1,4 +1,10 @@
-import type { Alert, StatusChange, Action } from '../../shared/alerts.ts';
+import {
+  attributesOverLimit,
+  tagsOverLimit,
+  type Action,
+  type Alert,
+  type StatusChange,
+} from '../../shared/alerts.ts';
 import * as alertsDb from '../db/alerts.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
@@ -7,6 +13,7 @@ import type { AlertRecord, HistoryRecord } from './alert-types.ts';
 import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';
 import type { Caller } from './caller.ts';
 import { hasChanges, mergeChanges, type AlertChanges } from './plugin-hooks.ts';
+import { mergedAttributes } from './receive-write.ts';
 
 // Operations on one stored alert (GET, status, action, tags, attributes, delete); receiving is in
 // receive.ts, notes in notes.ts.
@@ -279,7 +286,10 @@ function actionTimeout(
   return own ?? config.ALERT_TIMEOUT;
 }
 
-/** PUT /alert/:id/tag and /untag: set semantics, no history, updateTime unchanged. */
+/**
+ * PUT /alert/:id/tag and /untag: set semantics, no history, updateTime unchanged. Tags that would
+ * leave the alert over its limits are refused (400, nothing stored); removing is always allowed.
+ */
 export async function tagAlert(
   deps: Deps,
   id: string,
@@ -292,20 +302,29 @@ export async function tagAlert(
       ? record.tags.filter((t) => !tags.includes(t))
       : [...new Set([...record.tags, ...tags])];
     if (next.length === record.tags.length && next.every((t, i) => t === record.tags[i])) return null;
+    const over = remove ? null : tagsOverLimit(next);
+    if (over) throw badRequest(over);
     return alertsDb.applyPatch(tx, record.id, { tags: next }, [], deps.config.HISTORY_LIMIT);
   });
 }
 
-/** PUT /alert/:id/attributes: merge; a null value deletes the key; no history. */
+/**
+ * PUT /alert/:id/attributes: merge; a null value deletes the key; no history. A change that sets a
+ * key and would leave the alert over its limits is refused (400, nothing stored).
+ */
 export async function updateAttributes(
   deps: Deps,
   id: string,
   attributes: Record<string, unknown>,
   caller: Caller,
 ): Promise<void> {
-  await changeAlert(deps, id, caller, (tx, record) =>
-    alertsDb.applyPatch(tx, record.id, { attributes }, [], deps.config.HISTORY_LIMIT),
-  );
+  await changeAlert(deps, id, caller, (tx, record) => {
+    if (Object.values(attributes).some((v) => v !== null)) {
+      const over = attributesOverLimit(mergedAttributes(record.attributes, attributes));
+      if (over) throw badRequest(over);
+    }
+    return alertsDb.applyPatch(tx, record.id, { attributes }, [], deps.config.HISTORY_LIMIT);
+  });
 }
 
 /** DELETE /alert/:id: delete hooks may veto; notes are kept. */

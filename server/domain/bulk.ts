@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   ActionSchema,
   AttributesChangeSchema,
+  MAX_ATTRIBUTES,
+  MAX_LIST,
   StatusChangeSchema,
   TagsSchema,
   type Action,
@@ -180,12 +182,15 @@ async function applyTo(
       }
       continue;
     }
-    const rows =
+    const { rows, refused } =
       body.type === 'attributes'
         ? await alertsDb.updateAttributesMany(deps.db, chunk, body.attributes, caller.customers)
         : body.type === 'tag'
           ? await alertsDb.tagMany(deps.db, chunk, body.tags, caller.customers)
           : await alertsDb.untagMany(deps.db, chunk, body.tags, caller.customers);
+    // An alert the change would take over a limit is left untouched and reported, as a status
+    // change an alert refuses is (docs/alerts.md, "Field limits"); tests/api/stored-limits.test.ts.
+    for (const id of refused) errors.push(`${id}: ${overLimit(body.type)}`);
     for (const row of [...rows].sort((a, b) => a.id.localeCompare(b.id))) {
       changed.push(row.id);
       await deps.bus.publish({ type: 'alert.updated', alert: presentLiveAlert(row, caller.baseUrl) });
@@ -193,6 +198,12 @@ async function applyTo(
   }
   return { changed, errors };
 }
+
+/** Why a bulk tag or attributes change left an alert untouched. */
+const overLimit = (type: 'tag' | 'untag' | 'attributes') =>
+  type === 'attributes'
+    ? `the alert's attributes would be over their limits (at most ${MAX_ATTRIBUTES.count} keys, ${MAX_ATTRIBUTES.storedBytes} bytes as stored JSON)`
+    : `the alert's tags would be over their limits (at most ${MAX_LIST.tags.items} tags, ${MAX_LIST.tags.total} characters in total)`;
 
 const runners = new WeakMap<Deps, BulkRunner>();
 

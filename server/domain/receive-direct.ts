@@ -8,6 +8,7 @@ import {
   asOfReceipt,
   planPlainAlong,
   quietStatuses,
+  runAttributes,
   runFields,
   type Written,
 } from './receive-write.ts';
@@ -132,7 +133,7 @@ export async function receiveDirect(
     n++;
   }
   const run = items.slice(0, n);
-  const attributes = Object.assign({}, ...run.map((r) => r.draft.attributes)) as Record<string, unknown>;
+  const attributes = runAttributes(run.map((r) => r.draft.attributes));
   delete attributes.notify;
   // Each receipt plans its own rows (a forward event each), as writeDuplicates does for a run; the
   // first one's wait (the alert's delivered rows being removed) is every receipt's.

@@ -1,3 +1,4 @@
+import { attributesOverLimit, tagsOverLimit } from '../../shared/alerts.ts';
 import * as receiveDb from '../db/alert-receive.ts';
 import * as alertsDb from '../db/alerts.ts';
 import type { Deps } from '../deps.ts';
@@ -267,8 +268,8 @@ export async function applyToExisting(
       ...candidate,
       ...draft,
       status,
-      tags: [...new Set([...candidate.tags, ...draft.tags])],
-      attributes: { ...candidate.attributes, ...draft.attributes },
+      tags: receivedTags(candidate.tags, draft.tags),
+      attributes: receivedAttributes(candidate.attributes, draft.attributes),
     };
     const hooked = await deps.plugins.statusChange(seen, status, text, caller);
     status = hooked.status;
@@ -323,6 +324,59 @@ export async function applyToExisting(
 }
 
 /**
+ * The tags a receipt leaves on an alert holding `stored`: both together, or the receipt's alone
+ * when together they would be over the limits. The statement decides the same in SQL
+ * (server/db/alerts.ts, receivedTags); tests/api/stored-limits.test.ts.
+ */
+export function receivedTags(stored: readonly string[], incoming: readonly string[]): string[] {
+  const both = [...new Set([...stored, ...incoming])];
+  return (tagsOverLimit(both) === null ? both : [...new Set(incoming)]).sort();
+}
+
+/** `changes` over `stored`, a null value removing the key (own properties only, even `__proto__`). */
+export const mergedAttributes = (stored: Record<string, unknown>, changes: Record<string, unknown>) =>
+  Object.fromEntries([
+    ...Object.entries(stored).filter(([k]) => !Object.hasOwn(changes, k)),
+    ...Object.entries(changes).filter(([, v]) => v !== null),
+  ]);
+
+/**
+ * The attributes a receipt leaves on an alert holding `stored`: the receipt's over the stored ones
+ * (null removes a key), or the receipt's alone when merged they would be over the limits; as
+ * receivedAttributes in server/db/alerts.ts.
+ */
+export function receivedAttributes(
+  stored: Record<string, unknown>,
+  incoming: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged = mergedAttributes(stored, incoming);
+  return attributesOverLimit(merged) === null ? merged : alertsDb.ownAttributes(incoming);
+}
+
+/**
+ * A run of receipts' tags as one receipt's: each receipt's added to those before it, or in their
+ * place when together they would be over the limits, so that the run's set is within them.
+ */
+export function runTags(run: readonly { draft: AlertDraft }[]): string[] {
+  let tags: string[] = [];
+  for (const { draft } of run) {
+    const both = [...new Set([...tags, ...draft.tags])];
+    tags = tagsOverLimit(both) === null ? both : [...new Set(draft.tags)];
+  }
+  return tags;
+}
+
+/** A run of receipts' attribute changes as one (null removes a key), kept within the limits as runTags. */
+export function runAttributes(changes: readonly Record<string, unknown>[]): Record<string, unknown> {
+  let run: Record<string, unknown> = {};
+  for (const change of changes) {
+    const both = { ...run, ...change };
+    run = attributesOverLimit(alertsDb.ownAttributes(both)) === null ? both : { ...change };
+  }
+  return run;
+}
+
+/**
  * The alert as `update` will store it (the statement merges tags and attributes with the stored
  * ones the same way): what the plugins plan the receipt's other writes on.
  */
@@ -332,11 +386,6 @@ export function predictedRecord(
   duplicate: boolean,
 ): AlertRecord {
   const { recentStatuses: _s, recentSeverityChanges: _c, ...stored } = candidate;
-  const attributes = { ...stored.attributes };
-  for (const [k, v] of Object.entries(u.attributes)) {
-    if (v === null) delete attributes[k];
-    else attributes[k] = v;
-  }
   return {
     ...stored,
     event: u.event,
@@ -347,8 +396,8 @@ export function predictedRecord(
     text: u.text,
     timeout: u.timeout,
     rawData: u.rawData,
-    tags: [...new Set([...stored.tags, ...u.tags])].sort(),
-    attributes,
+    tags: receivedTags(stored.tags, u.tags),
+    attributes: receivedAttributes(stored.attributes, u.attributes),
     ...(duplicate
       ? { duplicateCount: stored.duplicateCount + u.duplicate, repeat: true }
       : {
@@ -365,7 +414,7 @@ export function predictedRecord(
   };
 }
 
-/** A run of plain duplicates of one alert as one write: the last receipt's fields, every tag, the count. */
+/** A run of plain duplicates of one alert as one write: the last receipt's fields, the run's tags, the count. */
 export function runFields(run: readonly { draft: AlertDraft; now: number }[]) {
   const last = run.at(-1)!;
   return {
@@ -374,7 +423,7 @@ export function runFields(run: readonly { draft: AlertDraft; now: number }[]) {
     text: last.draft.text,
     timeout: last.draft.timeout,
     rawData: last.draft.rawData,
-    tags: run.flatMap((r) => r.draft.tags),
+    tags: runTags(run),
     duplicate: run.length,
     lastReceiveId: last.draft.id,
     now: last.now,

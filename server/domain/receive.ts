@@ -19,6 +19,7 @@ import {
   predictedRecord,
   readsOf,
   asOfReceipt,
+  runAttributes,
   runFields,
   serverAttributes,
   type Written,
@@ -210,10 +211,9 @@ function foldableDuplicates(deps: Deps, candidate: receiveDb.Candidate, items: R
 /** Writes a run of plain duplicates as one update; each receipt gets the alert as it stood after it. */
 async function writeDuplicates(deps: Deps, candidate: receiveDb.Candidate, run: Receipt[]) {
   const last = run.at(-1)!;
-  const attributes = Object.assign(
-    {},
-    ...run.map((r) => ({ ...r.draft.attributes, ...serverAttributes(deps, candidate.status, undefined) })),
-  ) as Record<string, unknown>;
+  const attributes = runAttributes(
+    run.map((r) => ({ ...r.draft.attributes, ...serverAttributes(deps, candidate.status, undefined) })),
+  );
   const update: receiveDb.ReceiveUpdate = {
     event: last.draft.event,
     severity: last.draft.severity,

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { formatTime } from '../../shared/alerts.ts';
-import type { MeUpdate, SignupInput, User, UserInput, UserList, UserUpdate } from '../../shared/users.ts';
+import {
+  userAttributesOverLimit,
+  type MeUpdate,
+  type SignupInput,
+  type User,
+  type UserInput,
+  type UserList,
+  type UserUpdate,
+} from '../../shared/users.ts';
 import { defaultRoles, domainOf, isDomainAllowed } from '../auth/access.ts';
 import { LOGIN_TAKEN } from '../auth/external-users.ts';
 import { hashPassword } from '../auth/passwords.ts';
@@ -70,6 +78,9 @@ export function mergeAttributes(
 ): Record<string, unknown> {
   const merged = deepMerge(current, change);
   for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
+  // Each request is within the limits; merged ones could outgrow them (400, nothing stored).
+  const over = userAttributesOverLimit(merged);
+  if (over) throw badRequest(`the user's attributes would be over their limits: ${over}`);
   return merged;
 }
 
