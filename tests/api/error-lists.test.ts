@@ -33,17 +33,35 @@ app('the Grafana webhook with 100,000 bad evalMatches answers a small body', asy
   assert.match(String(body.message), /invalid Grafana payload: .* \(and 99999 more\)/);
 });
 
-app('POST /alert with 50,000 bad tags answers a small body', async ({ api }) => {
+app('POST /alert with 500 bad tags (the most a list may hold) answers a small body', async ({ api }) => {
   const res = await api.post('/alert', {
     resource: 'r',
     event: 'e',
     environment: 'Production',
     service: ['web'],
-    tags: Array<number>(50_000).fill(7),
+    tags: Array<number>(500).fill(7),
   });
   const text = await res.text();
   const body = JSON.parse(text) as Answer['body'];
-  assertCapped({ status: res.status, body, headers: res.headers }, 50_000, Buffer.byteLength(text));
+  assertCapped({ status: res.status, body, headers: res.headers }, 500, Buffer.byteLength(text));
 });
+
+app(
+  'POST /alert with 50,000 bad tags is refused by the item limit alone, in a small body',
+  async ({ api }) => {
+    const res = await api.post('/alert', {
+      resource: 'r',
+      event: 'e',
+      environment: 'Production',
+      service: ['web'],
+      tags: Array<number>(50_000).fill(7),
+    });
+    const text = await res.text();
+    assert.is(res.status, 400, text.slice(0, 300));
+    const body = ErrorBodySchema.parse(JSON.parse(text));
+    assert.ok(Buffer.byteLength(text) < 10_000, `the body is ${Buffer.byteLength(text)} bytes`);
+    assert.match([body.message, ...(body.errors ?? [])].join(' | '), /tags must have at most 500 items/);
+  },
+);
 
 app.run();
