@@ -96,7 +96,8 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
  * A token is good only while its user exists and is active. The user is read on every request
  * with a token (one index probe, no cache), so an admin who disables or deletes a user stops every
  * token of it at its next request, on every instance sharing the database, and a live socket at its
- * next (re)connect (tests/api/users-disabled.test.ts). 401, so that the web UI ends the session.
+ * next (re)connect or, connected, at the hub's next tick (realtime/sessions.ts;
+ * tests/api/users-disabled.test.ts). 401, so that the web UI ends the session.
  */
 async function assertTokenUserActive(deps: Deps, userId: string | null, login: string | null): Promise<void> {
   const user = await findTokenUser(deps.db, userId, login);

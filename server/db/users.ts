@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 
 export const UserRowSchema = z.object({
@@ -32,6 +32,18 @@ export function findUserByLoginOrEmail(db: CommonQueryMethods, name: string): Pr
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const TokenUserSchema = z.object({ login: z.string(), status: z.string() });
+export type TokenUser = z.infer<typeof TokenUserSchema>;
+
+/** The user an id (a uuid or null) and a login name: by id first, else by login, else by email. */
+const namedUser = (id: FragmentSqlToken, login: FragmentSqlToken) => sql.fragment`
+  SELECT u.login, u.status FROM users u
+  WHERE u.id = ${id} OR u.login = ${login} OR lower(u.email) = lower(${login})
+  ORDER BY (u.id IS NOT DISTINCT FROM ${id}) DESC, (u.login IS NOT DISTINCT FROM ${login}) DESC
+  LIMIT 1`;
+
+const uuidOrNull = (userId: string | null) => (userId && UUID.test(userId) ? userId : null);
+
 /**
  * The login and status of a bearer token's user, read on every request with a token (one index
  * probe): by the token's user id, else (a token another server signed with the same SECRET_KEY) by
@@ -41,13 +53,38 @@ export function findTokenUser(
   db: CommonQueryMethods,
   userId: string | null,
   login: string | null,
-): Promise<{ login: string; status: string } | null> {
-  const id = userId && UUID.test(userId) ? userId : null;
-  return db.maybeOne(sql.type(z.object({ login: z.string(), status: z.string() }))`
-    SELECT u.login, u.status FROM users u
-    WHERE u.id = ${id}::uuid OR u.login = ${login} OR lower(u.email) = lower(${login})
-    ORDER BY (u.id IS NOT DISTINCT FROM ${id}::uuid) DESC, (u.login IS NOT DISTINCT FROM ${login}) DESC
-    LIMIT 1`);
+): Promise<TokenUser | null> {
+  const id = uuidOrNull(userId);
+  return db.maybeOne(
+    sql.type(TokenUserSchema)`${namedUser(sql.fragment`${id}::uuid`, sql.fragment`${login}`)}`,
+  );
+}
+
+/**
+ * `findTokenUser` for many (user id, login) pairs in one statement, in their order (null where
+ * none is found): the live hub re-reads the users of its connected sockets with it
+ * (server/realtime/sessions.ts).
+ */
+export async function findTokenUsers(
+  db: CommonQueryMethods,
+  refs: readonly { userId: string | null; login: string | null }[],
+): Promise<(TokenUser | null)[]> {
+  if (refs.length === 0) return [];
+  const ids = sql.array(
+    refs.map((r) => uuidOrNull(r.userId)),
+    'uuid',
+  );
+  const logins = sql.array(
+    refs.map((r) => r.login),
+    'text',
+  );
+  const rows = await db.any(sql.type(TokenUserSchema.extend({ n: z.number() }))`
+    SELECT t.n::int AS n, u.login, u.status
+    FROM unnest(${ids}, ${logins}) WITH ORDINALITY AS t(id, login, n)
+    JOIN LATERAL (${namedUser(sql.fragment`t.id`, sql.fragment`t.login`)}) u ON true`);
+  const found: (TokenUser | null)[] = refs.map(() => null);
+  for (const { n, ...user } of rows) found[n - 1] = user;
+  return found;
 }
 
 /** Names of the groups a user belongs to. */

@@ -24,7 +24,7 @@ import { createSessions } from './sessions.ts';
 import { preEncodeSharedAck, shareEncoding, sharedEncodingParser } from './shared-encoding.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
-/** How often each socket hears the server's time and position. */
+/** How often each socket hears the server's time and position, and its user's status is read again. */
 const TICK_MS = 5000;
 /**
  * Deltas are sent at most this often per hub (latest state of each alert wins). A change that comes
@@ -456,7 +456,10 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     if (touched) scheduleFlush();
   });
 
-  const tick = setInterval(() => io.emit('tick', { time: Date.now(), ...position() }), TICK_MS);
+  const tick = setInterval(() => {
+    io.emit('tick', { time: Date.now(), ...position() });
+    void sessions.check();
+  }, TICK_MS);
   tick.unref();
 
   const stopResuming = deps.bus.onResume(resumed);

@@ -1,8 +1,9 @@
 /**
  * A user who is disabled (status other than `active`) or deleted loses every credential at once
  * (issue #37 item 7, docs/users.md): its bearer tokens and API keys are refused at the next request,
- * on every instance sharing the database, and a live socket cannot (re)connect with them. A key
- * whose owner is no user here keeps working.
+ * on every instance sharing the database, a live socket cannot (re)connect with them, and one
+ * already connected is ended within a tick of the hub (5 s) with `session.expired`. A key whose
+ * owner is no user here keeps working.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,7 @@ import { ErrorBodySchema } from '../../shared/errors.ts';
 import { UserSchema } from '../../shared/users.ts';
 import type { Answer, Api } from '../helpers/api.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { refused } from '../helpers/live.ts';
+import { LiveClient, refused, sleep, until } from '../helpers/live.ts';
 
 interface Ctx extends AppContext {
   /** A second instance on the same database. */
@@ -56,6 +57,38 @@ async function userWithToken(ctx: Ctx, email: string): Promise<{ id: string; tok
   assert.is(signedIn.status, 200, JSON.stringify(signedIn.body));
   return { id: made.body.id as string, token: signedIn.body.token as string };
 }
+
+/** The hub's tick (TICK_MS in server/realtime/hub.ts), in which a connected socket is ended, and a margin. */
+const BOUND_MS = 5000 + 2000;
+
+/** A connected socket subscribed to every alert, with what ended it (if anything) recorded. */
+async function watching(origin: string, auth: { token: string } | { key: string }) {
+  const client = await LiveClient.connect(origin, auth);
+  const ended: { message?: string; at?: number; reason?: string } = {};
+  client.socket.on('session.expired', (m) => Object.assign(ended, { message: m.message, at: Date.now() }));
+  client.socket.on('disconnect', (reason) => (ended.reason = reason));
+  await client.view('');
+  return { client, ended };
+}
+
+async function endedWithin(ended: { message?: string; reason?: string }, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!(ended.message && ended.reason) && Date.now() < deadline) await sleep(50);
+}
+
+/** The same alert through both instances: each instance's bus tells its own sockets. */
+async function postAlert(ctx: Ctx, resource: string) {
+  for (const api of [ctx.api, ctx.otherApi]) {
+    const body = { resource, event: 'Down', environment: 'Production', severity: 'major' };
+    const res = await call(api, 'POST', '/alert', ctx.admin, body);
+    assert.is(res.status, 201, JSON.stringify(res.body));
+  }
+}
+
+const pushedAbout = (client: LiveClient, resource: string) =>
+  client.received.some(
+    (m) => m.event === 'alert.updated' && m.data.alerts.some((a) => a.resource === resource),
+  );
 
 const setStatus = async (ctx: Ctx, id: string, status: string) =>
   assert.is((await call(ctx.api, 'PUT', `/user/${id}`, ctx.admin, { status })).status, 200);
@@ -138,6 +171,63 @@ test('keys of a user who is not active are refused; keys of no user keep working
 
   await setStatus(ctx, ivy.id, 'active');
   assert.is((await call(ctx.api, 'GET', '/alerts', keyed(key))).status, 200);
+});
+
+test('a connected socket of a user disabled meanwhile is ended within a tick, on both instances', async (ctx) => {
+  const una = await userWithToken(ctx, 'una@corp.example');
+  const vic = await userWithToken(ctx, 'vic@corp.example');
+  const unaKey = (await call(ctx.api, 'POST', '/key', bearer(una.token), { scopes: ['read'] })).body
+    .key as string;
+  const serviceKey = (await call(ctx.api, 'POST', '/key', ctx.admin, { user: 'wall-job', scopes: ['read'] }))
+    .body.key as string;
+  const otherOrigin = `http://127.0.0.1:${ctx.other.port}`;
+  const unaHere = await watching(ctx.origin, { token: una.token });
+  const unaThere = await watching(otherOrigin, { token: una.token });
+  const unaKeyed = await watching(otherOrigin, { key: unaKey });
+  const vicThere = await watching(otherOrigin, { token: vic.token });
+  const service = await watching(ctx.origin, { key: serviceKey });
+  const sockets = [unaHere, unaThere, unaKeyed, vicThere, service];
+  try {
+    await postAlert(ctx, 'before');
+    for (const s of sockets)
+      await until(() => pushedAbout(s.client, 'before') || undefined, 5000, 'every socket hears "before"');
+
+    await setStatus(ctx, una.id, 'inactive');
+    const at = Date.now();
+    for (const s of [unaHere, unaThere, unaKeyed]) {
+      await endedWithin(s.ended, BOUND_MS - (Date.now() - at));
+      assert.is(s.ended.message, 'User una@corp.example not active');
+      assert.is(s.ended.reason, 'io server disconnect');
+      assert.ok(s.ended.at! - at <= BOUND_MS, `ended after ${s.ended.at! - at} ms`);
+      assert.not.ok(s.client.socket.connected);
+    }
+
+    // Sockets of an active user and of a key of no user stay, and hear what follows; the ended
+    // ones hear nothing more.
+    await postAlert(ctx, 'after');
+    for (const s of [vicThere, service])
+      await until(() => pushedAbout(s.client, 'after') || undefined, 5000, 'active sockets hear "after"');
+    for (const s of [vicThere, service]) {
+      assert.ok(s.client.socket.connected);
+      assert.is(s.ended.message, undefined);
+    }
+    for (const s of [unaHere, unaThere, unaKeyed]) assert.not.ok(pushedAbout(s.client, 'after'));
+  } finally {
+    for (const s of sockets) s.client.close();
+  }
+});
+
+test('a connected socket of a user deleted meanwhile is ended within a tick', async (ctx) => {
+  const wes = await userWithToken(ctx, 'wes@corp.example');
+  const socket = await watching(`http://127.0.0.1:${ctx.other.port}`, { token: wes.token });
+  try {
+    assert.is((await call(ctx.api, 'DELETE', `/user/${wes.id}`, ctx.admin)).status, 200);
+    await endedWithin(socket.ended, BOUND_MS);
+    assert.is(socket.ended.message, 'Token is invalid: its user does not exist');
+    assert.is(socket.ended.reason, 'io server disconnect');
+  } finally {
+    socket.client.close();
+  }
 });
 
 test.run();

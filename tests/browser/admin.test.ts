@@ -437,4 +437,44 @@ admin('the alert page follows changes made elsewhere (live)', async ({ page, ori
   await page.getByTestId('field-status').filter({ hasText: 'ack' }).waitFor({ timeout: 5000 });
 });
 
+admin(
+  'a user disabled while a live page is open is sent to the login page by the socket',
+  async ({ browser, origin, api, auth }) => {
+    const made = await api.post(
+      '/user',
+      { name: 'Dora', email: 'dora@example.com', password: 'dora-pass-1' },
+      auth,
+    );
+    assert.is(made.status, 201);
+    const { id } = (await made.json()) as { id: string };
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/login`);
+      await page.getByLabel('Username or email').fill('dora@example.com');
+      await page.getByLabel('Password').fill('dora-pass-1');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(/\/alerts$/);
+      // The heartbeats page asks nothing over HTTP once its socket is up (the console refreshes
+      // its tab counts, whose 401 would send the user to log in by another way).
+      const frames: string[] = [];
+      page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
+      await page.goto(`${origin}/heartbeats`);
+      await page.getByTestId('heartbeat-counts').waitFor();
+      // Upgraded to a WebSocket (its probe answered), where the test can read what the server sends.
+      await until(() => (frames.includes('3probe') ? true : undefined), 10_000, 'socket upgraded');
+      await page.waitForLoadState('networkidle');
+      assert.is((await api.put(`/user/${id}`, { status: 'inactive' }, auth)).status, 200);
+      // Within the hub's 5 s tick: session.expired, and the page goes to log in.
+      await page.waitForURL(/\/login\?next=%2Fheartbeats$/, { timeout: 10_000 });
+      assert.ok(
+        frames.some((f) => f.includes('"session.expired",{"message":"User dora@example.com not active"}')),
+        frames.join('\n'),
+      );
+    } finally {
+      await context.close();
+    }
+  },
+);
+
 admin.run();

@@ -18,8 +18,10 @@ export const connectErrorMessage = (err: Error): string | null =>
 
 /**
  * The browser's live socket (docs/live.md), with the stored token or API key. A refused handshake
- * sends the user to log in; a disconnect by the server is retried after two seconds while `retry()`
- * says so, since Socket.IO itself does not retry those. Callers add their own listeners for state.
+ * sends the user to log in, and so does a session the server ends (`session.expired`: the token
+ * expired, or its user was disabled or deleted meanwhile); a disconnect by the server is retried
+ * after two seconds while `retry()` says so, since Socket.IO itself does not retry those. Callers
+ * add their own listeners for state.
  */
 export function openLiveSocket(retry: () => boolean = () => true): LiveSocket {
   const socket: LiveSocket = io({ path: `${API}/socket.io`, auth: socketAuth() });
@@ -29,5 +31,6 @@ export function openLiveSocket(retry: () => boolean = () => true): LiveSocket {
   socket.on('connect_error', (err) => {
     if (isRefused(err)) loginRequired();
   });
+  socket.on('session.expired', () => loginRequired());
   return socket;
 }
