@@ -43,8 +43,17 @@ const SECONDS = (name: string, max: number) =>
     .min(0, `${name} must not be negative`)
     .max(max, `${name} must be at most ${max}`);
 
-/** POST /notifications/receivers. `settings` depend on the type and are checked by the server. */
-export const ReceiverInputSchema = z.object(
+/** The error of a receiver's or rule's body: its unknown fields by name, else that it is no object. */
+const objectError = (issue: { code: string; keys?: string[] }) =>
+  issue.code === 'unrecognized_keys' && issue.keys?.length
+    ? `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`
+    : 'expected a JSON object';
+
+/**
+ * POST /notifications/receivers. `settings` depend on the type and are checked by the server. An
+ * unknown field is a 400, as an unknown setting is (tests/api/notifications.test.ts).
+ */
+export const ReceiverInputSchema = z.strictObject(
   {
     name: NameSchema,
     type: ReceiverTypeSchema,
@@ -61,7 +70,7 @@ export const ReceiverInputSchema = z.object(
     /** The owning customer: a customer's user gets its own; only admins make global ones. */
     customer: OwnerSchema('customer'),
   },
-  { error: 'expected a JSON object' },
+  { error: objectError },
 );
 export type ReceiverInput = z.infer<typeof ReceiverInputSchema>;
 
@@ -152,8 +161,11 @@ const ruleFields = {
   owner: OwnerSchema('owner'),
 };
 
-/** POST /notifications/rules */
-export const RuleInputSchema = z.object(ruleFields, { error: 'expected a JSON object' });
+/**
+ * POST /notifications/rules. An unknown field is a 400: a misspelt matching field left out would
+ * make the rule match everything (tests/api/notifications.test.ts).
+ */
+export const RuleInputSchema = z.strictObject(ruleFields, { error: objectError });
 export type RuleInput = z.infer<typeof RuleInputSchema>;
 
 /** PUT /notifications/rules/:id: any subset; null clears a matching field. */

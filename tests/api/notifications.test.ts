@@ -218,6 +218,45 @@ async function testButton(api: Api, type: string, settings: Record<string, unkno
   return { name, answer: await call(api, 'POST', `/notifications/receivers/${name}/test`) };
 }
 
+test('rules and receivers: an unknown field is a 400 naming it, and nothing is stored', async ({ api }) => {
+  const name = `hook-${tag()}`;
+  await created(api, '/notifications/receivers', {
+    name,
+    type: 'webhook',
+    settings: { url: 'http://127.0.0.1:9/x' },
+  });
+  // `match` is not a field: left out, the rule would have matched every alert.
+  const rule = `strict-${tag()}`;
+  const r = await call(api, 'POST', '/notifications/rules', {
+    name: rule,
+    receivers: [name],
+    match: { severity: ['critical'] },
+  });
+  assert.is(r.status, 400, JSON.stringify(r.body));
+  assert.match(JSON.stringify(r.body), /match/);
+  const rules = (await call(api, 'GET', '/notifications/rules')).body.rules as { name: string }[];
+  assert.not.ok(rules.some((x) => x.name === rule));
+  // (Matching nothing, and deleted below: a rule that matches every alert would stop the routing of
+  // the later tests' alerts at it.)
+  const stored = await created(api, '/notifications/rules', {
+    name: rule,
+    receivers: [name],
+    environment: 'Nowhere',
+  });
+  const id = String((stored.rule as { id: string }).id);
+  const put = await call(api, 'PUT', `/notifications/rules/${id}`, { severty: ['critical'] });
+  assert.is(put.status, 400, JSON.stringify(put.body));
+  assert.match(JSON.stringify(put.body), /severty/);
+  const recv = await call(api, 'POST', '/notifications/receivers', {
+    name: `hook-${tag()}`,
+    type: 'webhook',
+    url: 'http://127.0.0.1:9/x',
+  });
+  assert.is(recv.status, 400, JSON.stringify(recv.body));
+  assert.match(JSON.stringify(recv.body), /url/);
+  assert.is((await call(api, 'DELETE', `/notifications/rules/${id}`)).status, 200);
+});
+
 test('test button: Slack, Mattermost and Teams get their own message formats', async ({ api, stub }) => {
   const id = tag();
   const slack = await testButton(api, 'slack', { url: stub.url(`/slack/${id}`), username: 'alerta' });
