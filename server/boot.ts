@@ -18,14 +18,13 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { ensureRows } from './db/ensure-rows.ts';
 import { connectionUrl, createDb, type Db } from './db/pool.ts';
-import { systemClock, type Deps } from './deps.ts';
+import { systemClock, type Base, type Deps } from './deps.ts';
 import type { Log } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, type Bus } from './realtime/bus.ts';
 import { createRedisBus } from './realtime/redis-bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
-import type { PluginPipeline } from './domain/plugin-hooks.ts';
 import { loadWebhooks } from './webhooks/index.ts';
 
 // Not `import … from 'node:http'`: an ES import of http reads all its exports, and its lazy
@@ -116,7 +115,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     const model = createAlarmModel(config);
     const plugins = await loadPlugins(config, log);
     const webhooks = await loadWebhooks(config, log);
-    const deps: Deps = {
+    const base: Base = {
       config,
       db,
       bus,
@@ -125,11 +124,12 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       clock: systemClock,
       startedAt,
       model,
-      plugins: null as unknown as PluginPipeline, // set just below: the pipeline itself needs deps
       secrets: secretBoxFrom(config).box,
     };
     // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
-    deps.plugins = createPipeline([...plugins, await notificationsPlugin({ config, log })], deps);
+    const deps: Deps = Object.assign(base, {
+      plugins: createPipeline([...plugins, await notificationsPlugin({ config, log })], base),
+    });
     await bootstrapAccess(deps);
     keyUsage = startKeyUsage(deps);
     bulk = startBulkRunner(deps);

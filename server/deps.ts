@@ -13,8 +13,12 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** Everything a request handler or use case may touch; built once in main.ts (or a test). */
-export interface Deps {
+/**
+ * The plain dependencies, built first in boot.ts: what every per-instance service is created from.
+ * A service's constructor takes Base (and the services it needs) explicitly, so nothing is built
+ * half-done and filled in later.
+ */
+export interface Base {
   config: Config;
   db: Db;
   bus: Bus;
@@ -23,10 +27,14 @@ export interface Deps {
   clock: Clock;
   /** The alarm model ALARM_MODEL selects. */
   model: AlarmModel;
-  /** The PLUGINS, ready to run. */
-  plugins: PluginPipeline;
   /** Seals and opens receiver secrets at rest (SECRETS_KEYS). */
   secrets: SecretBox;
   /** When this process started, for uptime. */
   startedAt: number;
+}
+
+/** Everything a request handler or use case may touch: Base plus the services boot.ts builds from it. */
+export interface Deps extends Base {
+  /** The PLUGINS, ready to run. */
+  plugins: PluginPipeline;
 }

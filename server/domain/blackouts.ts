@@ -3,7 +3,7 @@ import { formatTime, isTimeInRange, TIME_RANGE_MESSAGE } from '../../shared/aler
 import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
 import * as blackoutsDb from '../db/blackouts.ts';
 import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
-import type { Deps } from '../deps.ts';
+import type { Base, Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
@@ -122,14 +122,14 @@ interface RecentBlackouts {
   from: number;
   rows: readonly BlackoutRow[];
 }
-const recent = new WeakMap<Deps, { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> }>();
+const recent = new WeakMap<Base, { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> }>();
 
 /** Forgets this instance's copy, so its own changes apply to the very next alert. */
-function forgetRecent(deps: Deps): void {
+function forgetRecent(deps: Base): void {
   recent.delete(deps);
 }
 
-async function recentBlackouts(deps: Deps): Promise<RecentBlackouts> {
+async function recentBlackouts(deps: Base): Promise<RecentBlackouts> {
   const now = deps.clock.now();
   let entry = recent.get(deps);
   if (!entry) recent.set(deps, (entry = {}));
@@ -153,7 +153,7 @@ async function recentBlackouts(deps: Deps): Promise<RecentBlackouts> {
  * plugin on every receipt). Blackouts are few, so each instance keeps the recent ones in memory for
  * a second and matches in process; an alert created before that window is matched in SQL.
  */
-export async function findActiveBlackout(deps: Deps, alert: AlertDraft): Promise<ActiveBlackout | null> {
+export async function findActiveBlackout(deps: Base, alert: AlertDraft): Promise<ActiveBlackout | null> {
   const copy = await recentBlackouts(deps);
   if (alert.createTime < copy.from) {
     return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);

@@ -7,7 +7,7 @@ import {
 } from '../../shared/heartbeats.ts';
 import * as heartbeatsDb from '../db/heartbeats.ts';
 import type { HeartbeatField, HeartbeatFilter, HeartbeatSort } from '../db/heartbeats.ts';
-import type { Deps } from '../deps.ts';
+import type { Base, Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { presentHeartbeat } from '../present.ts';
 import { parseScalar } from './query/conditions.ts';
@@ -36,7 +36,7 @@ export interface HeartbeatCaller {
   baseUrl: string;
 }
 
-const presentOptions = (deps: Deps, baseUrl: string, now: number) => ({
+const presentOptions = (deps: Base, baseUrl: string, now: number) => ({
   baseUrl,
   maxLatency: deps.config.HEARTBEAT_MAX_LATENCY,
   now,
@@ -44,7 +44,7 @@ const presentOptions = (deps: Deps, baseUrl: string, now: number) => ({
 
 /** Records that an origin is alive (one heartbeat per origin and customer), then tells live clients. */
 export async function receiveHeartbeat(
-  deps: Deps,
+  deps: Base,
   input: HeartbeatInput,
   baseUrl: string,
 ): Promise<Heartbeat> {

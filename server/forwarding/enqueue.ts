@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
 import type { AlongWritten, ForwardAlong, PluginRequest } from '../domain/plugin-hooks.ts';
@@ -55,7 +55,7 @@ export interface ForwardTarget {
  * `lost`), not the request that caused it.
  */
 export async function queueForwards(
-  deps: Deps,
+  deps: Base,
   log: Log,
   destinations: readonly Destination[],
   request: PluginRequest,
@@ -105,7 +105,7 @@ export async function queueForwards(
  * and `ready` when the statement should wait for the removal of the alert's delivered rows first.
  */
 export function planForwards(
-  deps: Deps,
+  deps: Base,
   destinations: readonly Destination[],
   request: PluginRequest,
   alertId: string,
@@ -130,7 +130,7 @@ export function planForwards(
  * destinations' loops, and sends the rows inserted leased now (at most FWD_INLINE_TIMEOUT), as
  * `queueForwards` does for actions and deletions.
  */
-export async function followForwards(deps: Deps, written: AlongWritten): Promise<void> {
+export async function followForwards(deps: Base, written: AlongWritten): Promise<void> {
   const { forwards } = written.along;
   if (forwards.length === 0) return;
   for (const f of forwards)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
-import type { Deps } from '../deps.ts';
+import type { Base, Deps } from '../deps.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations, type Destination } from './destinations.ts';
 import { Removals } from './removals.ts';
@@ -397,10 +397,10 @@ export class Forwarder {
   }
 }
 
-const running = new WeakMap<Deps, Forwarder>();
+const running = new WeakMap<Base, Forwarder>();
 
 /** This instance's forwarder, if forwarding is on. */
-export const forwarderOf = (deps: Deps): Forwarder | undefined => running.get(deps);
+export const forwarderOf = (deps: Base): Forwarder | undefined => running.get(deps);
 
 /**
  * Starts delivery when forwarding is on. Rows left for destinations no longer configured are

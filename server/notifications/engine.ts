@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { Base, Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
@@ -121,10 +121,10 @@ export class Engine {
   }
 }
 
-const running = new WeakMap<Deps, Engine>();
+const running = new WeakMap<Base, Engine>();
 
 /** This instance's notifications, once started. */
-export const engineOf = (deps: Deps): Engine | undefined => running.get(deps);
+export const engineOf = (deps: Base): Engine | undefined => running.get(deps);
 
 /** Loads receivers and rules (refusing bad settings-made ones) and starts delivery and the scheduler. */
 export async function startNotifications(deps: Deps): Promise<{ stop(): Promise<void> }> {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { AppError } from '../errors.ts';
 import type { Log } from '../log.ts';
@@ -142,7 +142,7 @@ const withOptional = <T extends object>(result: T, changes: AlertChanges | undef
  * PluginSignal, AppError and database outages pass through; any other failure is a 500 with
  * PLUGINS_RAISE_ON_ERROR, else logged and skipped. Every call is timed and failures counted.
  */
-export function createPipeline(plugins: Plugin[], deps: Deps): PluginPipeline {
+export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
   const { config, log, metrics } = deps;
   const suppressed = suppressedStatus(config);
   const logs = new Map(plugins.map((p) => [p, log.child({ plugin: p.name })]));

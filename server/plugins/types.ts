@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import type { AlertDraft, AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
 import type { AlertChanges, AlongWritten, PluginRequest, ReceiptAlong } from '../domain/plugin-hooks.ts';
@@ -17,7 +17,7 @@ export {
 export interface PluginContext {
   config: Config;
   log: Log;
-  deps: Deps;
+  deps: Base;
   request: PluginRequest;
 }
 
