@@ -77,7 +77,8 @@ export function mergeColumn(s: Selection, sort: readonly SortKey[], rows: number
  * remaining keys' order (an index walk: `(severity, last_receive_time)` for the console's
  * default), and the same ORDER BY as the plain query sorts those few rows. Every row of the page
  * is among them — a partition's rows before it in the full order all come before it in the
- * merged order too — so pages, ties and order are the plain query's (docs/benchmarks.md).
+ * merged order too — so pages, ties and order are the plain query's (tests/api/alerts-merged-order.test.ts
+ * compares them with one plain sort; `query.ts --only 'web UI default'` measures it).
  */
 export function listAlerts(
   db: CommonQueryMethods,

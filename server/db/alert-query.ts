@@ -113,7 +113,7 @@ export function conditionSql(c: Cond): FragmentSqlToken {
 /**
  * Columns with few distinct values and an index that leads with them: a substring or pattern
  * term on one of them is resolved to the matching values first, so the query can use the index
- * instead of testing every row (docs/benchmarks.md).
+ * instead of testing every row (`scripts/bench/query.ts --only two-term` measures it).
  */
 const FEW_VALUES = new Set(['environment', 'severity', 'status']);
 /** Past this many distinct values a column is searched row by row after all. */
@@ -191,7 +191,7 @@ const PairCountRowSchema = z.object({ severity: z.string(), status: z.string(), 
  * Matches per severity and per status, from one grouping by (status, severity): over the default
  * list view (only a time bound) and under status filters (the web console's open + ack) an
  * index-only scan of `(status, severity, environment, last_receive_time)` read in index order,
- * which beats the two single-column groupings used before (docs/benchmarks.md, 2026-11-25).
+ * which beats two single-column groupings (`scripts/bench/query.ts --explain` shows the plan).
  */
 export async function countBySeverityAndStatus(db: CommonQueryMethods, s: Selection) {
   const rows = await db.any(sql.type(PairCountRowSchema)`/* ad hoc */

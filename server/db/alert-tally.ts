@@ -8,9 +8,9 @@ import { planWith } from './pool.ts';
  * Counts from the tally (migration 0031): alerts per (customer, environment, service list,
  * severity, status), kept by triggers as alert_tally plus signed rows in alert_tally_delta. A
  * condition that names only those columns has the same value for every alert of a tally row, so
- * summing the rows it accepts counts exactly the alerts a scan would (docs/benchmarks.md,
- * 2026-11-27). Anything else (q on free text, resources, tags, attributes, ids, lower time bounds)
- * is left to the scans in alert-query.ts.
+ * summing the rows it accepts counts exactly the alerts a scan would (tests/api/alert-tally.test.ts
+ * compares every answer with the tally on and off). Anything else (q on free text, resources, tags,
+ * attributes, ids, lower time bounds) is left to the scans in alert-query.ts.
  */
 
 /** The tally's key columns, as fields of the query language (all stored under the same name). */

@@ -15,7 +15,7 @@ const TopRowSchema = z.object({
   /**
    * The group's alerts, each once: ids and resources in the same order, and their duplicate counts'
    * sum. The two lists come as JSON: JSON.parse reads 10,000 names in a fraction of the time pg's
-   * text-array parser took (37 → 22 ms for the query at 100,000 alerts, docs/benchmarks.md).
+   * text-array parser took (37 → 22 ms for the query at 100,000 alerts, `query.ts --only top10`).
    */
   ids: z.array(z.string()),
   resources: z.array(z.string()),
@@ -53,7 +53,8 @@ const NOT_NULL = new Set([
  * one), grouped by `groupBy` (a text column, or `service`). The top groups are found first on
  * counts alone; only their rows are then collected for the lists. Ties rank by group value (NULL as
  * the empty text, just after it). Grouping by the column itself (not an expression of it) lets the
- * `(event)` index serve both passes without reading the table (docs/benchmarks.md, 2026-11-27).
+ * `(event)` index serve both passes without reading the table (tests/api/top-n-answers.test.ts
+ * checks the answers; `scripts/bench/query.ts --only top10` measures them).
  */
 /** Grouping columns a tally holds: alert_tally's key, and event in alert_event_tally. */
 const TALLY_KEYS = new Set(['customer', 'environment', 'service', 'severity', 'status']);
@@ -151,7 +152,7 @@ export async function topN(
       COALESCE(sum(a.duplicate_count) FILTER (WHERE ${first}), 0) AS duplicates`;
   // Grouped by event, each top group's lists come from its own range of the event index (one
   // aggregate per group, no sort of all their rows to group them: pass 2 took 29 → 21 ms for the
-  // top ten's 10,310 alerts at 100,000, docs/benchmarks.md). Other columns have no index to look a
+  // top ten's 10,310 alerts at 100,000, `query.ts --only top10`). Other columns have no index to look a
   // group up by, so their rows are found in one pass and grouped.
   const listed =
     groupBy.field.name === 'event'
@@ -191,7 +192,8 @@ export async function topN(
     // The same order as localeCompare (one collator rather than one lookup per comparison). Sorted
     // by code unit first, which is cheap and for the usual lower-case names (host12, web-3.lan)
     // already the collator's order, so that the collator's sort, which alone decides, finds one
-    // run and compares each neighbour once instead of n log n times (docs/benchmarks.md).
+    // run and compares each neighbour once instead of n log n times (tests/api/top-n-answers.test.ts
+    // has mixed-case and punctuated resources, where the two orders differ).
     alerts.sort(byCodeUnit);
     alerts.sort((x, y) => collator.compare(x.resource, y.resource) || collator.compare(x.id, y.id));
     return {

@@ -88,7 +88,7 @@ const client = async () => (undici ??= await import('undici'));
 /**
  * Keep-alive connections to the servers one destination (or one receiver) is sent to: an undici
  * agent, made on first use. undici rather than node:http: a forwarded event costs the sender a
- * request, and undici's costs about half the CPU (docs/benchmarks.md, 2026-11-27). It is loaded
+ * request, and undici's costs about half the CPU (60–110 against 160–180 µs). It is loaded
  * only when something is first sent: importing it costs an instance about 9 MB of memory, which
  * one that forwards and notifies nothing should not spend.
  */
@@ -170,7 +170,8 @@ function cancelWith(cancel: Cancel, reason: Error) {
  * One request through the dispatcher with a handler of its own, resolving with the status once the
  * whole answer came (at most BODY_LIMIT of it is read). Lighter than undici's `request`, whose
  * per-request async resource, body stream and abort listeners showed as garbage collection per
- * forwarded event (docs/benchmarks.md, 2026-11-27). `cancel` is set to a function that aborts it.
+ * forwarded event (`ingest.ts --forward live --rate 300` measures it). `cancel` is set to a function
+ * that aborts it.
  */
 function exchange(dispatcher: Undici.Dispatcher, req: OutboundRequest, cancel: Cancel): Promise<number> {
   const { origin, path } = originAndPath(req.url);

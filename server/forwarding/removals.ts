@@ -8,7 +8,8 @@ const RETRY_MS = 1000;
 /**
  * Delivered (or given up) forward rows, removed in batches: each removal is a statement and a
  * round trip, and at a few hundred deliveries a second one per row cost as much as the receipts'
- * own statements (docs/benchmarks.md, 2026-11-27). Rows stay leased by this instance until removed,
+ * own statements (tests/unit/forward-removals.test.ts: rows settled close together go in one
+ * statement). Rows stay leased by this instance until removed,
  * so nobody sends them again meanwhile; a removal that fails is tried again, and if this instance
  * dies first the lease runs out and they are sent again (delivery is at least once). `T` is what
  * the remover is given per row (its id, or the row).

@@ -53,7 +53,7 @@ const whole = (pattern: string) => new RegExp(`^(?:${pattern})$`);
 export function compileRule(def: RuleDef, rank: (severity: string) => number): CompiledRule {
   // Every rule is tested against every routed alert: the tests are plain loops over compiled
   // patterns, so that testing allocates nothing (closures made per call showed as 2 KB per alert
-  // with 20 rules: docs/benchmarks.md, 2026-11-29 second session).
+  // with 20 rules; `ingest.ts --rules 20 --rules-miss` measures matching alone).
   const fields: { re: RegExp; pick: (a: Routable) => string }[] = [];
   const field = (pattern: string | null, pick: (a: Routable) => string) => {
     if (pattern !== null) fields.push({ re: whole(pattern), pick });

@@ -243,7 +243,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     // Sockets subscribing to one view at one position (a wall of screens reconnecting together)
     // share one read of the page, for PAGE_REUSE_MS after it is read or until the view changes: a
     // page is 1,000 alerts, and reading and presenting it for each socket of a storm of subscriptions
-    // made most of the garbage that set the heap's size (docs/benchmarks.md, "Memory"). The page's
+    // made most of the garbage that set the heap's size (`scripts/bench/memory.ts`; tests/api/live.test.ts
+    // checks the sharing and its end). The page's
     // JSON is encoded once too (shared-encoding.ts).
     const readKey = JSON.stringify([viewKey(view), caller.baseUrl]);
     let entry = pageReads.get(readKey);

@@ -1,4 +1,4 @@
-// How live views hold their members compactly (docs/benchmarks.md, "Memory"): with 100,000 alerts
+// How live views hold their members compactly (`scripts/bench/memory.ts`): with 100,000 alerts
 // in several views, a Map from id string to member per view cost about 100 bytes a member.
 
 /**

@@ -6,7 +6,8 @@ import type { Packet } from 'socket.io-parser';
  * A Socket.IO parser whose acknowledgements carry a shared value's JSON encoded once, however many
  * sockets it is sent to: a subscription's snapshot page (1,000 alerts, about 1 MB of JSON) is shared
  * by every subscriber of that view and position (hub.ts), and encoding it for each socket of a
- * storm of 500 subscriptions held hundreds of MB of strings at once (docs/benchmarks.md, "Memory").
+ * storm of 500 subscriptions held hundreds of MB of strings at once (`scripts/bench/memory.ts`;
+ * tests/api/live-shared-encoding.test.ts checks the bytes against Socket.IO's own encoding).
  *
  * The wire format is Socket.IO's: an ack `3<id>[{…}]`, its argument's members in their order except
  * that the shared one comes last. Over WebSocket the frame is written as two buffers (ws's `sendFrame`, the path

@@ -72,7 +72,7 @@ const sameGroups = (a: readonly string[], b: readonly string[]) =>
  * The (severity, status) pairs seen, numbered once for the whole process (a handful: the alarm
  * model's): a view keeps each member as one small integer, the pair's number + 1 (0 is "not a
  * member"), in a Membership by alert number, instead of an object under an id string, which matters
- * with 100,000 alerts in several views (docs/benchmarks.md, "Memory").
+ * with 100,000 alerts in several views (`scripts/bench/memory.ts`).
  */
 class States {
   private readonly pairs: { severity: string; status: string }[] = [];
@@ -98,7 +98,7 @@ const states = new States();
 /**
  * A grouped view's distinct group lists, numbered and counted: members keep a list's number (in a
  * Membership, like their state) instead of an array of their own strings, which for a view grouped
- * by event was one array and one string per member (docs/benchmarks.md, "Memory").
+ * by event was one array and one string per member (`scripts/bench/memory.ts`).
  */
 class GroupLists {
   /** The lists' JSON texts, numbered and reference-counted the way alert ids are. */

@@ -4,8 +4,8 @@
  * plan must still find each identity by the identity index when the table has grown to thousands
  * without another ANALYZE (a new deployment's first storm, or autovacuum off). Before 0045 a
  * connection that planned after an ANALYZE of 5 alerts read all of them sequentially for each
- * identity, and one that planned in `ingest.ts`'s first seconds a hash anti join over every alert
- * (docs/benchmarks.md, 2026-11-29). Counted from `pg_stat_xact_user_tables`, which sees the
+ * identity, and one that planned in `ingest.ts`'s first seconds a hash anti join over every alert.
+ * Counted from `pg_stat_xact_user_tables`, which sees the
  * function's own scans.
  */
 import pg from 'pg';

@@ -10,8 +10,8 @@ import { TOP_GROUP_BY } from '../../server/domain/search.ts';
  * rows are alert × service pairs (× `new`/`severity` entries for standing), ranked by count (by
  * summed lifetime for standing) then by group value, NULL ranking as the empty text just after it.
  * The data has ties at the cut, NULL and empty group values, alerts with several services (one
- * listed twice), alerts with none, and two customers. Written for the two-pass query reading the
- * event index (docs/benchmarks.md, 2026-11-27).
+ * listed twice), alerts with none, and two customers, so that any rewrite of the two-pass query
+ * (server/db/top-n.ts) must give the same answers.
  */
 
 const KEYS = { admin: 'top-admin-key-0123456789', acme: 'top-acme-key-0123456789' };

@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
  * Serialises a JSON body once, here, into the string Koa then sends as it is. Left as an object,
  * the body was serialised twice: once when its length was asked for (the access log's byte count,
  * Koa's HEAD handling) and again when sent — for a top-N answer listing 10,000 alerts, or a page
- * of 1,000, milliseconds each time (docs/benchmarks.md, 2026-11-27). The Content-Type Koa set for
+ * of 1,000, milliseconds each time (`scripts/bench/query.ts --only top10`). The Content-Type Koa set for
  * the object (JSON) stays.
  */
 export function jsonOnce(): Middleware {
