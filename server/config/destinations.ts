@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * FWD_DESTINATIONS (spec "Events", ../shared/reference/plugins-webhooks-forwarding.md §3): a list of
+ * FWD_DESTINATIONS (spec "Events", docs/forwarding.md): a list of
  * `(remote BASE_URL, credentials, filter)`. The setting keeps the tuples as written (so
  * /management/properties and the config tests see what the operator gave); this module checks them
  * at start-up; forwarding/destinations.ts turns them into the typed destinations the forwarder uses.

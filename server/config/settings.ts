@@ -6,7 +6,7 @@ import type { PyValue } from './py-literal.ts';
 /**
  * Settings: built-in defaults ← /etc/alertad.conf ← the file named by ALERTA_SVR_CONF_FILE ←
  * environment variables of the same name. Names and defaults follow the established server
- * (../shared/reference/settings.md); the few settings of our own are marked "ours" in README.md.
+ * (docs/settings.md lists them, ours marked); README.md explains the ones that shape the server.
  */
 
 export type Kind = 'bool' | 'int' | 'float' | 'string' | 'list' | 'value';

@@ -1,5 +1,5 @@
 /**
- * The alarm model: severities, statuses and the state machine (../shared/reference/alarm-model.md).
+ * The alarm model: severities, statuses and the state machine (docs/alerts.md, "The alarm model").
  * Pure functions only; selected by ALARM_MODEL and shaped by SEVERITY_MAP, COLOR_MAP and the
  * DEFAULT_*_SEVERITY settings.
  */

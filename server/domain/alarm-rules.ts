@@ -1,4 +1,4 @@
-// The alarm model's state machines (../shared/reference/alarm-model.md §4, §8) as rule tables:
+// The alarm model's state machines (docs/alerts.md, "The alarm model") as rule tables:
 // the default (Alerta) model and ISA 18.2. alarm-model.ts turns the settings into a model around them.
 
 export type Trend = 'moreSevere' | 'lessSevere' | 'noChange';

@@ -29,7 +29,7 @@ import {
   type ReceiptAlong,
 } from './types.ts';
 
-/** The plugins PLUGINS may name (../shared/reference/plugins-webhooks-forwarding.md §2). */
+/** The plugins PLUGINS may name (docs/plugins.md). */
 export const BUILTIN_PLUGINS: Readonly<Record<string, PluginFactory>> = Object.freeze({
   remote_ip: remoteIp,
   reject,

@@ -35,7 +35,7 @@ export interface ActionResult {
 }
 
 /**
- * A plugin: any subset of hooks, run in PLUGINS order (../shared/reference/plugins-webhooks-forwarding.md).
+ * A plugin: any subset of hooks, run in PLUGINS order (docs/plugins.md).
  * Hooks signal with the errors below; any other exception is a plugin failure
  * (500 with PLUGINS_RAISE_ON_ERROR, else logged and skipped).
  */

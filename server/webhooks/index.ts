@@ -17,7 +17,7 @@ import { stackdriver } from './stackdriver.ts';
 import { telegram } from './telegram.ts';
 import type { Webhook, WebhookFactory } from './types.ts';
 
-/** The receivers every server has (../shared/reference/plugins-webhooks-forwarding.md §4). */
+/** The receivers every server has, as the established server maps them (docs/webhooks.md). */
 export const BUILTIN_WEBHOOKS: readonly Webhook[] = Object.freeze([
   prometheus,
   grafana,

@@ -6,7 +6,7 @@ import { queryDb } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
 
 /**
- * The scope each endpoint requires (../shared/reference/auth.md §3), checked for every caller kind
+ * The scope each endpoint requires (its `requireScope`; docs/auth.md, "Scopes"), checked for every caller kind
  * with AUTH_REQUIRED on and off. "ok" means authentication and the scope check let the request
  * through (whatever the endpoint then answers); otherwise 401 or 403.
  */

@@ -1,5 +1,5 @@
 /**
- * Robustness (../shared/reference/robustness.md): a seeded set of bad or odd requests over every
+ * Robustness (docs/robustness.md): a seeded set of bad or odd requests over every
  * endpoint, replayed against a started server with AUTH_REQUIRED off and on. Every answer must be
  * below 500; every error a JSON body `{status: "error", message, code}` with code = HTTP status and
  * nothing internal in it (stack, SQL, database text, host:port, file path); and a refused request

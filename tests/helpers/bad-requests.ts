@@ -1,5 +1,5 @@
 /**
- * A seeded set of bad or odd requests, one or more per class of ../shared/reference/robustness.md,
+ * A seeded set of bad or odd requests, one or more per class of docs/robustness.md,
  * spread over every endpoint. The same seed gives the same list, so a failure can be replayed.
  *
  * Nothing generated here contains words the leak check looks for (SQL keywords, host:port, file

@@ -41,7 +41,7 @@ export function callerOf(ctx: Context, deps: Deps): Caller {
   };
 }
 
-/** Alert intake and every per-alert operation (spec "Alerts"; ../shared/reference/api.md §5). */
+/** Alert intake and every per-alert operation (spec "Alerts"; docs/alerts.md). */
 export function alertRoutes(deps: Deps): Router {
   const router = new Router();
 
