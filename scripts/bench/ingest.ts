@@ -32,7 +32,7 @@
  * and, apart, what the stub destination, the load generator (this process) and the whole machine
  * used: on a machine of two cores those share the server's cores.
  * Uses TEST_DATABASE_URL / DATABASE_URL / postgres://postgres@127.0.0.1:5432/postgres to make a
- * throw-away database. Results go to stdout; docs/benchmarks.md records them.
+ * throw-away database. Results go to stdout; docs/benchmarks.md gives the targets and current figures.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

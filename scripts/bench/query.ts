@@ -13,7 +13,7 @@
  *   --housekeeping  after the endpoints, time POST /management/housekeeping twice (the backlog of
  *                   closed and expired alerts past DELETE_EXPIRED_AFTER, then the steady state)
  * The server runs with HOUSEKEEPING_INTERVAL=0, so nothing is deleted behind the measurements.
- * docs/benchmarks.md records the results.
+ * docs/benchmarks.md gives the targets and current figures.
  */
 import autocannon from 'autocannon';
 import pg from 'pg';
