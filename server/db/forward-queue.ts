@@ -103,7 +103,7 @@ export function claim(
       lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
     -- The chosen ids as an array: \`= ANY\` of it is an index probe per row, where \`IN (subquery)\`
     -- was planned as a hash join over a sequential scan of the whole queue (3.5 ms a claim at
-    -- 12,000 queued rows against 1.4 ms; `ingest.ts --forward live` measures forwarding).
+    -- 12,000 queued rows against 1.4 ms; \`ingest.ts --forward live\` measures forwarding).
     WHERE q.id = ANY(ARRAY(
       SELECT c.id FROM (
         SELECT f.id, f.alert_id FROM forward_queue f
