@@ -22,6 +22,9 @@ const LAYERS = [
     name: 'model',
     paths: [
       'server/domain/alert-types.ts',
+      // Who a use case acts for, and the receiver's interface: both named by deps.ts.
+      'server/domain/caller.ts',
+      'server/domain/receive/receiver.ts',
       'server/domain/alarm-model.ts',
       'server/domain/alarm-rules.ts',
       'server/domain/plugin-hooks.ts',

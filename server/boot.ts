@@ -25,6 +25,7 @@ import { createMemoryBus, type Bus } from './realtime/bus.ts';
 import { createRedisBus } from './realtime/redis-bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
+import { createReceiver } from './domain/receive/index.ts';
 import { loadWebhooks } from './webhooks/index.ts';
 
 // Not `import … from 'node:http'`: an ES import of http reads all its exports, and its lazy
@@ -127,8 +128,10 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       secrets: secretBoxFrom(config).box,
     };
     // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
+    const pipeline = createPipeline([...plugins, await notificationsPlugin({ config, log })], base);
     const deps: Deps = Object.assign(base, {
-      plugins: createPipeline([...plugins, await notificationsPlugin({ config, log })], base),
+      plugins: pipeline,
+      receiver: createReceiver(base, { plugins: pipeline }),
     });
     await bootstrapAccess(deps);
     keyUsage = startKeyUsage(deps);

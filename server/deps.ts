@@ -5,6 +5,7 @@ import type { Metrics } from './metrics.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { AlarmModel } from './domain/alarm-model.ts';
 import type { PluginPipeline } from './domain/plugin-hooks.ts';
+import type { Receiver } from './domain/receive/receiver.ts';
 import type { SecretBox } from './secret-box.ts';
 
 export interface Clock {
@@ -37,4 +38,6 @@ export interface Base {
 export interface Deps extends Base {
   /** The PLUGINS, ready to run. */
   plugins: PluginPipeline;
+  /** POST /alert's way in (domain/receive/). */
+  receiver: Receiver;
 }

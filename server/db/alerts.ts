@@ -87,7 +87,7 @@ type Fragment = ReturnType<typeof sql.fragment>;
 
 // The stored limits of tags and attributes in SQL (docs/alerts.md, "Field limits"), decided exactly
 // as tagsOverLimit and attributesOverLimit of shared/alerts.ts decide them in JavaScript: the
-// receive path's prediction of the stored alert (receive-write.ts, predictedRecord) relies on it.
+// receive path's prediction of the stored alert (domain/receive/fields.ts, predictedRecord) relies on it.
 // Each test is a CASE whose first, cheap branches settle the usual case; guarded by
 // tests/api/stored-limits.test.ts.
 

@@ -13,7 +13,7 @@ import type { AlertRecord, HistoryRecord } from './alert-types.ts';
 import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';
 import type { Caller } from './caller.ts';
 import { hasChanges, mergeChanges, type AlertChanges } from './plugin-hooks.ts';
-import { mergedAttributes } from './receive-write.ts';
+import { mergedAttributes } from './receive/fields.ts';
 
 // Operations on one stored alert (GET, status, action, tags, attributes, delete); receiving is in
 // receive.ts, notes in notes.ts.

@@ -1,7 +1,6 @@
 import { AlertInputSchema, type AlertInput } from '../../shared/alerts.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
-import { receiveAlert } from '../domain/receive.ts';
 import { badRequest } from '../errors.ts';
 import { zodIssues } from '../http/middleware/errors.ts';
 
@@ -44,7 +43,7 @@ export async function receiveWebhookAlerts(
 ): Promise<WebhookReply> {
   const stored = [];
   for (const input of inputs) {
-    const outcome = await receiveAlert(deps, input, caller);
+    const outcome = await deps.receiver.receiveAlert(input, caller);
     if (outcome.kind === 'signal') return { status: outcome.status, body: outcome.body };
     stored.push(outcome.alert);
   }

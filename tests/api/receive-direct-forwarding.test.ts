@@ -1,6 +1,6 @@
 /**
  * Plain duplicates written without a read while the forwarder has a destination
- * (server/domain/receive-direct.ts): each receipt's forward row is planned from the alert id this
+ * (server/domain/receive/direct.ts): each receipt's forward row is planned from the alert id this
  * instance remembers and written by the same guarded statement, so every receipt still reaches the
  * destination exactly once, with its own fields, in order, and a receipt whose guarded write
  * misses is forwarded once by the usual path. `receive_direct_total` proves which path ran.

@@ -1,5 +1,5 @@
 /**
- * Plain duplicates written without a read (server/domain/receive-direct.ts): an identity this
+ * Plain duplicates written without a read (server/domain/receive/direct.ts): an identity this
  * instance has just written is tried first as one guarded update, which must take effect only
  * where reading the alert and deciding would have written the same, and otherwise leave the
  * receipt to the usual path. `receive_direct_total` tells which path each receipt took, so every

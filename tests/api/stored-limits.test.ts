@@ -4,7 +4,7 @@
  * tags and merge their attributes: when together they would be over a limit, the receipt's own set
  * takes the place of the stored one, and the receipt never fails for it. The SQL of the receive
  * statements (server/db/alerts.ts, receivedTags / receivedAttributes) and its JavaScript twin
- * (server/domain/receive-write.ts, what the plugins plan on) must agree on every receipt. A
+ * (server/domain/receive/fields.ts, what the plugins plan on) must agree on every receipt. A
  * client's explicit change (PUT tag / attributes) over a limit is a 400 and stores nothing; a bulk
  * change leaves such alerts untouched and reports them. User attributes take the same limits.
  */
@@ -20,7 +20,7 @@ import {
   tagsOverLimit,
 } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
-import { receivedAttributes, receivedTags } from '../../server/domain/receive-write.ts';
+import { receivedAttributes, receivedTags } from '../../server/domain/receive/fields.ts';
 import { createAlert, getAlert, postAlert, put } from '../helpers/alerts.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Running } from '../../server/boot.ts';

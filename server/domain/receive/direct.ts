@@ -1,17 +1,6 @@
-import * as receiveDb from '../db/alert-receive.ts';
-import type { Deps } from '../deps.ts';
-import type { AlertDraft } from './alert-types.ts';
-import type { Caller } from './caller.ts';
-import { KeyedBatcher } from './keyed-batcher.ts';
-import {
-  alongOf,
-  asOfReceipt,
-  planPlainAlong,
-  quietStatuses,
-  runAttributes,
-  runFields,
-  type Written,
-} from './receive-write.ts';
+import { asOfReceipt, runAttributes, runFields } from './fields.ts';
+import { alongOf, planAlongById } from './plan.ts';
+import type { Hint, Receipt, Received, ReceiveState } from './state.ts';
 
 // Plain duplicates without the read (docs/architecture.md, "The receive path"). A receipt of an
 // identity this instance has just written, with the severity the alert was left with, is tried
@@ -22,56 +11,15 @@ import {
 // duplicate (the forwarder's queue rows) is planned from the remembered alert id and written by the
 // same statement.
 
-/** What this path needs of a receipt. */
-export interface DirectReceipt {
-  draft: AlertDraft;
-  caller: Caller;
-  now: number;
-  quiet: boolean;
-}
-
 /** Identities remembered per instance: enough for the alerts a busy source repeats. */
 const HINTS = 20_000;
-
-/** What this instance last wrote for an identity: its alert, and the severity it was left with. */
-interface Hint {
-  id: string;
-  severity: string;
-}
-
-interface Direct {
-  /** Identity key (receive.ts's batch key) → what its alert was last written with here. */
-  hints: Map<string, Hint>;
-  /** (severity, incoming status) → the stored statuses the alarm model keeps for such a duplicate. */
-  kept: Map<string, readonly string[]>;
-  writes: KeyedBatcher<receiveDb.DirectDuplicate, receiveDb.ReceiptWritten | null>;
-}
 
 const WRITTEN = { outcome: 'written' } as const;
 const MISSED = { outcome: 'missed' } as const;
 
-const directs = new WeakMap<Deps, Direct>();
-
-function directOf(deps: Deps): Direct {
-  let d = directs.get(deps);
-  if (!d) {
-    d = {
-      hints: new Map(),
-      kept: new Map(),
-      // One statement at a time, the next taking every receipt that waited: two or three in flight
-      // made smaller batches and cost 15–35 % more CPU per receipt (docs/benchmarks.md).
-      writes: new KeyedBatcher((items) =>
-        receiveDb.updateByIdentity(deps.db, items, deps.config.HISTORY_LIMIT),
-      ),
-    };
-    directs.set(deps, d);
-  }
-  return d;
-}
-
 /** Remembers that `key`'s alert was just written here (`written`: its id and severity). */
-export function rememberWritten(deps: Deps, key: string, written: Hint): void {
-  const { hints } = directOf(deps);
+export function rememberWritten(state: ReceiveState, key: string, written: Hint): void {
+  const { hints } = state;
   const hint = hints.get(key);
   if (hint?.severity === written.severity && hint.id === written.id) return;
   hints.delete(key);
@@ -82,14 +30,14 @@ export function rememberWritten(deps: Deps, key: string, written: Hint): void {
 /**
  * The stored statuses in which a duplicate of `severity` arriving with `incoming` keeps the
  * alert's status whatever its previous status was: those of foldableDuplicates / applyToExisting's
- * plain case that do not depend on the history the read would have brought.
+ * plain case (write.ts) that do not depend on the history the read would have brought.
  */
-export function keptStatuses(deps: Deps, severity: string, incoming: string): readonly string[] {
-  const { kept } = directOf(deps);
+export function keptStatuses(state: ReceiveState, severity: string, incoming: string): readonly string[] {
+  const { kept } = state;
   const key = `${severity}\u0000${incoming}`;
   let statuses = kept.get(key);
   if (!statuses) {
-    const { model } = deps;
+    const { model } = state;
     const all = Object.keys(model.status);
     statuses = all.filter((current) =>
       all.every(
@@ -115,16 +63,15 @@ export function keptStatuses(deps: Deps, severity: string, incoming: string): re
  * alert (the hint is then forgotten).
  */
 export async function receiveDirect(
-  deps: Deps,
+  state: ReceiveState,
   key: string,
-  items: readonly DirectReceipt[],
-): Promise<(Written & { created: false })[] | null> {
-  if (deps.plugins.alongOnPlain) return null;
-  const direct = directOf(deps);
+  items: readonly Receipt[],
+): Promise<(Received & { created: false })[] | null> {
+  if (state.plugins.alongOnPlain) return null;
   const first = items[0]!.draft;
-  const hint = direct.hints.get(key);
+  const hint = state.hints.get(key);
   if (hint?.severity !== first.severity) return null;
-  const sameValue = deps.config.HISTORY_ON_VALUE_CHANGE;
+  const sameValue = state.config.HISTORY_ON_VALUE_CHANGE;
   let n = 1;
   while (n < items.length) {
     const d = items[n]!.draft;
@@ -137,24 +84,24 @@ export async function receiveDirect(
   delete attributes.notify;
   // Each receipt plans its own rows (a forward event each), as writeDuplicates does for a run; the
   // first one's wait (the alert's delivered rows being removed) is every receipt's.
-  const planned = run.map((r) => planPlainAlong(deps, hint.id, r.draft, r.caller, r.quiet));
+  const planned = run.map((r) => planAlongById(state, r.quiet ? 'quiet' : 'run', hint.id, r));
   if (planned[0]?.along.ready) await planned[0].along.ready;
-  const written = await direct.writes.submit('direct', {
+  const written = await state.byIdentity.submit('direct', {
     id: hint.id,
     identity: first,
     severity: first.severity,
-    statuses: keptStatuses(deps, first.severity, first.status),
-    quiet: quietStatuses(deps),
+    statuses: keptStatuses(state, first.severity, first.status),
+    quiet: state.quietStatuses,
     sameValue,
     update: { ...runFields(run), attributes },
     withs: planned.flatMap((p) => (p?.with ? [p.with] : [])),
   });
   if (!written) {
-    deps.metrics.receiveDirect.inc(MISSED);
-    direct.hints.delete(key);
+    state.metrics.receiveDirect.inc(MISSED);
+    state.hints.delete(key);
     return null;
   }
-  deps.metrics.receiveDirect.inc(WRITTEN, run.length);
+  state.metrics.receiveDirect.inc(WRITTEN, run.length);
   const { history, leased: _leased, ...stored } = written;
   return run.map((_, i) => ({
     created: false as const,

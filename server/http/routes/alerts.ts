@@ -14,7 +14,6 @@ import type { Deps } from '../../deps.ts';
 import * as alerts from '../../domain/alerts.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { addNote, deleteNote, listNotes, updateNote } from '../../domain/notes.ts';
-import { receiveAlert } from '../../domain/receive.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
 import { apiBase } from '../../base-url.ts';
@@ -50,7 +49,7 @@ export function alertRoutes(deps: Deps): Router {
     const input = AlertInputSchema.parse(bodyObject(ctx));
     let outcome;
     try {
-      outcome = await receiveAlert(deps, input, callerOf(ctx, deps));
+      outcome = await deps.receiver.receiveAlert(input, callerOf(ctx, deps));
     } catch (err) {
       if (err instanceof AppError && err.status === 403) deps.metrics.app.count('rejected');
       if (err instanceof AppError && err.status === 429) deps.metrics.app.count('ratelimited');
