@@ -125,7 +125,7 @@ async function plans(url: string) {
       captured.push(q);
       return [];
     },
-    // Settings a query function makes for its transaction (top-N's SET LOCAL) apply to the plans.
+    // Settings a query function makes for its transaction (planner.ts `planWith`) apply to the plans.
     query: async (q: { sql: string; values: readonly unknown[] }) => {
       captured.push(q);
       return { rows: [] };
@@ -194,16 +194,18 @@ async function plans(url: string) {
     for (const [title, run] of titled) {
       captured.length = 0;
       await run();
+      // In a transaction, as the function's own, so that its planner settings hold for what follows.
+      await c.query('BEGIN');
       for (const q of captured) {
         const text = q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
-        if (text.startsWith('SET LOCAL ')) {
-          await c.query(text.replace('SET LOCAL ', 'SET '));
+        if (text.startsWith('SELECT set_config(')) {
+          await c.query(text, [...q.values]);
           continue;
         }
         const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, [...q.values]);
         console.log(`\n### ${title}\n\`\`\`\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
       }
-      await c.query('RESET ALL');
+      await c.query('ROLLBACK');
     }
   } finally {
     await c.end();

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { and, type Cond } from '../domain/query/conditions.ts';
 import * as query from './alert-query.ts';
-import { planWith } from './pool.ts';
+import { planWith } from './planner.ts';
 
 /**
  * Counts from the tally (migration 0031): alerts per (customer, environment, service list,
@@ -274,7 +274,7 @@ export async function compactTally(db: CommonQueryMethods): Promise<number> {
   // fit), and on its estimate it hashed or sorted the whole tally, 34,000 rows at 100,000 alerts,
   // on every fold. Looked up one by one, a fold costs what its deltas are, not what the tally is.
   return db.transaction(async (tx) => {
-    await planWith(tx, { enable_hashjoin: 'off', enable_mergejoin: 'off' });
+    await planWith(tx, 'tallyFold');
     return tx.oneFirst(statement);
   });
 }

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { planWith } from './pool.ts';
+import { planWith } from './planner.ts';
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 const json = (value: unknown) => sql.jsonb(value as never);
@@ -225,7 +225,7 @@ export async function claim(
   db: CommonQueryMethods,
   p: { receiverId: string; owner: string; limit: number; leaseMs: number },
 ) {
-  await planWith(db, { plan_cache_mode: 'force_custom_plan', enable_bitmapscan: 'off' });
+  await planWith(db, 'notificationClaim');
   return db.any(sql.type(QueuedRowSchema)`
     WITH first AS MATERIALIZED (
       SELECT h.rule_id FROM notification_queue h
@@ -393,7 +393,7 @@ export function lockStatesOf(db: CommonQueryMethods, alertIds: readonly string[]
  * a kind either (tests/api/notification-sweep.test.ts).
  */
 export async function lockDueStates(db: CommonQueryMethods, p: { limit: number }) {
-  await planWith(db, { enable_seqscan: 'off' });
+  await planWith(db, 'notificationSweep');
   return db.any(sql.type(StateRowSchema)`
     SELECT ${stateColumns} FROM notification_state s LEFT JOIN alerts a ON a.id = s.alert_id
     WHERE s.ctid = ANY(ARRAY(
@@ -465,7 +465,7 @@ export async function addHistory(
     return;
   }
   await db.transaction(async (tx) => {
-    await planWith(tx, { enable_bitmapscan: 'off' });
+    await planWith(tx, 'notificationHistory');
     await tx.query(sql.unsafe`
     WITH e AS (
       SELECT * FROM unnest(${texts(entries.map((x) => x.alertId))}, ${texts(entries.map((x) => x.id))},

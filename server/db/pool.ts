@@ -5,12 +5,12 @@ import {
   createDateTypeParser,
   createNumericTypeParser,
   SchemaValidationError,
-  type CommonQueryMethods,
   type DatabasePool,
   type Interceptor,
   type QueryResultRow,
 } from 'slonik';
 import { clampTime, MAX_TIME_MS, MIN_TIME_MS } from '../../shared/alerts.ts';
+import { CONNECTION_SETTINGS } from './planner.ts';
 import { connectionLossInterceptor } from './unavailable.ts';
 
 export type Db = DatabasePool;
@@ -177,10 +177,12 @@ export function connectionUrl(url: string, options: PoolOptions = {}): string {
   if (options.schema && options.schema !== 'public' && !u.searchParams.has('options')) {
     u.searchParams.set('options', `-c search_path=${options.schema}`);
   }
-  // JIT compilation costs tens of milliseconds on the grouped counts over every alert and never
-  // pays off on queries this short.
-  const opts = u.searchParams.get('options') ?? '';
-  if (!/\bjit=/.test(opts)) u.searchParams.set('options', `${opts} -c jit=off`.trim());
+  // planner.ts says why each is set; one the URL already sets is left as it is.
+  let opts = u.searchParams.get('options') ?? '';
+  for (const [name, value] of Object.entries(CONNECTION_SETTINGS)) {
+    if (!new RegExp(`\\b${name}=`).test(opts)) opts = `${opts} -c ${name}=${value}`.trim();
+  }
+  u.searchParams.set('options', opts);
   if (options.applicationName && !u.searchParams.has('application_name')) {
     u.searchParams.set('application_name', options.applicationName);
   }
@@ -205,17 +207,4 @@ export async function createDb(url: string, options: PoolOptions = {}): Promise<
       { name: 'timestamptz', parse: parseStoredTime },
     ],
   });
-}
-
-/**
- * Planner settings for the rest of the caller's transaction (`set_config(…, true)`), in one round
- * trip before the statement they are for: a setting made inside a statement does not reach its
- * plan. For statements whose tables swing in size faster than their statistics follow, where a
- * plan must not depend on the estimates (the callers say why).
- */
-export async function planWith(db: CommonQueryMethods, settings: Record<string, string>): Promise<void> {
-  const items = Object.entries(settings).map(
-    ([name, value]) => sql.fragment`set_config(${name}, ${value}, true)`,
-  );
-  await db.query(sql.unsafe`SELECT ${sql.join(items, sql.fragment`, `)}`);
 }

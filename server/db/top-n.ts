@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { FieldRef } from '../domain/query/fields.ts';
 import { column, TRUE, whereOf, type Selection } from './alert-query.ts';
 import { eventTallyRows, tallyPlan, tallyRows } from './alert-tally.ts';
+import { planWith } from './planner.ts';
 import { finiteTime } from './pool.ts';
 
 export type TopVariant = 'count' | 'flapping' | 'standing';
@@ -178,12 +179,11 @@ export async function topN(
     )
     ${listed}`;
   // Reading the whole event index costs the planner random_page_cost per page, so it prefers the
-  // table, which is three times larger and measured 2–3× slower to read; the data is in memory,
-  // where an index page costs about what a table page does.
+  // table, three times larger and slower to read (planner.ts).
   const rows =
     groupBy.field.name === 'event'
       ? await db.transaction(async (tx) => {
-          await tx.query(sql.unsafe`SET LOCAL random_page_cost = 1.1`);
+          await planWith(tx, 'topByEvent');
           return tx.any(statement);
         })
       : await db.any(statement);
