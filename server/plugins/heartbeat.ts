@@ -1,15 +1,14 @@
-import { receiveHeartbeat } from '../domain/heartbeats.ts';
-import { PluginSignal, type PluginFactory } from './types.ts';
+import type { BuiltinInit, BuiltinPlugin } from './internal.ts';
+import { PluginSignal } from './types.ts';
 
 /** heartbeat: an alert whose event is in HEARTBEAT_EVENTS is stored as a heartbeat instead (202). */
-const heartbeat: PluginFactory = ({ config }) => {
+const heartbeat = ({ config, heartbeats }: Pick<BuiltinInit, 'config' | 'heartbeats'>): BuiltinPlugin => {
   const events = new Set(config.HEARTBEAT_EVENTS);
   return {
     name: 'heartbeat',
     async preReceive(alert, ctx) {
       if (!events.has(alert.event)) return;
-      const hb = await receiveHeartbeat(
-        ctx.deps,
+      const hb = await heartbeats.receive(
         {
           origin: alert.origin,
           tags: alert.tags,

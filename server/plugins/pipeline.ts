@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Config } from '../config.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Base } from '../deps.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
-import { AppError } from '../errors.ts';
-import type { Log } from '../log.ts';
+import type { PluginPipeline, ReceiptAlong } from '../domain/plugin-hooks.ts';
+import { appError, AppError } from '../errors.ts';
 import ackedBy from './acked-by.ts';
 import blackout from './blackout.ts';
 import enhance from './enhance.ts';
@@ -17,6 +16,7 @@ import { settingsPlugins } from '../notifications/plugin.ts';
 import reject from './reject.ts';
 import remoteIp from './remote-ip.ts';
 import timeout from './timeout.ts';
+import type { BuiltinFactory, BuiltinInit, BuiltinPlugin } from './internal.ts';
 import {
   PluginSignal,
   suppressedStatus,
@@ -24,13 +24,11 @@ import {
   type Plugin,
   type PluginContext,
   type PluginFactory,
-  type PluginPipeline,
   type PluginRequest,
-  type ReceiptAlong,
 } from './types.ts';
 
 /** The plugins PLUGINS may name (docs/plugins.md). */
-export const BUILTIN_PLUGINS: Readonly<Record<string, PluginFactory>> = Object.freeze({
+export const BUILTIN_PLUGINS: Readonly<Record<string, BuiltinFactory>> = Object.freeze({
   remote_ip: remoteIp,
   reject,
   heartbeat,
@@ -66,29 +64,47 @@ async function importPlugin(entry: string): Promise<PluginFactory | Plugin> {
 }
 
 /**
- * The PLUGINS, in order: built-ins by name, third-party plugins by module path (relative to the
- * working directory). Unknown names are logged and skipped; a module that cannot be loaded or a
- * factory that throws stops start-up with an error naming the entry.
+ * A module's plugin as the pipeline runs it: its public hooks only, so a module cannot reach the
+ * built-ins' hooks (receiptAlong …) by defining them. Bound, so a plugin may be a class instance.
  */
-export async function loadPlugins(config: Config, log: Log): Promise<Plugin[]> {
-  const plugins: Plugin[] = [];
+function publicHooks(plugin: Plugin): Plugin {
+  return {
+    name: plugin.name,
+    preReceive: plugin.preReceive?.bind(plugin),
+    postReceive: plugin.postReceive?.bind(plugin),
+    statusChange: plugin.statusChange?.bind(plugin),
+    takeAction: plugin.takeAction?.bind(plugin),
+    postAction: plugin.postAction?.bind(plugin),
+    takeNote: plugin.takeNote?.bind(plugin),
+    delete: plugin.delete?.bind(plugin),
+  };
+}
+
+/**
+ * The PLUGINS, in order: built-ins by name, made from `init` (settings, logger, the services they
+ * call); third-party plugins by module path (relative to the working directory), whose factories
+ * get only the settings and the logger. Unknown names are logged and skipped; a module that cannot
+ * be loaded or a factory that throws stops start-up with an error naming the entry.
+ */
+export async function loadPlugins(init: BuiltinInit): Promise<BuiltinPlugin[]> {
+  const { config, log } = init;
+  const plugins: BuiltinPlugin[] = [];
   for (const entry of config.PLUGINS.map((e) => e.trim()).filter(Boolean)) {
-    let source: PluginFactory | Plugin | undefined = Object.hasOwn(BUILTIN_PLUGINS, entry)
-      ? BUILTIN_PLUGINS[entry]
-      : undefined;
-    if (!source && isModulePath(entry)) source = await importPlugin(entry);
-    if (!source) {
+    const builtin = Object.hasOwn(BUILTIN_PLUGINS, entry) ? BUILTIN_PLUGINS[entry] : undefined;
+    const module = !builtin && isModulePath(entry) ? await importPlugin(entry) : undefined;
+    if (!builtin && !module) {
       log.warn({ plugin: entry }, 'plugin.unknown: not a built-in plugin or a module path; skipped');
       continue;
     }
     let plugin: unknown;
     try {
-      plugin = typeof source === 'function' ? await source({ config, log }) : source;
+      if (builtin) plugin = await builtin(init);
+      else plugin = typeof module === 'function' ? await module({ config, log }) : module;
     } catch (err) {
       throw new Error(`PLUGINS: '${entry}' failed to start: ${(err as Error).message}`, { cause: err });
     }
     if (!isPlugin(plugin)) throw new Error(`PLUGINS: '${entry}' did not give a plugin with a name`);
-    plugins.push(plugin);
+    plugins.push(builtin ? plugin : publicHooks(plugin));
   }
   log.debug({ plugins: plugins.map((p) => p.name) }, 'plugins.loaded');
   return plugins;
@@ -142,14 +158,15 @@ const withOptional = <T extends object>(result: T, changes: AlertChanges | undef
  * PluginSignal, AppError and database outages pass through; any other failure is a 500 with
  * PLUGINS_RAISE_ON_ERROR, else logged and skipped. Every call is timed and failures counted.
  */
-export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
-  const { config, log, metrics } = deps;
+export function createPipeline(
+  plugins: readonly BuiltinPlugin[],
+  { config, log, metrics }: Pick<Base, 'config' | 'log' | 'metrics'>,
+): PluginPipeline {
   const suppressed = suppressedStatus(config);
   const logs = new Map(plugins.map((p) => [p, log.child({ plugin: p.name })]));
-  const contextFor = (plugin: Plugin, request: PluginRequest): PluginContext => ({
+  const contextFor = (plugin: BuiltinPlugin, request: PluginRequest): PluginContext => ({
     config,
     log: logs.get(plugin) ?? log,
-    deps,
     request,
   });
   const having = (hook: HookName) => plugins.filter((p) => typeof p[hook] === 'function');
@@ -160,14 +177,18 @@ export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
   const folds = plugins.every((p) => !p.postReceive || p.receiptAlong);
 
   // Each plugin's labels for each hook, made once: run() is called several times per receipt.
-  const labelSets = new Map<Plugin, Partial<Record<HookName, { plugin: string; hook: HookName }>>>();
-  const labelsOf = (plugin: Plugin, hook: HookName) => {
+  const labelSets = new Map<BuiltinPlugin, Partial<Record<HookName, { plugin: string; hook: HookName }>>>();
+  const labelsOf = (plugin: BuiltinPlugin, hook: HookName) => {
     let sets = labelSets.get(plugin);
     if (!sets) labelSets.set(plugin, (sets = {}));
     return (sets[hook] ??= { plugin: plugin.name, hook });
   };
 
-  async function run<T>(plugin: Plugin, hook: HookName, call: () => T | Promise<T>): Promise<T | undefined> {
+  async function run<T>(
+    plugin: BuiltinPlugin,
+    hook: HookName,
+    call: () => T | Promise<T>,
+  ): Promise<T | undefined> {
     const labels = labelsOf(plugin, hook);
     // performance.now() rather than startTimer, which makes two closures and a copy of the labels.
     const started = performance.now();
@@ -181,10 +202,7 @@ export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
       metrics.pluginErrors.inc(labels);
       const message = err instanceof Error ? err.message : String(err);
       if (config.PLUGINS_RAISE_ON_ERROR) {
-        throw new AppError(
-          500,
-          `Error while running ${ERROR_LABEL[hook]} plugin '${plugin.name}': ${message}`,
-        );
+        throw appError('plugin_failed', ERROR_LABEL[hook], plugin.name, message);
       }
       log.warn({ plugin: plugin.name, hook, error: message }, 'plugin.failed');
       return undefined;
@@ -195,8 +213,8 @@ export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
 
   function plan(
     request: PluginRequest,
-    from: readonly Plugin[],
-    call: (plugin: Plugin, ctx: PluginContext) => Partial<ReceiptAlong> | void,
+    from: readonly BuiltinPlugin[],
+    call: (plugin: BuiltinPlugin, ctx: PluginContext) => Partial<ReceiptAlong> | void,
   ): ReceiptAlong {
     const planned: ReceiptAlong = { forwards: [], triggers: [] };
     for (const plugin of from) {
@@ -207,7 +225,7 @@ export function createPipeline(plugins: Plugin[], deps: Base): PluginPipeline {
         metrics.pluginErrors.inc({ plugin: plugin.name, hook: 'postReceive' });
         const message = err instanceof Error ? err.message : String(err);
         if (config.PLUGINS_RAISE_ON_ERROR) {
-          throw new AppError(500, `Error while running post-receive plugin '${plugin.name}': ${message}`);
+          throw appError('plugin_failed', 'post-receive', plugin.name, message);
         }
         log.warn({ plugin: plugin.name, hook: 'postReceive', error: message }, 'plugin.failed');
         continue;

@@ -1,24 +1,19 @@
 import type { Config } from '../config.ts';
-import type { Base } from '../deps.ts';
 import type { AlertDraft, AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
-import type { AlertChanges, AlongWritten, PluginRequest, ReceiptAlong } from '../domain/plugin-hooks.ts';
+import type { AlertChanges, PluginRequest } from '../domain/plugin-hooks.ts';
 
-// Plugin authors import everything from this module (docs/plugins.md); the hooks the use cases
-// call are declared beside them in domain/plugin-hooks.ts.
-export {
-  PluginSignal,
-  type AlertChanges,
-  type PluginPipeline,
-  type PluginRequest,
-  type ReceiptAlong,
-} from '../domain/plugin-hooks.ts';
+// The public plugin interface: what third-party plugin authors import (docs/plugins.md describes
+// exactly this). Built-in plugins have a few more hooks and their services (./internal.ts).
+export { PluginSignal, type AlertChanges, type PluginRequest } from '../domain/plugin-hooks.ts';
 
+/** What every hook gets as its last argument: settings, a logger and the request; no database or bus. */
 export interface PluginContext {
-  config: Config;
-  log: Log;
-  deps: Base;
-  request: PluginRequest;
+  /** The settings (frozen); a plugin's own are in `config.extra`. */
+  readonly config: Config;
+  /** The server's logger with the plugin's name attached. */
+  readonly log: Log;
+  readonly request: PluginRequest;
 }
 
 export interface StatusChangeResult {
@@ -44,24 +39,6 @@ export interface Plugin {
   /** May change the draft in place or return a replacement; may throw a PluginSignal or AppError. */
   preReceive?(alert: AlertDraft, ctx: PluginContext): Promise<AlertDraft | void> | AlertDraft | void;
   postReceive?(alert: AlertRecord, ctx: PluginContext): Promise<AlertChanges | void> | AlertChanges | void;
-  /**
-   * Built-in plugins only (forwarder, notifications): rows the receipt's own statement writes with
-   * the alert, planned on the alert as it will be stored. Used instead of postReceive (followed by
-   * `afterReceipt`) when every plugin with a postReceive hook has this one too.
-   */
-  receiptAlong?(alert: AlertRecord, ctx: PluginContext): Partial<ReceiptAlong> | void;
-  /**
-   * True when `receiptAlong` plans nothing for a plain duplicate (same severity, status kept): such
-   * receipts may then be written without reading the alert first (server/domain/receive-direct.ts).
-   */
-  quietOnPlainDuplicates?: boolean;
-  /**
-   * What `receiptAlong` plans for a plain duplicate of alert `alertId` (same severity, status
-   * kept), known without the stored alert: such receipts may then be written without reading the
-   * alert first, with these rows in the same statement (server/domain/receive-direct.ts).
-   */
-  plainAlong?(alertId: string, ctx: PluginContext): Partial<ReceiptAlong> | void;
-  afterReceipt?(alert: AlertRecord, written: AlongWritten, ctx: PluginContext): Promise<void> | void;
   statusChange?(
     alert: AlertRecord,
     status: string,
@@ -91,8 +68,14 @@ export interface Plugin {
   delete?(alert: AlertRecord, ctx: PluginContext): Promise<boolean | void> | boolean | void;
 }
 
-/** A plugin module exports a factory: `export default function create(ctx) { return { name, ...hooks } }`. */
-export type PluginFactory = (init: { config: Config; log: Log }) => Plugin | Promise<Plugin>;
+/** What a plugin's factory is called with, once at start-up. */
+export interface PluginInit {
+  readonly config: Config;
+  readonly log: Log;
+}
+
+/** A plugin module exports a factory: `export default function create({ config, log }) { return { name, ...hooks } }`. */
+export type PluginFactory = (init: PluginInit) => Plugin | Promise<Plugin>;
 
 /**
  * The status a suppressed (blacked-out) alert carries: 'blackout', or 'OOSRV' in the ISA 18.2

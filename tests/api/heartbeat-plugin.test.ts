@@ -6,6 +6,7 @@ import type { LiveEvent } from '../../shared/events.ts';
 import { HeartbeatSchema } from '../../shared/heartbeats.ts';
 import type { Deps } from '../../server/deps.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { receiveHeartbeat } from '../../server/domain/heartbeats.ts';
 import heartbeat from '../../server/plugins/heartbeat.ts';
 import { PluginSignal, type Plugin, type PluginContext } from '../../server/plugins/types.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
@@ -59,10 +60,16 @@ function contextOf(deps: Deps): PluginContext {
   return {
     config: deps.config,
     log: deps.log,
-    deps,
     request: { ip: '127.0.0.1', header: () => '', user: null, baseUrl: BASE_URL },
   };
 }
+
+/** The plugin as boot.ts makes it: converted alerts are stored through this instance's heartbeats. */
+const heartbeatOf = (deps: Deps) =>
+  heartbeat({
+    config: deps.config,
+    heartbeats: { receive: (input, baseUrl) => receiveHeartbeat(deps, input, baseUrl) },
+  });
 
 /** Runs the hook; it must stop with a PluginSignal. */
 async function signalOf(plugin: Plugin, alert: AlertDraft, ctx: PluginContext): Promise<PluginSignal> {
@@ -97,7 +104,7 @@ plugin.after(stopApp);
 
 plugin('a heartbeat event becomes a stored heartbeat and a 202 signal', async ({ running }) => {
   const deps = running.deps;
-  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const hb = heartbeatOf(deps);
   const alert = draft();
   const seen = nextHeartbeat(deps, alert.origin);
   const signal = await signalOf(hb, alert, contextOf(deps));
@@ -138,7 +145,7 @@ plugin('a heartbeat event becomes a stored heartbeat and a 202 signal', async ({
 
 plugin('a second heartbeat from the same origin and customer keeps the id', async ({ running }) => {
   const deps = running.deps;
-  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const hb = heartbeatOf(deps);
   const origin = fresh('agent/db1');
   const first = await signalOf(hb, draft({ origin }), contextOf(deps));
   const later = Date.now();
@@ -160,7 +167,7 @@ plugin('a second heartbeat from the same origin and customer keeps the id', asyn
 
 plugin('only events in HEARTBEAT_EVENTS are converted', async ({ running }) => {
   const deps = running.deps;
-  const hb = await heartbeat({ config: deps.config, log: deps.log });
+  const hb = heartbeatOf(deps);
   const alert = draft({ event: 'HeartbeatFail' });
   assert.is(await hb.preReceive!(alert, contextOf(deps)), undefined);
   assert.equal(await stored(deps, alert.origin), []);

@@ -6,16 +6,17 @@ import * as assert from 'uvu/assert';
 import { ConnectionError } from 'slonik';
 import { loadConfig } from '../../server/config.ts';
 import { isDatabaseUnavailable } from '../../server/db/unavailable.ts';
-import type { Deps } from '../../server/deps.ts';
+import type { Base } from '../../server/deps.ts';
 import type { AlertDraft, AlertRecord } from '../../server/domain/alert-types.ts';
-import { AppError } from '../../server/errors.ts';
+import { AppError, appError as catalogueError } from '../../server/errors.ts';
 import { createLog, type Log } from '../../server/log.ts';
 import { createMetrics } from '../../server/metrics.ts';
 import ackedBy from '../../server/plugins/acked-by.ts';
-import { createBlackoutPlugin } from '../../server/plugins/blackout.ts';
+import blackout from '../../server/plugins/blackout.ts';
 import enhance from '../../server/plugins/enhance.ts';
 import escalate from '../../server/plugins/escalate.ts';
 import heartbeat from '../../server/plugins/heartbeat.ts';
+import type { BuiltinFactory, BuiltinInit, BuiltinPlugin } from '../../server/plugins/internal.ts';
 import normalise from '../../server/plugins/normalise.ts';
 import { createPipeline, loadPlugins } from '../../server/plugins/pipeline.ts';
 import reject from '../../server/plugins/reject.ts';
@@ -25,7 +26,6 @@ import {
   PluginSignal,
   type Plugin,
   type PluginContext,
-  type PluginFactory,
   type PluginRequest,
 } from '../../server/plugins/types.ts';
 
@@ -60,14 +60,36 @@ function recordingLog(): Log & { lines: LogLine[] } {
 
 const settings = (env: Record<string, string> = {}) => loadConfig(env, { systemFile: null });
 
-function fakeDeps(env: Record<string, string> = {}, log: Log = silent): Deps {
-  return {
-    config: settings(env),
-    log,
-    metrics: createMetrics(),
-    clock: { now: () => SATURDAY },
-  } as unknown as Deps;
-}
+/** What the pipeline is built from. */
+const pipelineDeps = (
+  env: Record<string, string> = {},
+  log: Log = silent,
+): Pick<Base, 'config' | 'log' | 'metrics'> => ({
+  config: settings(env),
+  log,
+  metrics: createMetrics(),
+});
+
+/**
+ * What the built-ins are made from, with services that have nothing to find: no blackouts, and
+ * heartbeats and forwards that fail the test if a plugin reaches them (tests/api covers those).
+ */
+const builtinInit = (config: BuiltinInit['config'], log: Log = silent): BuiltinInit => ({
+  config,
+  log,
+  clock: { now: () => SATURDAY },
+  heartbeats: {
+    receive: () => Promise.reject(new Error('no heartbeats in unit tests')),
+  },
+  blackouts: { findActive: async () => null },
+  forwards: {
+    plan: () => {
+      throw new Error('no forwarding in unit tests');
+    },
+    follow: () => Promise.reject(new Error('no forwarding in unit tests')),
+    queue: () => Promise.reject(new Error('no forwarding in unit tests')),
+  },
+});
 
 const request = (over: Partial<PluginRequest> = {}): PluginRequest => ({
   ip: '192.0.2.7',
@@ -120,13 +142,13 @@ const record = (over: Partial<AlertRecord> = {}): AlertRecord => ({
 
 /** One plugin, built the way loadPlugins builds it, with the context a hook gets. */
 async function build(
-  factory: PluginFactory,
+  factory: BuiltinFactory,
   env: Record<string, string> = {},
   over: Partial<PluginRequest> = {},
 ) {
-  const deps = fakeDeps(env);
-  const plugin = await factory({ config: deps.config, log: deps.log });
-  const ctx: PluginContext = { config: deps.config, log: deps.log, deps, request: request(over) };
+  const init = builtinInit(settings(env));
+  const plugin = await factory(init);
+  const ctx: PluginContext = { config: init.config, log: init.log, request: request(over) };
   return { plugin, ctx };
 }
 
@@ -236,8 +258,13 @@ rejecting.run();
 // ---------------------------------------------------------------------------------------------
 
 const blackouts = suite('blackout');
-const active = createBlackoutPlugin(async () => ({ id: 'b1' }));
-const inactive = createBlackoutPlugin(async () => null);
+/** The blackout plugin with a finder that answers `find` (a blackout's id, or null). */
+const blackoutWith =
+  (findActive: () => Promise<{ id: string } | null>): BuiltinFactory =>
+  (init) =>
+    blackout({ ...init, blackouts: { findActive } });
+const active = blackoutWith(async () => ({ id: 'b1' }));
+const inactive = blackoutWith(async () => null);
 
 blackouts('drops a matching alert with 202 and the submission id', async () => {
   const { plugin, ctx } = await build(active);
@@ -254,7 +281,7 @@ blackouts('drops a matching alert with 202 and the submission id', async () => {
 
 blackouts('BLACKOUT_ACCEPT severities pass without a lookup', async () => {
   let lookups = 0;
-  const counting = createBlackoutPlugin(async () => {
+  const counting = blackoutWith(async () => {
     lookups++;
     return { id: 'b1' };
   });
@@ -447,8 +474,8 @@ contrib.run();
 
 const mechanics = suite('pipeline');
 
-const pipelineOf = (plugins: Plugin[], env: Record<string, string> = {}, log: Log = silent) => {
-  const deps = fakeDeps(env, log);
+const pipelineOf = (plugins: BuiltinPlugin[], env: Record<string, string> = {}, log: Log = silent) => {
+  const deps = pipelineDeps(env, log);
   return { pipeline: createPipeline(plugins, deps), deps };
 };
 
@@ -599,7 +626,7 @@ mechanics('delete: a false from any hook vetoes, and later hooks are not asked',
 
 mechanics('signals and API errors pass through unchanged, whatever PLUGINS_RAISE_ON_ERROR says', async () => {
   const signal = new PluginSignal(202, 'Alert converted to Heartbeat', { id: 'h1' });
-  const refusal = new AppError(429, 'slow down');
+  const refusal = catalogueError('rate_limited', 'slow down');
   for (const raise of ['True', 'False']) {
     const { pipeline, deps } = pipelineOf(
       [
@@ -714,6 +741,15 @@ mechanics('without it a failing hook is logged and skipped; later hooks still ru
   assert.equal([pre?.labels, pre?.value], [{ plugin: 'broken', hook: 'preReceive' }, 1]);
 });
 
+mechanics('hooks get the settings, their logger and the request: no database, bus or deps', async () => {
+  const seen: PluginContext[] = [];
+  const { pipeline, deps } = pipelineOf([{ name: 'looks', preReceive: (_a, ctx) => void seen.push(ctx) }]);
+  await pipeline.preReceive(draft(), request({ user: 'alice' }));
+  assert.equal(Object.keys(seen[0]!).sort(), ['config', 'log', 'request']);
+  assert.is(seen[0]!.config, deps.config);
+  assert.is(seen[0]!.request.user, 'alice');
+});
+
 mechanics('every hook call is timed by plugin and hook', async () => {
   const { pipeline, deps } = pipelineOf([{ name: 'timed', preReceive: () => undefined }]);
   await pipeline.preReceive(draft(), request());
@@ -734,12 +770,12 @@ mechanics(
       owner: null,
     });
     const asked: string[] = [];
-    const byId: Plugin = {
+    const byId: BuiltinPlugin = {
       name: 'by-id',
       receiptAlong: (alert) => ({ forwards: [forward(`full:${alert.id}`)] }),
       plainAlong: (alertId) => ({ forwards: [forward(`plain:${alertId}`)] }),
     };
-    const quiet: Plugin = {
+    const quiet: BuiltinPlugin = {
       name: 'quiet',
       quietOnPlainDuplicates: true,
       receiptAlong: () => {
@@ -747,7 +783,7 @@ mechanics(
         return { triggers: [] };
       },
     };
-    const needsAlert: Plugin = { name: 'needs-alert', receiptAlong: () => ({ forwards: [] }) };
+    const needsAlert: BuiltinPlugin = { name: 'needs-alert', receiptAlong: () => ({ forwards: [] }) };
 
     const { pipeline } = pipelineOf([byId, quiet]);
     assert.is(pipeline.alongOnPlain, false);
@@ -785,10 +821,11 @@ const module = (name: string, text: string) => {
 
 loading('built-ins load by name, in PLUGINS order', async () => {
   const plugins = await loadPlugins(
-    settings({
-      PLUGINS: 'enhance,remote_ip,reject,heartbeat,blackout,acked_by,escalate,timeout,normalise,forwarder',
-    }),
-    silent,
+    builtinInit(
+      settings({
+        PLUGINS: 'enhance,remote_ip,reject,heartbeat,blackout,acked_by,escalate,timeout,normalise,forwarder',
+      }),
+    ),
   );
   assert.equal(
     plugins.map((p) => p.name),
@@ -809,7 +846,7 @@ loading('built-ins load by name, in PLUGINS order', async () => {
 
 loading('unknown names are logged and skipped; the forwarder loads quietly', async () => {
   const log = recordingLog();
-  const plugins = await loadPlugins(settings({ PLUGINS: 'remote_ip,geoip,forwarder' }), log);
+  const plugins = await loadPlugins(builtinInit(settings({ PLUGINS: 'remote_ip,geoip,forwarder' }), log));
   assert.equal(
     plugins.map((p) => p.name),
     ['remote_ip', 'forwarder'],
@@ -824,21 +861,20 @@ loading('unknown names are logged and skipped; the forwarder loads quietly', asy
 
 loading('a module path loads a third-party plugin, which reads its settings from config.extra', async () => {
   const plugins = await loadPlugins(
-    settings({ PLUGINS: 'remote_ip,./tests/fixtures/plugins/add-tag.ts' }),
-    silent,
+    builtinInit(settings({ PLUGINS: 'remote_ip,./tests/fixtures/plugins/add-tag.ts' }), silent),
   );
   assert.equal(
     plugins.map((p) => p.name),
     ['remote_ip', 'add-tag'],
   );
-  const { pipeline } = { pipeline: createPipeline(plugins, fakeDeps()) };
+  const { pipeline } = { pipeline: createPipeline(plugins, pipelineDeps()) };
   assert.equal((await pipeline.preReceive(draft(), request())).alert.tags, ['added-by-fixture']);
 
   const file = module('alertad.conf', "ADD_TAG = 'team:noc'\n");
   const config = loadConfig({ PLUGINS: './tests/fixtures/plugins/add-tag.ts' }, { systemFile: file });
-  const [fromFile] = await loadPlugins(config, silent);
+  const [fromFile] = await loadPlugins(builtinInit(config, silent));
   const alert = draft();
-  await fromFile!.preReceive!(alert, { config, log: silent, deps: fakeDeps(), request: request() });
+  await fromFile!.preReceive!(alert, { config, log: silent, request: request() });
   assert.equal(alert.tags, ['team:noc']);
 });
 
@@ -847,27 +883,56 @@ loading('a module may export a plugin object; absolute paths work', async () => 
     'object.mjs',
     "export default { name: 'object', preReceive(a) { a.text = 'obj'; } };\n",
   );
-  const [plugin] = await loadPlugins(settings({ PLUGINS: path }), silent);
+  const [plugin] = await loadPlugins(builtinInit(settings({ PLUGINS: path }), silent));
   assert.is(plugin?.name, 'object');
 });
 
+loading("a module's plugin keeps the public hooks only, bound to it", async () => {
+  const path = module(
+    'internal-hooks.mjs',
+    `export default new (class {
+      name = 'sneaky';
+      prefix = 'seen: ';
+      quietOnPlainDuplicates = true;
+      receiptAlong() { throw new Error('a module must not plan the receipt'); }
+      afterReceipt() {}
+      preReceive(a) { a.text = this.prefix + a.text; }
+    })();\n`,
+  );
+  const [plugin] = await loadPlugins(builtinInit(settings({ PLUGINS: path })));
+  assert.is(plugin?.name, 'sneaky');
+  assert.equal(
+    Object.entries(plugin!)
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => k),
+    ['name', 'preReceive'],
+  );
+  const { pipeline } = pipelineOf([plugin!]);
+  assert.is((await pipeline.preReceive(draft({ text: 'x' }), request())).alert.text, 'seen: x');
+  assert.equal(pipeline.along!(record(), request()), { forwards: [], triggers: [] });
+});
+
 loading('a module that cannot be loaded stops start-up, naming the entry', async () => {
-  const missing = await failure(() => loadPlugins(settings({ PLUGINS: './nowhere/plugin.ts' }), silent));
+  const missing = await failure(() =>
+    loadPlugins(builtinInit(settings({ PLUGINS: './nowhere/plugin.ts' }), silent)),
+  );
   assert.match((missing as Error).message, /^PLUGINS: cannot load '\.\/nowhere\/plugin\.ts': /);
   const syntax = module('syntax.mjs', 'export default {{;\n');
-  const bad = await failure(() => loadPlugins(settings({ PLUGINS: syntax }), silent));
+  const bad = await failure(() => loadPlugins(builtinInit(settings({ PLUGINS: syntax }), silent)));
   assert.match((bad as Error).message, new RegExp(`^PLUGINS: cannot load '${syntax}'`));
   const empty = module('empty.mjs', 'export const x = 1;\n');
-  const none = await failure(() => loadPlugins(settings({ PLUGINS: empty }), silent));
+  const none = await failure(() => loadPlugins(builtinInit(settings({ PLUGINS: empty }), silent)));
   assert.match((none as Error).message, new RegExp(`^PLUGINS: '${empty}' must export`));
 });
 
 loading('a factory that throws stops start-up, naming the entry', async () => {
   const path = module('throws.mjs', "export default () => { throw new Error('needs API_TOKEN'); };\n");
-  const err = await failure(() => loadPlugins(settings({ PLUGINS: `remote_ip,${path}` }), silent));
+  const err = await failure(() =>
+    loadPlugins(builtinInit(settings({ PLUGINS: `remote_ip,${path}` }), silent)),
+  );
   assert.is((err as Error).message, `PLUGINS: '${path}' failed to start: needs API_TOKEN`);
   const builtin = await failure(() =>
-    loadPlugins(settings({ PLUGINS: 'reject', ORIGIN_BLACKLIST: 'x)' }), silent),
+    loadPlugins(builtinInit(settings({ PLUGINS: 'reject', ORIGIN_BLACKLIST: 'x)' }))),
   );
   assert.match((builtin as Error).message, /^PLUGINS: 'reject' failed to start: ORIGIN_BLACKLIST: /);
 });
