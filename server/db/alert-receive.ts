@@ -1,10 +1,9 @@
 import { sql, type CommonQueryMethods, type ValueExpression } from 'slonik';
 import { z } from 'zod';
+import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import {
-  AlertRowSchema,
-  columns,
   countedEntries,
   historyCounts,
   historyWrites,
@@ -18,6 +17,7 @@ import {
   WrittenRowSchema,
   type WrittenAlert,
 } from './alerts.ts';
+import { columns, insertColumns, insertValues, recordsetColumns } from './alert-columns.ts';
 import { alongWrites, LeasedColumn, type AlongItem } from './receipt-along.ts';
 
 /** What one receipt writes along with its alert (forward rows, notification triggers). */
@@ -95,12 +95,6 @@ export interface NewAlert {
   with?: Along | undefined;
 }
 
-/** The columns a new alert is inserted with, in the order of insertNew's rows. */
-const insertColumns = sql.fragment`id, resource, event, environment, severity, correlate, status, service, "group",
-  value, text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count, repeat,
-  previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time,
-  severity_entries`;
-
 /**
  * Positions of the alerts that would de-duplicate or correlate with an earlier one of the same
  * list (same environment, resource and customer; same event, or the event in the earlier one's
@@ -150,18 +144,10 @@ export async function insertNew(
         ${texts(alerts.map((a) => a.customer ?? ''))}, ${texts(alerts.map((a) => a.event))}) AS i
     ),
     w AS (
-      INSERT INTO alerts AS a (${insertColumns})
-      SELECT v.id, v.resource, v.event, v.environment, v.severity, v.correlate, v.status, v.service, v."group",
-        v.value, v.text, v.tags, v.attributes, v.origin, v.type, to_timestamp(v."createTime" / 1000.0), v.timeout,
-        v."rawData", v.customer, v."duplicateCount", v.repeat, v."previousSeverity", v."trendIndication",
-        to_timestamp(v."receiveTime" / 1000.0), v."lastReceiveId", to_timestamp(v."lastReceiveTime" / 1000.0),
-        to_timestamp(v."updateTime" / 1000.0), v."severityEntries"
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, id text, resource text, event text,
-        environment text, severity text, correlate text[], status text, service text[], "group" text, value text,
-        text text, tags text[], attributes jsonb, origin text, type text, "createTime" float8, timeout integer,
-        "rawData" text, customer text, "duplicateCount" integer, repeat boolean, "previousSeverity" text,
-        "trendIndication" text, "receiveTime" float8, "lastReceiveId" text, "lastReceiveTime" float8,
-        "updateTime" float8, "severityEntries" integer)
+      INSERT INTO alerts AS a (${insertColumns}, severity_entries)
+      SELECT ${insertValues}, v."severityEntries"
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, ${recordsetColumns},
+        "severityEntries" integer)
       WHERE v.i IN (SELECT i FROM claimed)
       ON CONFLICT DO NOTHING
       RETURNING ${columns}

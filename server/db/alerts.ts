@@ -1,47 +1,10 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { MAX_ATTRIBUTES, MAX_LIST, SERVER_ATTRIBUTES } from '../../shared/alerts.ts';
+import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
+import { columns } from './alert-columns.ts';
 import { finiteTime } from './pool.ts';
-
-export const AlertRowSchema = z.object({
-  id: z.string(),
-  resource: z.string(),
-  event: z.string(),
-  environment: z.string(),
-  severity: z.string(),
-  correlate: z.array(z.string()),
-  status: z.string(),
-  service: z.array(z.string()),
-  group: z.string(),
-  value: z.string().nullable(),
-  text: z.string(),
-  tags: z.array(z.string()),
-  attributes: z.record(z.string(), z.unknown()),
-  origin: z.string(),
-  type: z.string(),
-  createTime: z.number(),
-  timeout: z.number().nullable(),
-  rawData: z.string().nullable(),
-  customer: z.string().nullable(),
-  duplicateCount: z.number(),
-  repeat: z.boolean(),
-  previousSeverity: z.string(),
-  trendIndication: z.string(),
-  receiveTime: z.number(),
-  lastReceiveId: z.string(),
-  lastReceiveTime: z.number(),
-  updateTime: z.number(),
-}) satisfies z.ZodType<AlertRecord>;
-
-export const columns = sql.fragment`
-  a.id, a.resource, a.event, a.environment, a.severity, a.correlate, a.status, a.service,
-  a."group", a.value, a.text, a.tags, a.attributes, a.origin, a.type,
-  a.create_time AS "createTime", a.timeout, a.raw_data AS "rawData", a.customer,
-  a.duplicate_count AS "duplicateCount", a.repeat, a.previous_severity AS "previousSeverity",
-  a.trend_indication AS "trendIndication", a.receive_time AS "receiveTime",
-  a.last_receive_id AS "lastReceiveId", a.last_receive_time AS "lastReceiveTime",
-  a.update_time AS "updateTime"`;
 
 export const HistoryRowSchema = z.object({
   id: z.string(),

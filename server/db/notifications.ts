@@ -1,5 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { NotifiedAlertSchema, type NotifiedAlert } from '../domain/alert-fields.ts';
+import { notifiedSnapshot } from './alert-columns.ts';
 import { planWith } from './planner.ts';
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
@@ -8,44 +10,8 @@ const json = (value: unknown) => sql.jsonb(value as never);
 // Receivers and rules live in notification-config.ts; importers of this module see them here too.
 export * from './notification-config.ts';
 
-// ---- alerts as notifications see them ------------------------------------------------------
-
-/** What a message says about an alert (a copy, so it can still be told after a deletion). */
-export const NotifiedAlertSchema = z.object({
-  id: z.string(),
-  resource: z.string(),
-  event: z.string(),
-  environment: z.string(),
-  severity: z.string(),
-  status: z.string(),
-  service: z.array(z.string()),
-  group: z.string(),
-  value: z.string().nullable(),
-  text: z.string(),
-  tags: z.array(z.string()),
-  attributes: z.record(z.string(), z.unknown()),
-  origin: z.string(),
-  type: z.string(),
-  customer: z.string().nullable(),
-  duplicateCount: z.number(),
-  createTime: z.number(),
-  lastReceiveTime: z.number(),
-});
-export type NotifiedAlert = z.infer<typeof NotifiedAlertSchema>;
-
-const epochMs = (column: string) =>
-  sql.fragment`(extract(epoch FROM ${sql.identifier(['a', column])}) * 1000)::bigint`;
-
-/**
- * The same object built in SQL from alerts `a`, to read: `json`, sent as the text it is built as,
- * where `jsonb`'s output conversion cost more than finding the alert (docs/benchmarks.md,
- * 2026-11-29 second session).
- */
-const snapshotSql = sql.fragment`json_build_object('id', a.id, 'resource', a.resource, 'event', a.event,
-  'environment', a.environment, 'severity', a.severity, 'status', a.status, 'service', to_jsonb(a.service),
-  'group', a."group", 'value', a.value, 'text', a.text, 'tags', to_jsonb(a.tags), 'attributes', a.attributes,
-  'origin', a.origin, 'type', a.type, 'customer', a.customer, 'duplicateCount', a.duplicate_count,
-  'createTime', ${epochMs('create_time')}, 'lastReceiveTime', ${epochMs('last_receive_time')})`;
+// The alert as notifications see it is declared with the alert's fields (domain/alert-fields.ts).
+export { NotifiedAlertSchema, type NotifiedAlert };
 
 // ---- triggers: state and queue in one statement --------------------------------------------
 
@@ -253,7 +219,7 @@ export async function claim(
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
       q.alert, q.attempts,
       -- The alert as messages tell it, read with the claim (one primary-key probe per row).
-      (SELECT ${snapshotSql} FROM alerts a WHERE a.id = q.alert_id) AS current`);
+      (SELECT ${notifiedSnapshot} FROM alerts a WHERE a.id = q.alert_id) AS current`);
 }
 
 /** Takes the receiver's claim lock for this transaction; false when another instance holds it. */
@@ -370,7 +336,7 @@ export type StateRow = z.infer<typeof StateRowSchema>;
 const stateColumns = sql.fragment`s.rule_id AS "ruleId", s.alert_id AS "alertId", s.phase, s.severity,
   s.receivers, s.step, s.alert, s.repeat_at AS "repeatAt", s.escalate_at AS "escalateAt",
   s.create_time AS "createTime", now() AS now,
-  CASE WHEN a.id IS NULL THEN NULL ELSE ${snapshotSql} END AS current`;
+  CASE WHEN a.id IS NULL THEN NULL ELSE ${notifiedSnapshot} END AS current`;
 
 /** The states of some alerts, locked for this transaction (skipping those another instance holds). */
 export function lockStatesOf(db: CommonQueryMethods, alertIds: readonly string[]) {

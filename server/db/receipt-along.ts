@@ -1,5 +1,6 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { ALERT_FIELDS, FORWARDED_FIELDS, type ForwardedField } from '../domain/alert-fields.ts';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import { lastQueued, QueuedRowSchema } from './forward-queue.ts';
 import { FIRING_CONFLICT, triggerDocs } from './notifications.ts';
@@ -23,12 +24,26 @@ export const LeasedColumn = { leased: z.array(LeasedSchema).optional() };
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 
-/** The body of a forwarded alert (forwarding/enqueue.ts `forwardedAlert`) from the written row. */
-const forwardedBody = sql.fragment`jsonb_build_object('id', w."lastReceiveId", 'resource', w.resource,
-  'event', w.event, 'environment', w.environment, 'severity', w.severity, 'correlate', to_jsonb(w.correlate),
-  'service', to_jsonb(w.service), 'group', w."group", 'value', w.value, 'text', w.text, 'tags', to_jsonb(w.tags),
-  'attributes', w.attributes, 'origin', w.origin, 'type', w.type, 'createTime', NULL, 'timeout', w.timeout,
-  'rawData', NULL, 'customer', w.customer)`;
+/** What forwarding sets itself in a forwarded alert; the other fields are copied from the row. */
+const FORWARD_SET: Partial<Record<ForwardedField, ReturnType<typeof sql.fragment>>> = {
+  id: sql.fragment`w."lastReceiveId"`,
+  createTime: sql.fragment`NULL`,
+  rawData: sql.fragment`NULL`,
+};
+
+/**
+ * The body of a forwarded alert (forwarding/enqueue.ts `forwardedAlert`) from the written row `w`;
+ * createTime is the receipt's own, put over it (`patch`).
+ */
+const forwardedBody = sql.fragment`jsonb_build_object(${sql.join(
+  FORWARDED_FIELDS.map((k) => {
+    const row = sql.identifier(['w', k]);
+    const value =
+      FORWARD_SET[k] ?? (ALERT_FIELDS[k].sqlType === 'text[]' ? sql.fragment`to_jsonb(${row})` : row);
+    return sql.fragment`${sql.literalValue(k)}, ${value}`;
+  }),
+  sql.fragment`, `,
+)})`;
 
 function forwardCtes(items: readonly AlongItem[]) {
   const rows = items.flatMap((item) => item.along.forwards.map((f) => ({ item, f })));

@@ -1,3 +1,5 @@
+import { FIELD_LIST, type SqlType } from '../alert-fields.ts';
+
 /** The alert fields a query may name, with their column and how values compare (api.md §4). */
 export type FieldType = 'text' | 'list' | 'json' | 'int' | 'time' | 'bool';
 
@@ -11,35 +13,22 @@ export interface Field {
   readonly descending?: boolean;
 }
 
-export const FIELDS: readonly Field[] = [
-  { name: 'id', column: 'id', type: 'text' },
-  { name: 'resource', column: 'resource', type: 'text' },
-  { name: 'event', column: 'event', type: 'text' },
-  { name: 'environment', column: 'environment', type: 'text' },
-  { name: 'severity', column: 'severity', type: 'text' },
-  { name: 'correlate', column: 'correlate', type: 'list' },
-  { name: 'status', column: 'status', type: 'text' },
-  { name: 'service', column: 'service', type: 'list' },
-  { name: 'group', column: 'group', type: 'text' },
-  { name: 'value', column: 'value', type: 'text' },
-  { name: 'text', column: 'text', type: 'text' },
-  { name: 'tags', column: 'tags', type: 'list' },
-  { name: 'attributes', column: 'attributes', type: 'json' },
-  { name: 'origin', column: 'origin', type: 'text' },
-  { name: 'type', column: 'type', type: 'text' },
-  { name: 'createTime', column: 'create_time', type: 'time', descending: true },
-  { name: 'timeout', column: 'timeout', type: 'int' },
-  { name: 'rawData', column: 'raw_data', type: 'text' },
-  { name: 'customer', column: 'customer', type: 'text' },
-  { name: 'duplicateCount', column: 'duplicate_count', type: 'int' },
-  { name: 'repeat', column: 'repeat', type: 'bool' },
-  { name: 'previousSeverity', column: 'previous_severity', type: 'text' },
-  { name: 'trendIndication', column: 'trend_indication', type: 'text' },
-  { name: 'receiveTime', column: 'receive_time', type: 'time', descending: true },
-  { name: 'lastReceiveId', column: 'last_receive_id', type: 'text' },
-  { name: 'lastReceiveTime', column: 'last_receive_time', type: 'time', descending: true },
-  { name: 'updateTime', column: 'update_time', type: 'time', descending: true },
-];
+/** How a column's values compare. */
+const TYPE_OF: Record<SqlType, FieldType> = {
+  text: 'text',
+  'text[]': 'list',
+  jsonb: 'json',
+  integer: 'int',
+  boolean: 'bool',
+  timestamptz: 'time',
+};
+
+/** Every field of the alert (domain/alert-fields.ts), in its order. */
+export const FIELDS: readonly Field[] = FIELD_LIST.map(({ name, column, sqlType }) =>
+  sqlType === 'timestamptz'
+    ? { name, column, type: TYPE_OF[sqlType], descending: true }
+    : { name, column, type: TYPE_OF[sqlType] },
+);
 
 const byName = new Map<string, Field>();
 for (const f of FIELDS) {
