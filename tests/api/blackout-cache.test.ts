@@ -1,35 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Running } from '../../server/boot.ts';
 import { postAlert } from '../helpers/alerts.ts';
-import type { Api } from '../helpers/api.ts';
-import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
-import { apiFor, bootInstance } from '../helpers/app.ts';
+import { bootInstance, startPair, stopPair, type InstancePair } from '../helpers/app.ts';
 
 const withBlackouts = (url: string) => bootInstance(url, { PLUGINS: 'remote_ip,blackout' });
 
 /** Each instance matches receipts against an in-memory copy of the recent blackouts (docs/blackouts.md). */
-interface Pair {
-  db: { name: string; url: string };
-  a: Running;
-  b: Running;
-  apiA: Api;
-  apiB: Api;
-}
-
-const cache = suite<Pair>('blackout matching with per-instance copies', {} as Pair);
-cache.before(async (ctx) => {
-  ctx.db = await createTestDatabase('blackout_cache');
-  ctx.a = await withBlackouts(ctx.db.url);
-  ctx.b = await withBlackouts(ctx.db.url);
-  ctx.apiA = apiFor(ctx.a);
-  ctx.apiB = apiFor(ctx.b);
-});
-cache.after(async (ctx) => {
-  await ctx.a?.close();
-  await ctx.b?.close();
-  if (ctx.db) await dropTestDatabase(ctx.db.name);
-});
+const cache = suite<InstancePair>('blackout matching with per-instance copies', {} as InstancePair);
+cache.before((ctx) => startPair(ctx, 'blackout_cache', withBlackouts));
+cache.after(stopPair);
 
 cache('a blackout applies at once on its own instance and within about a second on another', async (ctx) => {
   // Both instances have loaded (and cached) the empty set of blackouts.

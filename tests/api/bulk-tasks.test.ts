@@ -1,35 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Running } from '../../server/boot.ts';
 import { BulkTaskSchema, type BulkTask } from '../../shared/queries.ts';
 import { createAlert } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
-import { apiFor, bootInstance } from '../helpers/app.ts';
+import { queryDb } from '../helpers/db.ts';
+import { apiFor, bootInstance, startPair, stopPair, type InstancePair } from '../helpers/app.ts';
 
-/** Two instances on one database, as behind a load balancer. */
-interface Ctx {
-  db: { name: string; url: string };
-  a: Running;
-  b: Running;
-  apiA: Api;
-  apiB: Api;
-}
+// BULK_SYNC_LIMIT=0: every bulk operation becomes a task.
+const tasking = (url: string) => bootInstance(url, { BULK_SYNC_LIMIT: '0' });
 
-const tasks = suite<Ctx>('bulk tasks across instances', {} as Ctx);
-tasks.before(async (ctx) => {
-  ctx.db = await createTestDatabase('bulk_tasks');
-  // BULK_SYNC_LIMIT=0: every bulk operation becomes a task.
-  ctx.a = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
-  ctx.b = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
-  ctx.apiA = apiFor(ctx.a);
-  ctx.apiB = apiFor(ctx.b);
-});
-tasks.after(async (ctx) => {
-  await ctx.a?.close();
-  await ctx.b?.close();
-  if (ctx.db) await dropTestDatabase(ctx.db.name);
-});
+const tasks = suite<InstancePair>('bulk tasks across instances', {} as InstancePair);
+tasks.before((ctx) => startPair(ctx, 'bulk_tasks', tasking));
+tasks.after(stopPair);
 
 async function waitTask(api: Api, id: string): Promise<BulkTask> {
   const deadline = Date.now() + 30_000;
@@ -56,7 +38,7 @@ tasks('a task made on one instance is reported by another, also after that one r
   assert.equal([...(done.result?.updated ?? [])].sort(), alerts.map((a) => a.id).sort());
 
   await ctx.b.close();
-  ctx.b = await bootInstance(ctx.db.url, { BULK_SYNC_LIMIT: '0' });
+  ctx.b = await tasking(ctx.db.url);
   ctx.apiB = apiFor(ctx.b);
   assert.equal(await waitTask(ctx.apiB, id), done);
 });

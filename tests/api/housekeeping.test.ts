@@ -6,12 +6,19 @@ import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { LiveEvent } from '../../shared/events.ts';
-import type { Running } from '../../server/boot.ts';
 import { takeHousekeepingAction, type StillDue } from '../../server/domain/alerts.ts';
 import { createAlert, getAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext, bootInstance, apiFor } from '../helpers/app.ts';
-import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import {
+  startApp,
+  stopApp,
+  type AppContext,
+  bootInstance,
+  startPair,
+  stopPair,
+  type InstancePair,
+} from '../helpers/app.ts';
+import { queryDb } from '../helpers/db.ts';
 
 /** An instance whose housekeeping scheduler runs every second. */
 const ticking = (url: string) => bootInstance(url, { HOUSEKEEPING_INTERVAL: '1' });
@@ -458,28 +465,10 @@ scheduled(
 
 scheduled.run();
 
-/** Two instances with schedulers on one database, as behind a load balancer. */
-interface Pair {
-  db: { name: string; url: string };
-  a: Running;
-  b: Running;
-  apiA: Api;
-  apiB: Api;
-}
-
-const pair = suite<Pair>('housekeeping across instances', {} as Pair);
-pair.before(async (ctx) => {
-  ctx.db = await createTestDatabase('housekeeping_pair');
-  ctx.a = await ticking(ctx.db.url);
-  ctx.b = await ticking(ctx.db.url);
-  ctx.apiA = apiFor(ctx.a);
-  ctx.apiB = apiFor(ctx.b);
-});
-pair.after(async (ctx) => {
-  await ctx.a?.close();
-  await ctx.b?.close();
-  if (ctx.db) await dropTestDatabase(ctx.db.name);
-});
+/** Two instances with schedulers on one database. */
+const pair = suite<InstancePair>('housekeeping across instances', {} as InstancePair);
+pair.before((ctx) => startPair(ctx, 'housekeeping_pair', ticking));
+pair.after(stopPair);
 
 pair('two instances never both expire the same alert: one `expired` entry each', async (ctx) => {
   const alerts = await Promise.all(

@@ -5,7 +5,16 @@ import parse from 'parse-prometheus-text-format';
 import type { Running } from '../../server/boot.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext, bootInstance, apiFor } from '../helpers/app.ts';
+import {
+  startApp,
+  stopApp,
+  type AppContext,
+  bootInstance,
+  apiFor,
+  startPair,
+  stopPair,
+  type InstancePair,
+} from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 
 const mgmt = suite<AppContext>('management endpoints', {} as AppContext);
@@ -305,27 +314,9 @@ mgmt.run();
 
 // ---- two instances on one database --------------------------------------------------------------
 
-interface Pair {
-  db: { name: string; url: string };
-  a: Running;
-  b: Running;
-  apiA: Api;
-  apiB: Api;
-}
-
-const board = suite<Pair>('switchboard shared by instances', {} as Pair);
-board.before(async (ctx) => {
-  ctx.db = await createTestDatabase('switchboard');
-  ctx.a = await bootInstance(ctx.db.url);
-  ctx.b = await bootInstance(ctx.db.url);
-  ctx.apiA = apiFor(ctx.a);
-  ctx.apiB = apiFor(ctx.b);
-});
-board.after(async (ctx) => {
-  await ctx.a?.close();
-  await ctx.b?.close();
-  if (ctx.db) await dropTestDatabase(ctx.db.name);
-});
+const board = suite<InstancePair>('switchboard shared by instances', {} as InstancePair);
+board.before((ctx) => startPair(ctx, 'switchboard'));
+board.after(stopPair);
 
 const form = (api: Api, body: string) =>
   api.post('/management/switchboard', undefined, {

@@ -46,3 +46,31 @@ export async function stopApp(ctx: AppContext): Promise<void> {
   await ctx.running?.close();
   if (ctx.db) await dropTestDatabase(ctx.db.name);
 }
+
+/** Two instances on one database, as behind a load balancer. */
+export interface InstancePair {
+  db: { name: string; url: string };
+  a: Running;
+  b: Running;
+  apiA: Api;
+  apiB: Api;
+}
+
+/** Starts a pair on a fresh database of its own; `start` boots each (bootInstance unless given). */
+export async function startPair(
+  ctx: InstancePair,
+  label: string,
+  start: (databaseUrl: string) => Promise<Running> = bootInstance,
+): Promise<void> {
+  ctx.db = await createTestDatabase(label);
+  ctx.a = await start(ctx.db.url);
+  ctx.b = await start(ctx.db.url);
+  ctx.apiA = apiFor(ctx.a);
+  ctx.apiB = apiFor(ctx.b);
+}
+
+export async function stopPair(ctx: InstancePair): Promise<void> {
+  await ctx.a?.close();
+  await ctx.b?.close();
+  if (ctx.db) await dropTestDatabase(ctx.db.name);
+}
