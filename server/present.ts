@@ -2,6 +2,7 @@ import { formatTime, type Alert, type HistoryEntry, type LiveAlert, type Note } 
 import { heartbeatStatus, type Heartbeat } from '../shared/heartbeats.ts';
 import type { HeartbeatRow } from './db/heartbeats.ts';
 import type { NoteRecord } from './db/notes.ts';
+import { FIELD_LIST, type AlertField, type LiveField } from './domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
 
 // Stored rows may hold times outside 0001–9999 (written before validation, or by hand): never throw on them.
@@ -24,37 +25,28 @@ export function presentHistoryEntry(h: HistoryRecord, baseUrl: string): HistoryE
   };
 }
 
-/** An alert without rawData and history: what live clients receive. */
+/** Each field's name and whether it is a time (shown as ISO text), from the field table. */
+const fieldsWhere = (heavy: boolean) =>
+  FIELD_LIST.filter((f) => !!f.heavy === heavy).map((f) => [f.name, f.sqlType === 'timestamptz'] as const);
+const LIVE_FIELDS = fieldsWhere(false);
+const HEAVY_FIELDS = fieldsWhere(true);
+
+function presentFields(out: Record<string, unknown>, a: AlertRecord, fields: typeof LIVE_FIELDS) {
+  for (const [name, isTime] of fields) out[name] = isTime ? iso(a[name] as number) : a[name];
+}
+
+// The API's alert has exactly the table's fields besides href and history: adding a field to one
+// and not the other fails the typecheck here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _apiHasTheFields: Same<keyof Alert, AlertField | 'href' | 'history'> = true;
+const _liveHasTheLiveFields: Same<keyof LiveAlert, LiveField | 'href'> = true;
+
+/** An alert without its heavy fields (rawData) and history: what live clients receive. */
 export function presentLiveAlert(a: AlertRecord, baseUrl: string): LiveAlert {
-  return {
-    id: a.id,
-    href: `${baseUrl}/alert/${a.id}`,
-    resource: a.resource,
-    event: a.event,
-    environment: a.environment,
-    severity: a.severity,
-    correlate: a.correlate,
-    status: a.status,
-    service: a.service,
-    group: a.group,
-    value: a.value,
-    text: a.text,
-    tags: a.tags,
-    attributes: a.attributes,
-    origin: a.origin,
-    type: a.type,
-    createTime: iso(a.createTime),
-    timeout: a.timeout,
-    customer: a.customer,
-    duplicateCount: a.duplicateCount,
-    repeat: a.repeat,
-    previousSeverity: a.previousSeverity,
-    trendIndication: a.trendIndication,
-    receiveTime: iso(a.receiveTime),
-    lastReceiveId: a.lastReceiveId,
-    lastReceiveTime: iso(a.lastReceiveTime),
-    updateTime: iso(a.updateTime),
-  };
+  // In the table's order with href after id, as the API has always written it.
+  const out: Record<string, unknown> = { id: a.id, href: `${baseUrl}/alert/${a.id}` };
+  presentFields(out, a, LIVE_FIELDS);
+  return out as LiveAlert;
 }
 
 /**
@@ -66,7 +58,10 @@ export function presentAlert(a: AlertRecord, history: readonly HistoryRecord[], 
     .map((h, i) => ({ h, i }))
     .sort((x, y) => x.h.updateTime - y.h.updateTime || y.i - x.i)
     .map(({ h }) => presentHistoryEntry(h, baseUrl));
-  return { ...presentLiveAlert(a, baseUrl), rawData: a.rawData, history: ordered };
+  const out: Record<string, unknown> = presentLiveAlert(a, baseUrl);
+  presentFields(out, a, HEAVY_FIELDS);
+  out.history = ordered;
+  return out as Alert;
 }
 
 /** A note as the API shows it (api.md §5). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Base } from '../deps.ts';
+import { FORWARDED_FIELDS } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
 import type { AlongWritten, ForwardAlong, PluginRequest } from '../domain/plugin-hooks.ts';
@@ -15,26 +16,13 @@ import { forwarderOf } from './worker.ts';
  * status or server-set fields (the remote derives its own).
  */
 export function forwardedAlert(alert: AlertRecord, now: number): Record<string, unknown> {
-  return {
-    id: alert.lastReceiveId,
-    resource: alert.resource,
-    event: alert.event,
-    environment: alert.environment,
-    severity: alert.severity,
-    correlate: alert.correlate,
-    service: alert.service,
-    group: alert.group,
-    value: alert.value,
-    text: alert.text,
-    tags: alert.tags,
-    attributes: alert.attributes,
-    origin: alert.origin,
-    type: alert.type,
-    createTime: new Date(now).toISOString(),
-    timeout: alert.timeout,
-    rawData: null,
-    customer: alert.customer,
-  };
+  const body: Record<string, unknown> = {};
+  for (const k of FORWARDED_FIELDS) body[k] = alert[k];
+  // Set in place: the keys keep the table's order.
+  body.id = alert.lastReceiveId;
+  body.createTime = new Date(now).toISOString();
+  body.rawData = null;
+  return body;
 }
 
 export interface ForwardTarget {

@@ -1,6 +1,7 @@
 import type { Base, Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
-import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
+import type { Trigger } from '../db/notifications.ts';
+import { notifiedAlert } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { KeyedBatcher } from '../domain/keyed-batcher.ts';
 import type { ReceiptAlong, TriggerAlong } from '../domain/plugin-hooks.ts';
@@ -9,30 +10,6 @@ import { Routing } from './routing.ts';
 import type { StatusClass } from './rules.ts';
 import { Scheduler } from './schedule.ts';
 import { Worker } from './worker.ts';
-
-/** The alert as messages tell it, from a stored record. */
-export function notifiedAlert(a: AlertRecord): NotifiedAlert {
-  return {
-    id: a.id,
-    resource: a.resource,
-    event: a.event,
-    environment: a.environment,
-    severity: a.severity,
-    status: a.status,
-    service: a.service,
-    group: a.group,
-    value: a.value,
-    text: a.text,
-    tags: a.tags,
-    attributes: a.attributes,
-    origin: a.origin,
-    type: a.type,
-    customer: a.customer,
-    duplicateCount: a.duplicateCount,
-    createTime: a.createTime,
-    lastReceiveTime: a.lastReceiveTime,
-  };
-}
 
 /** Notifications on one instance: the routing copy, the trigger writer, the scheduler and the delivery worker. */
 export class Engine {

@@ -1,0 +1,65 @@
+import { sql, type SqlToken } from 'slonik';
+import { FIELD_LIST, NOTIFIED_FIELDS, type SqlType } from '../domain/alert-fields.ts';
+
+// The SQL text of the alert's fields, derived from the field table (domain/alert-fields.ts). Each
+// fragment is built once, here at load: `sql.fragment` serializes what it embeds, so a statement
+// using one costs what it did when the lists were written out by hand.
+
+type Fragment = ReturnType<typeof sql.fragment>;
+
+const list = (items: readonly SqlToken[]) => sql.fragment`${sql.join(items, sql.fragment`, `)}`;
+const column = (table: string, name: string) => sql.identifier([table, name]);
+
+/** Every field of alerts `a` as its record key: the select (and RETURNING) list of an alert. */
+export const columns = list(
+  FIELD_LIST.map((f) =>
+    f.column === f.name
+      ? column('a', f.column)
+      : sql.fragment`${column('a', f.column)} AS ${sql.identifier([f.name])}`,
+  ),
+);
+
+/** How a record's value travels in the jsonb rows of `jsonb_to_recordset`: times as epoch ms. */
+const RECORDSET_TYPE: Record<SqlType, Fragment> = {
+  text: sql.fragment`text`,
+  'text[]': sql.fragment`text[]`,
+  jsonb: sql.fragment`jsonb`,
+  integer: sql.fragment`integer`,
+  boolean: sql.fragment`boolean`,
+  timestamptz: sql.fragment`float8`,
+};
+
+/** The columns a new alert is inserted with: every field (in the order of `insertValues`). */
+export const insertColumns = list(FIELD_LIST.map((f) => sql.identifier([f.column])));
+
+/** Every field's value from `v`, a record as `jsonb_to_recordset` reads it with `recordsetColumns`. */
+export const insertValues = list(
+  FIELD_LIST.map((f) =>
+    f.sqlType === 'timestamptz'
+      ? sql.fragment`to_timestamp(${column('v', f.name)} / 1000.0)`
+      : column('v', f.name),
+  ),
+);
+
+/** The column definitions of `jsonb_to_recordset` for records (camelCase keys, times in epoch ms). */
+export const recordsetColumns = list(
+  FIELD_LIST.map((f) => sql.fragment`${sql.identifier([f.name])} ${RECORDSET_TYPE[f.sqlType]}`),
+);
+
+const epochMs = (name: string) => sql.fragment`(extract(epoch FROM ${column('a', name)}) * 1000)::bigint`;
+
+/**
+ * The notified copy (NotifiedAlertSchema) built in SQL from alerts `a`, to read: `json`, sent as
+ * the text it is built as, where `jsonb`'s output conversion cost more than finding the alert.
+ */
+export const notifiedSnapshot = sql.fragment`json_build_object(${list(
+  FIELD_LIST.filter((f) => (NOTIFIED_FIELDS as readonly string[]).includes(f.name)).map((f) => {
+    const value =
+      f.sqlType === 'timestamptz'
+        ? epochMs(f.column)
+        : f.sqlType === 'text[]'
+          ? sql.fragment`to_jsonb(${column('a', f.column)})`
+          : column('a', f.column);
+    return sql.fragment`${sql.literalValue(f.name)}, ${value}`;
+  }),
+)})`;

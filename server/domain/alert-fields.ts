@@ -1,0 +1,143 @@
+import { z } from 'zod';
+
+/**
+ * The column types of the alert's fields. A `timestamptz` is epoch milliseconds in a record (the
+ * pool's type parser) and ISO 8601 text in the API (present.ts).
+ */
+export type SqlType = 'text' | 'text[]' | 'jsonb' | 'integer' | 'boolean' | 'timestamptz';
+
+export interface FieldSpec {
+  /** The column of the `alerts` table (snake_case). */
+  readonly column: string;
+  readonly sqlType: SqlType;
+  /** The value in a stored record (db row after the pool's type parsers). */
+  readonly row: z.ZodType;
+  /** Set by the sender: part of AlertDraft, what pre-receive plugins see and what is forwarded. */
+  readonly submitted?: true;
+  /**
+   * In the copy of the alert notifications keep and tell (NotifiedAlert). The trigger of migration
+   * 0044 writes the same copy of a deleted alert: a field added here needs a migration redefining it.
+   */
+  readonly notified?: true;
+  /** Left out of the live alert (bus and socket); only the full alert shows it. */
+  readonly heavy?: true;
+}
+
+/**
+ * The alert's fields, declared once (docs/architecture.md, "Adding a field to the alert"), in the
+ * API's order. The row schema, the record type, the SQL column lists of db/alert-columns.ts, the
+ * presenter and the query fields are derived from this table; tests/api/alert-fields.test.ts checks
+ * it against the `alerts` table and the API's AlertSchema.
+ */
+export const ALERT_FIELDS = {
+  id: { column: 'id', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  resource: { column: 'resource', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  event: { column: 'event', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  environment: { column: 'environment', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  severity: { column: 'severity', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  correlate: { column: 'correlate', sqlType: 'text[]', row: z.array(z.string()), submitted: true },
+  status: { column: 'status', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  service: {
+    column: 'service',
+    sqlType: 'text[]',
+    row: z.array(z.string()),
+    submitted: true,
+    notified: true,
+  },
+  group: { column: 'group', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  value: { column: 'value', sqlType: 'text', row: z.string().nullable(), submitted: true, notified: true },
+  text: { column: 'text', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  tags: { column: 'tags', sqlType: 'text[]', row: z.array(z.string()), submitted: true, notified: true },
+  attributes: {
+    column: 'attributes',
+    sqlType: 'jsonb',
+    row: z.record(z.string(), z.unknown()),
+    submitted: true,
+    notified: true,
+  },
+  origin: { column: 'origin', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  type: { column: 'type', sqlType: 'text', row: z.string(), submitted: true, notified: true },
+  createTime: {
+    column: 'create_time',
+    sqlType: 'timestamptz',
+    row: z.number(),
+    submitted: true,
+    notified: true,
+  },
+  timeout: { column: 'timeout', sqlType: 'integer', row: z.number().nullable(), submitted: true },
+  rawData: { column: 'raw_data', sqlType: 'text', row: z.string().nullable(), submitted: true, heavy: true },
+  customer: {
+    column: 'customer',
+    sqlType: 'text',
+    row: z.string().nullable(),
+    submitted: true,
+    notified: true,
+  },
+  duplicateCount: { column: 'duplicate_count', sqlType: 'integer', row: z.number(), notified: true },
+  repeat: { column: 'repeat', sqlType: 'boolean', row: z.boolean() },
+  previousSeverity: { column: 'previous_severity', sqlType: 'text', row: z.string() },
+  trendIndication: { column: 'trend_indication', sqlType: 'text', row: z.string() },
+  receiveTime: { column: 'receive_time', sqlType: 'timestamptz', row: z.number() },
+  lastReceiveId: { column: 'last_receive_id', sqlType: 'text', row: z.string() },
+  lastReceiveTime: { column: 'last_receive_time', sqlType: 'timestamptz', row: z.number(), notified: true },
+  updateTime: { column: 'update_time', sqlType: 'timestamptz', row: z.number() },
+} as const satisfies Record<string, FieldSpec>;
+
+/**
+ * Columns of `alerts` that are not fields of the alert, and why: the receive and history
+ * statements keep them; no record, API answer or query shows them.
+ */
+export const INTERNAL_COLUMNS: Readonly<Record<string, string>> = {
+  severity_entries: 'history entries of types new and severity (migration 0041), for the reports',
+  flaps: 'severity changes among those entries (migration 0041), for the reports',
+};
+
+type Fields = typeof ALERT_FIELDS;
+export type AlertField = keyof Fields;
+type FieldsWhere<P extends 'submitted' | 'notified' | 'heavy'> = {
+  [K in AlertField]: Fields[K] extends Record<P, true> ? K : never;
+}[AlertField];
+
+/** A stored alert (times in epoch milliseconds); history is loaded separately. */
+export type AlertRecord = { [K in AlertField]: z.infer<Fields[K]['row']> };
+export type SubmittedField = FieldsWhere<'submitted'>;
+export type NotifiedField = FieldsWhere<'notified'>;
+/** The fields of the live alert: all but the heavy ones. */
+export type LiveField = Exclude<AlertField, FieldsWhere<'heavy'>>;
+
+/** The table as a list, in its order. */
+export const FIELD_LIST: readonly (FieldSpec & { readonly name: AlertField })[] = Object.entries(
+  ALERT_FIELDS,
+).map(([name, spec]) => ({ ...spec, name: name as AlertField }));
+
+const namesWhere = <K extends AlertField>(test: (f: FieldSpec) => boolean) =>
+  FIELD_LIST.filter(test).map((f) => f.name as K);
+
+export const NOTIFIED_FIELDS: readonly NotifiedField[] = namesWhere<NotifiedField>((f) => !!f.notified);
+export const SUBMITTED_FIELDS: readonly SubmittedField[] = namesWhere<SubmittedField>((f) => !!f.submitted);
+
+/** The keys of a forwarded alert: what the sender sets but `status`, which the remote decides itself. */
+export type ForwardedField = Exclude<SubmittedField, 'status'>;
+export const FORWARDED_FIELDS: readonly ForwardedField[] = namesWhere<ForwardedField>(
+  (f) => !!f.submitted && f.column !== 'status',
+);
+
+const shape = Object.fromEntries(FIELD_LIST.map((f) => [f.name, f.row])) as {
+  [K in AlertField]: Fields[K]['row'];
+};
+
+/** A stored alert as the `columns` of db/alert-columns.ts read it. */
+export const AlertRowSchema = z.object(shape) satisfies z.ZodType<AlertRecord>;
+
+/** The copy of an alert notifications keep and tell (a copy, so it can still be told after a deletion). */
+export const NotifiedAlertSchema = AlertRowSchema.pick(
+  Object.fromEntries(NOTIFIED_FIELDS.map((k) => [k, true])) as { [K in NotifiedField]: true },
+);
+export type NotifiedAlert = z.infer<typeof NotifiedAlertSchema>;
+
+/** The notified copy of a stored record. */
+export function notifiedAlert(a: AlertRecord): NotifiedAlert {
+  const out: Partial<Record<NotifiedField, unknown>> = {};
+  for (const k of NOTIFIED_FIELDS) out[k] = a[k];
+  return out as NotifiedAlert;
+}
