@@ -22,7 +22,6 @@ const LAYERS = [
     name: 'model',
     paths: [
       'server/domain/alert-fields.ts',
-      'server/domain/alert-fields.ts',
       'server/domain/alert-types.ts',
       // Who a use case acts for, and the receiver's interface: both named by deps.ts.
       'server/domain/caller.ts',

@@ -1,9 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { AlertRowSchema } from '../domain/alert-fields.ts';
-import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { SortKey } from '../domain/query/params.ts';
-import { columns } from './alert-columns.ts';
 import { columns } from './alert-columns.ts';
 import { column, whereOf, type Selection } from './alert-query.ts';
 

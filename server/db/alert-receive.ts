@@ -1,7 +1,6 @@
 import { sql, type CommonQueryMethods, type ValueExpression } from 'slonik';
 import { z } from 'zod';
 import { AlertRowSchema } from '../domain/alert-fields.ts';
-import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import {
@@ -18,7 +17,6 @@ import {
   WrittenRowSchema,
   type WrittenAlert,
 } from './alerts.ts';
-import { columns, insertColumns, insertValues, recordsetColumns } from './alert-columns.ts';
 import { columns, insertColumns, insertValues, recordsetColumns } from './alert-columns.ts';
 import { alongWrites, LeasedColumn, type AlongItem } from './receipt-along.ts';
 

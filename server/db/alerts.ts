@@ -2,9 +2,7 @@ import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from
 import { z } from 'zod';
 import { MAX_ATTRIBUTES, MAX_LIST, SERVER_ATTRIBUTES } from '../../shared/alerts.ts';
 import { AlertRowSchema } from '../domain/alert-fields.ts';
-import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
-import { columns } from './alert-columns.ts';
 import { columns } from './alert-columns.ts';
 import { finiteTime } from './pool.ts';
 

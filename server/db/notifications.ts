@@ -2,8 +2,6 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { NotifiedAlertSchema, type NotifiedAlert } from '../domain/alert-fields.ts';
 import { notifiedSnapshot } from './alert-columns.ts';
-import { NotifiedAlertSchema, type NotifiedAlert } from '../domain/alert-fields.ts';
-import { notifiedSnapshot } from './alert-columns.ts';
 import { planWith } from './planner.ts';
 
 const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
