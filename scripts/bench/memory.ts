@@ -75,7 +75,7 @@ try {
   await server.stop();
   const t = Date.now();
   // Received in the last 20 minutes, so housekeeping neither expires nor deletes any during the run.
-  await seedAlerts(db.url, alerts, 1200);
+  await seedAlerts(db.url, alerts, { spanSeconds: 1200 });
   console.error(`seeded ${alerts} alerts in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   server = await startServerProcess(env, 60_000, flags);
   const pid = server.child.pid!;

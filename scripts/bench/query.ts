@@ -29,6 +29,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createDb } from '../../server/db/pool.ts';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+import { seedAlerts } from './seed.ts';
 
 const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -70,44 +71,6 @@ const ENDPOINTS: [string, string][] = [
   ['/alerts/top10/count grouped by resource', '/alerts/top10/count?group-by=resource'],
   ['/alerts/top10/count in one environment', '/alerts/top10/count?environment=Production'],
 ];
-
-async function seed(url: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(
-      `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group", value,
-         text, tags, attributes, origin, type, create_time, timeout, raw_data, customer, duplicate_count, repeat,
-         previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-       SELECT gen_random_uuid()::text, 'host' || (i % 20000), 'event' || (i % 97),
-         (ARRAY['Production','Development','Staging','QA','Lab'])[1 + i % 5],
-         (ARRAY['critical','major','minor','warning','indeterminate','informational','normal'])[1 + i % 7],
-         '{}', (ARRAY['open','ack','closed','shelved','expired'])[1 + (i / 7) % 5],
-         ARRAY['service' || (i % 50)], 'group' || (i % 10), (i % 100)::text,
-         'Disk usage at ' || (i % 100) || '% on host' || (i % 20000), ARRAY['tag' || (i % 20)],
-         jsonb_build_object('region', 'region' || (i % 4), 'ip', '10.0.' || (i % 250) || '.' || (i % 200)),
-         'bench/' || (i % 8), 'exceptionAlert', t - interval '1 hour', 2592000,
-         'raw payload ' || i, NULL, i % 5, i % 5 > 0, 'indeterminate', 'moreSevere', t, gen_random_uuid()::text, t, t
-       FROM (SELECT i, now() - (i % 604800) * interval '1 second' AS t FROM generate_series(1, $1::int) AS i) s`,
-      [count],
-    );
-    // A severity change on every third alert (same order as the seed: duplicate_count = i % 5), from
-    // another severity than the alert's, so that each of these alerts has flapped once.
-    await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
-      SELECT id, id, event,
-        CASE WHEN duplicate_count NOT IN (1, 4) THEN severity WHEN severity = 'warning' THEN 'minor' ELSE 'warning' END,
-        status, value, text, 'new', create_time FROM alerts`);
-    await c.query(`INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time)
-      SELECT id, last_receive_id, event, severity, status, value, text, 'severity', last_receive_time
-      FROM alerts WHERE duplicate_count IN (1, 4)`);
-    // History written by hand: the alerts' own counts of it (migration 0041).
-    await c.query('SELECT alert_history_recount(NULL)');
-    await c.query('VACUUM ANALYZE alerts');
-    await c.query('VACUUM ANALYZE alert_history');
-  } finally {
-    await c.end();
-  }
-}
 
 /** The SQL the server runs for each endpoint, captured from its own query functions. */
 async function plans(url: string) {
@@ -224,7 +187,7 @@ const base = `${server.url.replace(/\/$/, '')}/api`;
 try {
   if (!reuse) {
     const t0 = Date.now();
-    await seed(db.url);
+    await seedAlerts(db.url, count, { timeout: 2592000, flapping: true });
     console.log(`seeded ${count} alerts in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   if (explain) await plans(db.url);
