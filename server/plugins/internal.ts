@@ -1,6 +1,5 @@
-import type { Clock } from '../deps.ts';
-import type { AlertDraft, AlertRecord } from '../domain/alert-types.ts';
-import type { ActiveBlackout } from '../domain/blackouts.ts';
+import type { BlackoutCache, Clock } from '../deps.ts';
+import type { AlertRecord } from '../domain/alert-types.ts';
 import type { HeartbeatInput } from '../domain/heartbeats.ts';
 import type { AlongWritten, PluginRequest, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import type { Destination } from '../forwarding/destinations.ts';
@@ -40,11 +39,6 @@ export interface HeartbeatStore {
   receive(input: HeartbeatInput, baseUrl: string): Promise<{ id: string }>;
 }
 
-/** Finds the blackout an alert falls in, if any (domain/blackouts.ts). */
-export interface BlackoutFinder {
-  findActive(alert: AlertDraft): Promise<ActiveBlackout | null>;
-}
-
 /** Where the forwarder plugin queues events (forwarding/enqueue.ts, bound to this instance). */
 export interface ForwardQueue {
   /** The rows a receipt of `alertId` writes in its own statement. */
@@ -68,7 +62,8 @@ export interface ForwardQueue {
 export interface BuiltinInit extends PluginInit {
   clock: Clock;
   heartbeats: HeartbeatStore;
-  blackouts: BlackoutFinder;
+  /** The blackout plugin's lookup (this instance's blackout cache). */
+  blackouts: Pick<BlackoutCache, 'findActive'>;
   forwards: ForwardQueue;
 }
 
