@@ -17,6 +17,7 @@ const LAYERS = [
   { name: 'domain', paths: ['server/domain', 'server/present.ts'] },
   { name: 'auth', paths: ['server/auth'] },
   { name: 'deps', paths: ['server/deps.ts'] },
+  { name: 'delivery', paths: ['server/delivery'] },
   { name: 'storage', paths: ['server/db', 'server/realtime/bus.ts', 'server/realtime/redis-bus.ts'] },
   {
     name: 'model',

@@ -4,6 +4,7 @@ import type { Log } from './log.ts';
 import type { Metrics } from './metrics.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { AlarmModel } from './domain/alarm-model.ts';
+import type { Forwarder, Notifier } from './delivery/services.ts';
 import type { PluginPipeline } from './domain/plugin-hooks.ts';
 import type { Receiver } from './domain/receive/receiver.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -40,4 +41,8 @@ export interface Deps extends Base {
   plugins: PluginPipeline;
   /** POST /alert's way in (domain/receive/). */
   receiver: Receiver;
+  /** Forwarding's delivery side, when forwarding is on (forwarding/worker.ts). */
+  forwarder: Forwarder | null;
+  /** The notifications engine: routing, scheduling, delivery (notifications/engine.ts). */
+  notifier: Notifier;
 }

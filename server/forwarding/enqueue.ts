@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Base } from '../deps.ts';
+import type { Forwarder } from '../delivery/services.ts';
 import { FORWARDED_FIELDS } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
 import type { AlongWritten, ForwardAlong, PluginRequest } from '../domain/plugin-hooks.ts';
 import { wantsEvent, type Destination, type ForwardKind } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from './loop.ts';
-import { forwarderOf } from './worker.ts';
 
 /**
  * The body of a forwarded alert (reference §3): the stored fields, id = lastReceiveId so the remote
@@ -44,6 +44,7 @@ export interface ForwardTarget {
  */
 export async function queueForwards(
   deps: Base,
+  forwarder: Forwarder | null,
   log: Log,
   destinations: readonly Destination[],
   request: PluginRequest,
@@ -55,7 +56,6 @@ export async function queueForwards(
   );
   if (chosen.length === 0) return;
   const loop = loopValue(names, deps.config.BASE_URL);
-  const forwarder = forwarderOf(deps);
   // The alert's previous event, delivered inline, may still be waiting to be removed.
   const ready = forwarder?.removedBefore(target.alertId);
   if (ready) await ready;
@@ -94,6 +94,7 @@ export async function queueForwards(
  */
 export function planForwards(
   deps: Base,
+  forwarder: Forwarder | null,
   destinations: readonly Destination[],
   request: PluginRequest,
   alertId: string,
@@ -102,7 +103,6 @@ export function planForwards(
   const chosen = destinations.filter((d) => wantsEvent(d, 'alert') && !isNamed(names, d.url));
   if (chosen.length === 0) return { forwards: [] };
   const loop = loopValue(names, deps.config.BASE_URL);
-  const forwarder = forwarderOf(deps);
   const forwards = chosen.map((d) => ({
     destination: d.url,
     loop,
@@ -118,12 +118,15 @@ export function planForwards(
  * destinations' loops, and sends the rows inserted leased now (at most FWD_INLINE_TIMEOUT), as
  * `queueForwards` does for actions and deletions.
  */
-export async function followForwards(deps: Base, written: AlongWritten): Promise<void> {
+export async function followForwards(
+  deps: Base,
+  forwarder: Forwarder | null,
+  written: AlongWritten,
+): Promise<void> {
   const { forwards } = written.along;
   if (forwards.length === 0) return;
   for (const f of forwards)
     deps.metrics.forwardEvents.inc({ destination: f.destination, kind: 'alert', outcome: 'queued' });
-  const forwarder = forwarderOf(deps);
   if (!forwarder) return;
   for (const f of forwards)
     if (!written.leased.some((row) => row.destination === f.destination)) forwarder.kick(f.destination);

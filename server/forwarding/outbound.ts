@@ -2,8 +2,11 @@ import type * as Undici from 'undici';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import { hawkHeader } from '../../shared/hawk.ts';
 import { build } from '../version.ts';
+import type { Attempt } from '../delivery/queue.ts';
 import type { Destination, DestinationAuth } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER } from './loop.ts';
+
+export type { Attempt };
 
 /** A forwarded request, ready to send. */
 export interface OutboundRequest {
@@ -62,16 +65,6 @@ export function buildRequest(destination: Destination, row: QueuedRow): Outbound
   if (auth) headers.Authorization = auth;
   return { method, url, headers, body };
 }
-
-/** What became of one attempt. */
-export type Attempt =
-  | { outcome: 'delivered'; status: number }
-  /** Worth trying again: no answer, a timeout, 5xx, 408, 429. */
-  | { outcome: 'failed'; error: string }
-  /** The destination answered and refused (other 3xx/4xx): trying again would be refused again. */
-  | { outcome: 'rejected'; status: number; error: string }
-  /** This instance is stopping; the row goes back to the queue as it was. */
-  | { outcome: 'stopped' };
 
 const RETRYABLE = new Set([408, 425, 429]);
 

@@ -3,7 +3,6 @@ import type { Deps } from '../deps.ts';
 import type { StatusMetric } from '../metrics.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations } from './destinations.ts';
-import { forwarderOf } from './worker.ts';
 
 const OUTCOMES = ['delivered', 'failed', 'rejected', 'expired', 'lost'] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -49,14 +48,13 @@ export async function forwardingStatus(deps: Deps) {
         (v) => v.labels.outcome === outcome && (destination === null || v.labels.destination === destination),
       )
       .reduce((sum, v) => sum + v.value, 0);
-  const forwarder = forwarderOf(deps);
 
   const forwarding = {
     enabled: true,
     baseUrl,
     destinations: destinations.map((d) => {
       const depth = depths.find((q) => q.destination === d.url);
-      const state = forwarder?.loops.get(d.url)?.state;
+      const state = deps.forwarder?.stateOf(d.url);
       const now = Date.now();
       return {
         url: d.url,

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
-import type { Base, Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
+import { DeliveryQueue, type Claim, type Lane, type LaneState, type RetryPolicy } from '../delivery/queue.ts';
+import type { Forwarder as ForwarderService } from '../delivery/services.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations, type Destination } from './destinations.ts';
 import { Removals } from './removals.ts';
@@ -21,12 +22,14 @@ const CHAIN = 32;
 /** A lease outlives the request timeout by this much, so a row is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
 
-/** Delay before attempt `n + 1` after `n` failures: doubling from FWD_RETRY_DELAY up to FWD_RETRY_MAX_DELAY. */
-export function backoffMs(failures: number, config: Pick<Config, 'FWD_RETRY_DELAY' | 'FWD_RETRY_MAX_DELAY'>) {
-  const base = config.FWD_RETRY_DELAY * 1000;
-  const max = config.FWD_RETRY_MAX_DELAY * 1000;
-  return Math.round(Math.min(max, base * 2 ** Math.max(0, Math.min(failures - 1, 30))));
-}
+/** FWD_RETRY_DELAY, FWD_RETRY_MAX_DELAY and FWD_MAX_ATTEMPTS as the delivery queue takes them. */
+export const forwardRetry = (
+  config: Pick<Config, 'FWD_RETRY_DELAY' | 'FWD_RETRY_MAX_DELAY' | 'FWD_MAX_ATTEMPTS'>,
+): RetryPolicy => ({
+  delayMs: config.FWD_RETRY_DELAY * 1000,
+  maxDelayMs: config.FWD_RETRY_MAX_DELAY * 1000,
+  maxAttempts: config.FWD_MAX_ATTEMPTS,
+});
 
 /** Claimed rows by alert, each alert's in queue order (the order the claim returned them in is not). */
 function chainsOf(rows: readonly QueuedRow[]): Map<string, QueuedRow[]> {
@@ -39,270 +42,62 @@ function chainsOf(rows: readonly QueuedRow[]): Map<string, QueuedRow[]> {
   return chains;
 }
 
-/** What /management/status tells about one destination, from this instance's point of view. */
-export interface DestinationState {
-  /** Failed attempts in a row; while above 0 only one row at a time is tried (a probe). */
-  failures: number;
-  /** Epoch ms before which this instance sends the destination nothing; 0 when not waiting. */
-  pausedUntil: number;
-  lastError: string | null;
-  lastErrorTime: number | null;
-  lastDeliveryTime: number | null;
+/** A claim's rows and when their lease ends (epoch ms). */
+interface Leased {
+  rows: readonly QueuedRow[];
+  leasedUntil: number;
+}
+
+/** What forwarding keeps per destination beside its lane: the connections and the inline sends. */
+interface Outlet {
+  destination: Destination;
+  agent: Agent;
+  /** Inline deliveries in flight: sent from the request path, outside the drain loop. */
+  inline: Set<Promise<void>>;
+  /** Inline deliveries still unanswered after the request stopped waiting for them. */
+  overdue: Set<Promise<void>>;
 }
 
 /**
- * Delivers one destination's queue: leases due rows, sends them (several at once, never two of one
- * alert), and on failure backs off the whole destination, so a dead one costs one probe per
- * backoff step instead of a request per event. Each destination has its own loop: a slow one never
- * holds up another, and none ever holds up alert intake.
+ * The delivery side of forwarding for one instance, on the durable delivery queue: a lane per
+ * destination that leases due rows and sends them (several at once, never two of one alert), and
+ * events sent inline from the request that caused them. None ever holds up alert intake.
  */
-class DestinationLoop {
-  readonly state: DestinationState = {
-    failures: 0,
-    pausedUntil: 0,
-    lastError: null,
-    lastErrorTime: null,
-    lastDeliveryTime: null,
-  };
-  private running: Promise<void> | null = null;
-  /** Inline deliveries in flight: sent from the request path, outside the drain loop. */
-  private readonly inline = new Set<Promise<void>>();
-  /** Inline deliveries still unanswered after the request stopped waiting for them. */
-  private readonly overdue = new Set<Promise<void>>();
-  private again = false;
-  private wake: NodeJS.Timeout | null = null;
-  private readonly agent: Agent;
-  private readonly forwarder: Forwarder;
-  readonly destination: Destination;
+export class Forwarder implements ForwarderService {
+  private readonly deps: Base;
+  private readonly queue: DeliveryQueue<Leased>;
+  private readonly outlets: ReadonlyMap<string, Outlet>;
+  /** Settled rows, removed in batches; the lanes of destinations with a new head are kicked. */
+  private readonly removals: Removals<QueuedRow>;
+  /** Per alert id, how many of its settled rows are not removed yet. */
+  private readonly unremoved = new Map<string, number>();
+  private polls = 0;
 
-  constructor(forwarder: Forwarder, destination: Destination) {
-    this.forwarder = forwarder;
-    this.destination = destination;
-    this.agent = agentFor(destination, BATCH + INLINE);
-  }
-
-  /** How long a leased row is held: the request timeout and a margin, so no one else sends it meanwhile. */
-  get leaseMs(): number {
-    return this.destination.timeoutMs + LEASE_MARGIN_MS;
-  }
-
-  /**
-   * May an event be sent inline now? Only while this instance has no failure on record for the
-   * destination and no inline request to it outlasted the inline timeout (a dead or slow one must
-   * not make every request wait), and a few at a time.
-   */
-  takesInline(): boolean {
-    return (
-      !this.forwarder.stopping.aborted &&
-      this.state.failures === 0 &&
-      this.state.pausedUntil <= Date.now() &&
-      this.overdue.size === 0 &&
-      this.inline.size < INLINE
-    );
-  }
-
-  /** The request stopped waiting for this inline delivery: no more inline ones until it ends. */
-  noteOverdue(attempt: Promise<void>): void {
-    if (!this.inline.has(attempt)) return;
-    this.overdue.add(attempt);
-    void attempt.finally(() => this.overdue.delete(attempt));
-  }
-
-  /**
-   * Sends a row the caller inserted already leased, as an attempt like any other (same counts,
-   * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
-   */
-  deliverNow(row: QueuedRow): Promise<void> {
-    const attempt: Promise<void> = this.deliverChain([row], Date.now() + this.leaseMs)
-      .catch((err: unknown) =>
-        this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.inline_failed'),
-      )
-      .finally(() => {
-        this.inline.delete(attempt);
-      });
-    this.inline.add(attempt);
-    return attempt;
-  }
-
-  kick(): void {
-    if (this.forwarder.stopping.aborted) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((err: unknown) =>
-        this.forwarder.deps.log.error({ err, destination: this.destination.url }, 'forward.loop_failed'),
-      )
-      .finally(() => {
-        this.running = null;
-      });
-  }
-
-  async stop(): Promise<void> {
-    if (this.wake) clearTimeout(this.wake);
-    await Promise.all([this.running, ...this.inline]);
-    await this.agent.destroy();
-  }
-
-  private async drain(): Promise<void> {
-    const { deps, owner, stopping } = this.forwarder;
-    do {
-      this.again = false;
-      for (;;) {
-        if (stopping.aborted) return;
-        const waitMs = this.state.pausedUntil - Date.now();
-        if (waitMs > 0) {
-          this.wakeIn(waitMs);
-          return;
-        }
-        const probing = this.state.failures > 0;
-        const leasedUntil = Date.now() + this.leaseMs;
-        const rows = await queue.claim(deps.db, {
-          destination: this.destination.url,
-          owner,
-          limit: probing ? 1 : BATCH,
-          chain: probing ? 1 : CHAIN,
-          leaseMs: this.leaseMs,
-        });
-        if (rows.length === 0) break;
-        await Promise.all([...chainsOf(rows).values()].map((chain) => this.deliverChain(chain, leasedUntil)));
-      }
-    } while (this.again);
-  }
-
-  private wakeIn(ms: number) {
-    if (this.wake) clearTimeout(this.wake);
-    this.wake = setTimeout(() => {
-      this.wake = null;
-      this.kick();
-    }, ms);
-    this.wake.unref();
-  }
-
-  /**
-   * Sends an alert's leased rows one after the other, then has the settled ones removed. Stops
-   * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
-   * before a request that could outlast the lease (`leasedUntil`, epoch ms).
-   */
-  private async deliverChain(chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
-    const { deps, owner } = this.forwarder;
-    const settled: QueuedRow[] = [];
-    let done = 0;
-    try {
-      while (done < chain.length) {
-        if (done > 0 && (this.state.failures > 0 || Date.now() + this.destination.timeoutMs >= leasedUntil))
-          break;
-        const row = chain[done]!;
-        const outcome = await this.attempt(row);
-        done += 1;
-        if (outcome !== 'settled') break;
-        settled.push(row);
-      }
-    } finally {
-      // Given back first, so that removing the settled rows sees them waiting and wakes a loop.
-      try {
-        await queue.release(
-          deps.db,
-          chain.slice(done).map((row) => row.id),
-          owner,
-        );
-      } finally {
-        // Also inline, the request does not wait for the removal (bookkeeping: the destination
-        // has the event); the alert's next event hurries it instead (Forwarder.removedBefore).
-        this.forwarder.settle(settled);
-      }
-    }
-  }
-
-  /** One attempt at one row: 'settled' when it is to be removed (delivered, refused, given up on). */
-  private async attempt(row: QueuedRow): Promise<'settled' | 'retry' | 'stopped'> {
-    const { deps, owner, stopping } = this.forwarder;
-    const { metrics, log, db, config } = deps;
-    const destination = this.destination.url;
-    const count = (outcome: string) => metrics.forwardEvents.inc({ destination, kind: row.kind, outcome });
-    const endTimer = metrics.forwardDuration.startTimer({ destination });
-    let attempt: Attempt;
-    try {
-      attempt = await send(buildRequest(this.destination, row), {
-        agent: this.agent,
-        timeoutMs: this.destination.timeoutMs,
-        stop: stopping,
-      });
-    } catch (err) {
-      // Only a credential a header cannot carry fails here, and start-up refuses those: be safe anyway.
-      attempt = { outcome: 'rejected', status: 0, error: (err as Error).message };
-    }
-    if (attempt.outcome === 'stopped') {
-      await queue.release(db, [row.id], owner);
-      return 'stopped';
-    }
-    endTimer();
-    const now = Date.now();
-    const facts = () => ({ destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId });
-    switch (attempt.outcome) {
-      case 'delivered':
-        count('delivered');
-        this.state.failures = 0;
-        this.state.pausedUntil = 0;
-        this.state.lastDeliveryTime = now;
-        if (log.isLevelEnabled('debug'))
-          log.debug({ ...facts(), status: attempt.status }, 'forward.delivered');
-        return 'settled';
-      case 'rejected':
-        count('rejected');
-        this.noteError(`${attempt.error} (refused, not retried)`, now);
-        log.warn(
-          { ...facts(), status: attempt.status },
-          'forward.rejected: the destination refused the event',
-        );
-        return 'settled';
-      case 'failed': {
-        const attempts = row.attempts + 1;
-        // Requests that were in flight together fail together: one step of backoff, not one each.
-        if (this.state.pausedUntil <= now) {
-          this.state.failures += 1;
-          this.state.pausedUntil = now + backoffMs(this.state.failures, config);
-        }
-        this.noteError(attempt.error, now);
-        if (attempts >= config.FWD_MAX_ATTEMPTS) {
-          count('expired');
-          log.warn(
-            { ...facts(), attempts, error: attempt.error },
-            'forward.expired: gave up after FWD_MAX_ATTEMPTS',
-          );
-          return 'settled';
-        }
-        await queue.retryLater(db, {
-          id: row.id,
-          owner,
-          delayMs: backoffMs(attempts, config),
-          error: attempt.error,
-        });
-        count('failed');
-        log.info({ ...facts(), attempts, error: attempt.error }, 'forward.failed: will retry');
-        return 'retry';
-      }
-    }
-  }
-
-  private noteError(error: string, now: number) {
-    this.state.lastError = error;
-    this.state.lastErrorTime = now;
-  }
-}
-
-/** The delivery side of forwarding for one instance: a loop per destination, polled and kicked. */
-export class Forwarder {
-  readonly owner = randomUUID();
-  private readonly controller = new AbortController();
-  readonly stopping = this.controller.signal;
-  readonly loops: ReadonlyMap<string, DestinationLoop>;
-  private readonly timer: NodeJS.Timeout;
-  readonly deps: Deps;
-
-  constructor(deps: Deps, destinations: readonly Destination[]) {
+  constructor(deps: Base, destinations: readonly Destination[]) {
     this.deps = deps;
+    this.outlets = new Map(
+      destinations.map((d) => [
+        d.url,
+        { destination: d, agent: agentFor(d, BATCH + INLINE), inline: new Set(), overdue: new Set() },
+      ]),
+    );
+    this.queue = new DeliveryQueue<Leased>(
+      {
+        name: 'forward',
+        laneField: 'destination',
+        retry: forwardRetry(deps.config),
+        // No renewal: the lease covers the longest request, so a crashed instance's rows wait it out.
+        leaseMs: (lane) => this.leaseMs(this.outlet(lane.key)),
+        claim: (lane) => this.claim(lane),
+        deliver: (lane, leased) => this.deliver(lane, leased),
+        due: async (lanes) => {
+          if (++this.polls % MARK_EVERY === 0) this.markHeads();
+          return lanes;
+        },
+      },
+      { log: deps.log, pollMs: POLL_MS },
+    );
+    this.queue.setLanes(this.outlets.keys());
     this.removals = new Removals<QueuedRow>(async (rows) => {
       const heads = await queue.settle(
         deps.db,
@@ -316,17 +111,38 @@ export class Forwarder {
       }
       for (const destination of heads) this.kick(destination);
     }, deps.log);
-    this.loops = new Map(destinations.map((d) => [d.url, new DestinationLoop(this, d)]));
-    let polls = 0;
-    this.timer = setInterval(() => {
-      if (++polls % MARK_EVERY === 0) this.markHeads();
-      this.kick();
-    }, POLL_MS);
-    this.timer.unref();
+  }
+
+  get owner(): string {
+    return this.queue.owner;
+  }
+
+  /**
+   * Deletes the rows left for destinations no longer configured (and logs them), since nothing
+   * would ever send them; marks missing heads, then starts polling and kicks every destination.
+   */
+  async start(): Promise<void> {
+    const gone = await queue.removeOthers(this.deps.db, [...this.outlets.keys()]);
+    for (const { destination, n } of gone) {
+      this.deps.log.warn(
+        { destination, events: n },
+        'forward.dropped: queued events of a destination no longer configured',
+      );
+    }
+    this.markHeads();
+    this.queue.start();
+  }
+
+  stateOf(destination: string): LaneState | undefined {
+    return this.queue.lane(destination)?.state;
+  }
+
+  kick(destination?: string): void {
+    this.queue.kick(destination);
   }
 
   /** The safety net of `queue.markHeads`: run at start and every MARK_EVERY polls. */
-  markHeads(): void {
+  private markHeads(): void {
     queue.markHeads(this.deps.db).then(
       (marked) => {
         for (const destination of marked) this.kick(destination);
@@ -335,48 +151,27 @@ export class Forwarder {
     );
   }
 
-  /** Settled rows, removed in batches; the loops of destinations with a new head are woken. */
-  private readonly removals: Removals<QueuedRow>;
-  /** Per alert id, how many of its settled rows are not removed yet. */
-  private readonly unremoved = new Map<string, number>();
-
   settle(rows: readonly QueuedRow[]): void {
     for (const row of rows) this.unremoved.set(row.alertId, (this.unremoved.get(row.alertId) ?? 0) + 1);
     this.removals.add(rows);
   }
 
-  /**
-   * Before an event of `alertId` is queued: when a settled row of that alert is still waiting to
-   * be removed (an inline delivery's, usually the previous request's), removes it now and gives
-   * the promise to wait for, so that the new event finds nothing queued before it and is sent
-   * inline too instead of after the gathered removal. Undefined (nothing to wait for) otherwise.
-   */
   removedBefore(alertId: string): Promise<void> | undefined {
     return this.unremoved.has(alertId) ? this.removals.hurry() : undefined;
   }
 
-  /** Looks for work now: for one destination, or for all. */
-  kick(destination?: string): void {
-    if (destination !== undefined) this.loops.get(destination)?.kick();
-    else for (const loop of this.loops.values()) loop.kick();
-  }
-
-  /** How long to lease a new event of `destination` to send it inline; 0 when it should just be queued. */
   inlineLeaseMs(destination: string): number {
     if (this.deps.config.FWD_INLINE_TIMEOUT <= 0) return 0;
-    const loop = this.loops.get(destination);
-    return loop?.takesInline() ? loop.leaseMs : 0;
+    const outlet = this.outlets.get(destination);
+    const lane = this.queue.lane(destination);
+    return outlet && lane && this.takesInline(outlet, lane) ? this.leaseMs(outlet) : 0;
   }
 
-  /**
-   * Sends rows enqueued leased by this instance and waits for them, at most FWD_INLINE_TIMEOUT:
-   * a request that waits longer returns anyway, and its attempt goes on (up to the destination's
-   * timeout) with the usual outcome — delivered, or back in the queue with its backoff.
-   */
   async deliverInline(rows: readonly QueuedRow[]): Promise<void> {
     const sent = rows.flatMap((row) => {
-      const loop = this.loops.get(row.destination);
-      return loop ? [{ loop, attempt: loop.deliverNow(row) }] : [];
+      const outlet = this.outlets.get(row.destination);
+      const lane = this.queue.lane(row.destination);
+      return outlet && lane ? [{ outlet, attempt: this.deliverNow(outlet, lane, row) }] : [];
     });
     if (sent.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -385,48 +180,176 @@ export class Forwarder {
     });
     const ended = await Promise.race([Promise.all(sent.map((s) => s.attempt)), timeUp]);
     clearTimeout(timer);
-    if (ended === 'late') for (const { loop, attempt } of sent) loop.noteOverdue(attempt);
+    if (ended === 'late') for (const { outlet, attempt } of sent) noteOverdue(outlet, attempt);
   }
 
-  /** Aborts requests in flight (their rows go back to the queue) and waits for the loops to end. */
+  /** Aborts requests in flight (their rows go back to the queue) and waits for every send to end. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.controller.abort();
-    await Promise.all([...this.loops.values()].map((l) => l.stop()));
+    await this.queue.stop();
+    await Promise.all(
+      [...this.outlets.values()].map(async (o) => {
+        await Promise.all(o.inline);
+        await o.agent.destroy();
+      }),
+    );
     await this.removals.flush();
+  }
+
+  private outlet(destination: string): Outlet {
+    const outlet = this.outlets.get(destination);
+    if (!outlet) throw new Error(`no forwarding destination ${destination}`);
+    return outlet;
+  }
+
+  /** How long a leased row is held: the request timeout and a margin, so no one else sends it meanwhile. */
+  private leaseMs(outlet: Outlet): number {
+    return outlet.destination.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * May an event be sent inline now? Only while this instance has no failure on record for the
+   * destination and no inline request to it outlasted the inline timeout (a dead or slow one must
+   * not make every request wait), and a few at a time.
+   */
+  private takesInline(outlet: Outlet, lane: Lane): boolean {
+    return (
+      !this.queue.stopping.aborted &&
+      !lane.isBackingOff &&
+      outlet.overdue.size === 0 &&
+      outlet.inline.size < INLINE
+    );
+  }
+
+  /**
+   * Sends a row the caller inserted already leased, as an attempt like any other (same counts,
+   * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
+   */
+  private deliverNow(outlet: Outlet, lane: Lane, row: QueuedRow): Promise<void> {
+    const attempt: Promise<void> = this.deliverChain(lane, [row], Date.now() + this.leaseMs(outlet))
+      .catch((err: unknown) => this.deps.log.error({ err, destination: lane.key }, 'forward.inline_failed'))
+      .finally(() => {
+        outlet.inline.delete(attempt);
+      });
+    outlet.inline.add(attempt);
+    return attempt;
+  }
+
+  private async claim(lane: Lane): Promise<Claim<Leased>> {
+    const leaseMs = this.leaseMs(this.outlet(lane.key));
+    const leasedUntil = Date.now() + leaseMs;
+    const rows = await queue.claim(this.deps.db, {
+      destination: lane.key,
+      owner: this.owner,
+      limit: lane.isProbing ? 1 : BATCH,
+      chain: lane.isProbing ? 1 : CHAIN,
+      leaseMs,
+    });
+    return rows.length ? { work: { rows, leasedUntil }, ids: rows.map((r) => r.id) } : null;
+  }
+
+  private async deliver(lane: Lane, { rows, leasedUntil }: Leased): Promise<void> {
+    await Promise.all(
+      [...chainsOf(rows).values()].map((chain) => this.deliverChain(lane, chain, leasedUntil)),
+    );
+  }
+
+  /**
+   * Sends an alert's leased rows one after the other, then has the settled ones removed. Stops
+   * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
+   * before a request that could outlast the lease (`leasedUntil`, epoch ms).
+   */
+  private async deliverChain(lane: Lane, chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
+    const { timeoutMs } = this.outlet(lane.key).destination;
+    const settled: QueuedRow[] = [];
+    let done = 0;
+    try {
+      while (done < chain.length) {
+        if (done > 0 && (lane.isProbing || Date.now() + timeoutMs >= leasedUntil)) break;
+        const row = chain[done]!;
+        const outcome = await this.attempt(lane, row);
+        done += 1;
+        if (outcome !== 'settled') break;
+        settled.push(row);
+      }
+    } finally {
+      // Given back first, so that removing the settled rows sees them waiting and wakes a loop.
+      try {
+        await queue.release(
+          this.deps.db,
+          chain.slice(done).map((row) => row.id),
+          this.owner,
+        );
+      } finally {
+        // Also inline, the request does not wait for the removal (bookkeeping: the destination
+        // has the event); the alert's next event hurries it instead (removedBefore).
+        this.settle(settled);
+      }
+    }
+  }
+
+  /** One attempt at one row: 'settled' when it is to be removed (delivered, refused, given up on). */
+  private async attempt(lane: Lane, row: QueuedRow): Promise<'settled' | 'retry' | 'stopped'> {
+    const { metrics, log, db } = this.deps;
+    const outlet = this.outlet(lane.key);
+    const destination = lane.key;
+    const count = (outcome: string) => metrics.forwardEvents.inc({ destination, kind: row.kind, outcome });
+    const endTimer = metrics.forwardDuration.startTimer({ destination });
+    let attempt: Attempt;
+    try {
+      attempt = await send(buildRequest(outlet.destination, row), {
+        agent: outlet.agent,
+        timeoutMs: outlet.destination.timeoutMs,
+        stop: this.queue.stopping,
+      });
+    } catch (err) {
+      // Only a credential a header cannot carry fails here, and start-up refuses those: be safe anyway.
+      attempt = { outcome: 'rejected', status: 0, error: (err as Error).message };
+    }
+    if (attempt.outcome !== 'stopped') endTimer();
+    const status = 'status' in attempt ? attempt.status : undefined;
+    const error = 'error' in attempt ? attempt.error : '';
+    // Shown as the destination's last error: a refusal is not tried again.
+    const noted =
+      attempt.outcome === 'rejected' ? { ...attempt, error: `${error} (refused, not retried)` } : attempt;
+    const verdict = lane.record(noted, row.attempts + 1);
+    const facts = () => ({ destination, kind: row.kind, alertId: row.alertId, requestId: row.requestId });
+    switch (verdict.outcome) {
+      case 'stopped':
+        await queue.release(db, [row.id], this.owner);
+        return 'stopped';
+      case 'delivered':
+        count('delivered');
+        if (log.isLevelEnabled('debug')) log.debug({ ...facts(), status }, 'forward.delivered');
+        return 'settled';
+      case 'rejected':
+        count('rejected');
+        log.warn({ ...facts(), status }, 'forward.rejected: the destination refused the event');
+        return 'settled';
+      case 'expired':
+        count('expired');
+        log.warn(
+          { ...facts(), attempts: verdict.attempts, error },
+          'forward.expired: gave up after FWD_MAX_ATTEMPTS',
+        );
+        return 'settled';
+      case 'retry':
+        await queue.retryLater(db, { id: row.id, owner: this.owner, delayMs: verdict.delayMs, error });
+        count('failed');
+        log.info({ ...facts(), attempts: verdict.attempts, error }, 'forward.failed: will retry');
+        return 'retry';
+    }
   }
 }
 
-const running = new WeakMap<Base, Forwarder>();
+/** The request stopped waiting for this inline delivery: no more inline ones until it ends. */
+function noteOverdue(outlet: Outlet, attempt: Promise<void>): void {
+  if (!outlet.inline.has(attempt)) return;
+  outlet.overdue.add(attempt);
+  void attempt.finally(() => outlet.overdue.delete(attempt));
+}
 
-/** This instance's forwarder, if forwarding is on. */
-export const forwarderOf = (deps: Base): Forwarder | undefined => running.get(deps);
-
-/**
- * Starts delivery when forwarding is on. Rows left for destinations no longer configured are
- * deleted (and logged), since nothing would ever send them.
- */
-export async function startForwarding(deps: Deps): Promise<{ stop(): Promise<void> }> {
-  if (!isForwardingOn(deps.config)) return { stop: async () => {} };
-  const destinations = toDestinations(deps.config.FWD_DESTINATIONS);
-  const gone = await queue.removeOthers(
-    deps.db,
-    destinations.map((d) => d.url),
-  );
-  for (const { destination, n } of gone) {
-    deps.log.warn(
-      { destination, events: n },
-      'forward.dropped: queued events of a destination no longer configured',
-    );
-  }
-  const forwarder = new Forwarder(deps, destinations);
-  running.set(deps, forwarder);
-  forwarder.markHeads();
-  forwarder.kick();
-  return {
-    stop: async () => {
-      running.delete(deps);
-      await forwarder.stop();
-    },
-  };
+/** The forwarder when forwarding is on, else null; it sends nothing before `start()`. */
+export function createForwarder(deps: Base): Forwarder | null {
+  if (!isForwardingOn(deps.config)) return null;
+  return new Forwarder(deps, toDestinations(deps.config.FWD_DESTINATIONS));
 }

@@ -1,4 +1,5 @@
-import type { Base, Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
+import type { NotificationStatus, Notifier } from '../delivery/services.ts';
 import * as store from '../db/notifications.ts';
 import type { Trigger } from '../db/notifications.ts';
 import { notifiedAlert } from '../domain/alert-fields.ts';
@@ -9,15 +10,19 @@ import { notificationMetrics, type NotificationMetrics } from './metrics.ts';
 import { Routing } from './routing.ts';
 import type { StatusClass } from './rules.ts';
 import { Scheduler } from './schedule.ts';
+import { notificationStatus } from './status.ts';
 import { Worker } from './worker.ts';
 
-/** Notifications on one instance: the routing copy, the trigger writer, the scheduler and the delivery worker. */
-export class Engine {
+/**
+ * Notifications on one instance (`deps.notifier`, built in boot.ts): the routing copy, the trigger
+ * writer, the scheduler and the delivery worker.
+ */
+export class Engine implements Notifier {
   readonly routing: Routing;
   readonly metrics: NotificationMetrics;
   readonly worker: Worker;
   readonly scheduler: Scheduler;
-  private readonly deps: Deps;
+  private readonly deps: Base;
   /**
    * Triggers written apart from the receipt (only when another plugin's post-receive hook runs
    * before ours): awaited by the receipt, and those that arrive while one write runs go together
@@ -28,7 +33,7 @@ export class Engine {
     return batches.map(() => undefined);
   });
 
-  constructor(deps: Deps, routing: Routing) {
+  constructor(deps: Base, routing: Routing) {
     this.deps = deps;
     this.routing = routing;
     this.metrics = notificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
@@ -91,6 +96,25 @@ export class Engine {
       for (const target of t.targets) if (target.waitMs === 0) this.worker.kick(target.receiverId);
   }
 
+  /** Starts delivery, the scheduler and the routing copy's version poll. */
+  start(): void {
+    this.routing.start();
+    this.worker.start();
+    this.scheduler.start();
+  }
+
+  reload(): Promise<void> {
+    return this.routing.load();
+  }
+
+  status(customers: readonly string[] | null): Promise<NotificationStatus> {
+    return notificationStatus(
+      this.deps.db,
+      { routing: this.routing, queue: this.worker.queue, metrics: this.metrics },
+      customers,
+    );
+  }
+
   async stop(): Promise<void> {
     this.routing.stop();
     await this.scheduler.stop();
@@ -98,24 +122,12 @@ export class Engine {
   }
 }
 
-const running = new WeakMap<Base, Engine>();
-
-/** This instance's notifications, once started. */
-export const engineOf = (deps: Base): Engine | undefined => running.get(deps);
-
-/** Loads receivers and rules (refusing bad settings-made ones) and starts delivery and the scheduler. */
-export async function startNotifications(deps: Deps): Promise<{ stop(): Promise<void> }> {
+/**
+ * Loads receivers and rules (refusing bad settings-made ones) and builds the engine; nothing is
+ * sent or scheduled before `start()`.
+ */
+export async function createNotifier(deps: Base): Promise<Engine> {
   const routing = new Routing(deps);
   await routing.load();
-  routing.start();
-  const engine = new Engine(deps, routing);
-  running.set(deps, engine);
-  engine.worker.kick();
-  engine.scheduler.kick();
-  return {
-    stop: async () => {
-      running.delete(deps);
-      await engine.stop();
-    },
-  };
+  return new Engine(deps, routing);
 }

@@ -15,7 +15,6 @@ import * as store from '../db/notifications.ts';
 import { getAlert } from '../domain/alerts.ts';
 import { assignCustomer, type Caller } from '../domain/caller.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
-import { engineOf } from './engine.ts';
 import { fromSettings } from './from-settings.ts';
 import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
 import { linksOf, testAlert, type Item } from './render/common.ts';
@@ -118,7 +117,7 @@ async function write(
     await fn(tx);
     await store.bumpVersion(tx);
   });
-  await engineOf(deps)?.routing.load();
+  await deps.notifier.reload();
 }
 
 export async function listReceivers(deps: Deps, caller: Caller): Promise<Receiver[]> {

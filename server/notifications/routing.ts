@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, Trigger } from '../db/notifications.ts';
 import { fromSettings } from './from-settings.ts';
@@ -23,10 +23,10 @@ export class Routing {
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> | null = null;
   private readonly listeners: (() => void)[] = [];
-  private readonly deps: Deps;
+  private readonly deps: Base;
   private readonly fromSettings: ReturnType<typeof fromSettings>;
 
-  constructor(deps: Deps) {
+  constructor(deps: Base) {
     this.deps = deps;
     this.fromSettings = fromSettings(deps.config);
   }

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import type { Enqueued, StateRow } from '../db/notifications.ts';
 import type { Routing } from './routing.ts';
@@ -25,21 +25,27 @@ export class Scheduler {
   private running: Promise<void> | null = null;
   private again = false;
   private sweepDue = true;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private readonly deps: Deps;
+  private readonly deps: Base;
   private readonly routing: Routing;
   private readonly kickReceiver: (id: string) => void;
 
-  constructor(deps: Deps, routing: Routing, kickReceiver: (id: string) => void) {
+  constructor(deps: Base, routing: Routing, kickReceiver: (id: string) => void) {
     this.deps = deps;
     this.routing = routing;
     this.kickReceiver = kickReceiver;
+  }
+
+  /** Sweeps now and every NOTIFY_SWEEP_INTERVAL seconds. */
+  start(): void {
+    if (this.timer || this.stopped) return;
     this.timer = setInterval(() => {
       this.sweepDue = true;
       this.kick();
-    }, deps.config.NOTIFY_SWEEP_INTERVAL * 1000);
+    }, this.deps.config.NOTIFY_SWEEP_INTERVAL * 1000);
     this.timer.unref();
+    this.kick();
   }
 
   /** An alert changed (an action, a closing receipt, a deletion): look at its states soon. */
@@ -63,7 +69,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    if (this.timer) clearInterval(this.timer);
     await this.running;
   }
 
@@ -87,7 +93,7 @@ export class Scheduler {
 
   /** Locks some states, applies each, queues the messages; gives how many were looked at. */
   private async handle(
-    select: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0]) => Promise<readonly StateRow[]>,
+    select: (tx: Parameters<Parameters<Base['db']['transaction']>[0]>[0]) => Promise<readonly StateRow[]>,
   ): Promise<number> {
     const queued: Enqueued[] = [];
     const isBlackedOut = await blackoutsNow(this.deps);
@@ -102,7 +108,7 @@ export class Scheduler {
   }
 
   private async apply(
-    tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0],
+    tx: Parameters<Parameters<Base['db']['transaction']>[0]>[0],
     s: StateRow,
     queued: Enqueued[],
     isBlackedOut: (alert: NonNullable<StateRow['alert']>) => boolean,

@@ -1,7 +1,10 @@
-import type { Deps } from '../deps.ts';
+import type { Db } from '../db/pool.ts';
 import * as store from '../db/notifications.ts';
+import type { DeliveryQueue } from '../delivery/queue.ts';
+import type { NotificationStatus } from '../delivery/services.ts';
 import type { StatusMetric } from '../metrics.ts';
-import { engineOf } from './engine.ts';
+import type { NotificationMetrics } from './metrics.ts';
+import type { Routing } from './routing.ts';
 
 const OUTCOMES = ['sent', 'failed', 'rejected', 'expired', 'suppressed', 'lost'] as const;
 const DESCRIPTIONS: Record<(typeof OUTCOMES)[number], string> = {
@@ -21,12 +24,13 @@ const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() 
  * caller restricted to `customers` is told only about its customers' receivers, as the API lists
  * them (tests/api/notifications-tenancy.test.ts).
  */
-export async function notificationStatus(deps: Deps, customers: readonly string[] | null) {
-  const engine = engineOf(deps);
-  if (!engine)
-    return { notifications: { receivers: [], rules: 0, queued: 0 }, metrics: [] as StatusMetric[] };
-  const { routing, worker, metrics: m } = engine;
-  const depths = await store.depths(deps.db);
+export async function notificationStatus(
+  db: Db,
+  engine: { routing: Routing; queue: DeliveryQueue<unknown>; metrics: NotificationMetrics },
+  customers: readonly string[] | null,
+): Promise<NotificationStatus> {
+  const { routing, queue, metrics: m } = engine;
+  const depths = await store.depths(db);
   const counted = (await m.sent.get()).values;
   const countOf = (type: string | null, outcome: string) =>
     counted
@@ -38,7 +42,7 @@ export async function notificationStatus(deps: Deps, customers: readonly string[
   );
   const receivers = visible.map((r) => {
     const depth = depths.find((d) => d.receiverId === r.id);
-    const state = worker.loops.get(r.id)?.state;
+    const state = queue.lane(r.id)?.state;
     return {
       name: r.name,
       type: r.type,
@@ -49,7 +53,7 @@ export async function notificationStatus(deps: Deps, customers: readonly string[
       retryingUntil: state && state.pausedUntil > now ? iso(state.pausedUntil) : null,
       lastError: state?.lastError ?? depth?.lastError ?? null,
       lastErrorTime: iso(state?.lastErrorTime),
-      lastSentTime: iso(state?.lastSentTime),
+      lastSentTime: iso(state?.lastDeliveryTime),
     };
   });
   const queued = depths.reduce((sum, d) => sum + d.queued, 0);

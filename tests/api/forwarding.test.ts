@@ -5,7 +5,6 @@ import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
 import type { Running } from '../../server/boot.ts';
 import { enqueue } from '../../server/db/forward-queue.ts';
-import { forwarderOf } from '../../server/forwarding/worker.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
@@ -367,7 +366,7 @@ pair('A answers once B has the event, without waiting for the removal of its que
 pair(
   'an alert whose delivered row is not removed yet: its next event has the removal run first',
   async ({ a, b }) => {
-    const forwarder = forwarderOf(a.running.deps)!;
+    const forwarder = a.running.deps.forwarder!;
     const [row] = await enqueue(
       a.running.deps.db,
       [

@@ -13,7 +13,6 @@ import type { Api, Answer } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { sleep, until } from '../helpers/live.ts';
-import { engineOf } from '../../server/notifications/engine.ts';
 import { StubService, type Received } from '../helpers/receivers.ts';
 
 const ADMIN_KEY = 'notify-tenancy-admin-key-0123456789';
@@ -370,7 +369,7 @@ test("routing holds whatever the tables say: a customer's rule and receiver only
     `UPDATE notification_rules SET receivers = CASE name WHEN 'acme-rule' THEN ARRAY['acme-hook', 'globex-hook']
        ELSE ARRAY['ops-hook', 'acme-hook'] END WHERE name IN ('acme-rule', 'ops-rule')`,
   );
-  await engineOf(ctx.running.deps)!.routing.load();
+  await ctx.running.deps.notifier.reload();
   const post = async (who: 'acme' | 'globex', event: string) => {
     const body = await ok(
       call(ctx, who, 'POST', '/alert', {

@@ -13,7 +13,8 @@ import { destinationProblems, serverName, type DestinationTuple } from '../../se
 import { toDestinations, wantsEvent } from '../../server/forwarding/destinations.ts';
 import { isNamed, loopNames, loopValue } from '../../server/forwarding/loop.ts';
 import { agentFor, attemptOf, buildRequest, send } from '../../server/forwarding/outbound.ts';
-import { backoffMs } from '../../server/forwarding/worker.ts';
+import { backoffMs } from '../../server/delivery/queue.ts';
+import { forwardRetry } from '../../server/forwarding/worker.ts';
 import { selfSignedCert } from '../helpers/slapd.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { systemFile: null });
@@ -213,9 +214,9 @@ rules('loop headers: both names read, entries trimmed and deduplicated, whole na
 });
 
 rules('backoff doubles from FWD_RETRY_DELAY up to FWD_RETRY_MAX_DELAY', () => {
-  const config = { FWD_RETRY_DELAY: 2, FWD_RETRY_MAX_DELAY: 300 };
+  const config = { FWD_RETRY_DELAY: 2, FWD_RETRY_MAX_DELAY: 300, FWD_MAX_ATTEMPTS: 10 };
   assert.equal(
-    [1, 2, 3, 4, 8, 9, 10, 1000].map((n) => backoffMs(n, config)),
+    [1, 2, 3, 4, 8, 9, 10, 1000].map((n) => backoffMs(n, forwardRetry(config))),
     [2000, 4000, 8000, 16000, 256000, 300000, 300000, 300000],
   );
 });

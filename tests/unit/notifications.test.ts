@@ -16,7 +16,8 @@ import {
   statusClass,
   type RuleDef,
 } from '../../server/notifications/rules.ts';
-import { backoffMs } from '../../server/notifications/worker.ts';
+import { backoffMs } from '../../server/delivery/queue.ts';
+import { notifyRetry } from '../../server/notifications/worker.ts';
 import { openReceiver, sealSettings } from '../../server/notifications/sealed-settings.ts';
 import { SecretBox } from '../../server/secret-box.ts';
 
@@ -255,7 +256,7 @@ rendering('e-mail: subject and every alert in text and HTML, escaped', () => {
 rendering('retry backoff doubles up to the limit', () => {
   const config = loadConfig({ NOTIFY_RETRY_DELAY: '2', NOTIFY_RETRY_MAX_DELAY: '10' }, { systemFile: null });
   assert.equal(
-    [1, 2, 3, 4, 10].map((n) => backoffMs(n, config)),
+    [1, 2, 3, 4, 10].map((n) => backoffMs(n, notifyRetry(config))),
     [2000, 4000, 8000, 10000, 10000],
   );
 });

@@ -11,7 +11,6 @@ import { tallyTotal } from '../../db/alert-tally.ts';
 import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
-import { notificationStatus } from '../../notifications/status.ts';
 import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
 import { RETRY_AFTER_SECONDS, badRequest } from '../../errors.ts';
 import { build } from '../../version.ts';
@@ -172,7 +171,7 @@ export function managementRoutes(deps: Deps): Router {
     await countAlerts();
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
-    const notifications = await notificationStatus(deps, callerOf(ctx, deps).customers);
+    const notifications = await deps.notifier.status(callerOf(ctx, deps).customers);
     const now = Date.now();
     const auth = ctx.state.auth as Auth;
     const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
