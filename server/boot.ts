@@ -3,9 +3,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.ts';
 import { bootstrapAccess } from './domain/bootstrap.ts';
 import { startKeyUsage } from './auth/key-usage.ts';
+import { createLoginLimiter } from './auth/rate-limit.ts';
 import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
-import { startBulkRunner } from './domain/bulk.ts';
+import { createBulkRunner } from './domain/bulk.ts';
+import { createBlackoutCache } from './domain/blackouts.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
 import { startTallyCompaction } from './domain/tally-compaction.ts';
 import { startForwarding } from './forwarding/worker.ts';
@@ -70,12 +72,12 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let embedded: EmbeddedPostgres | null = null;
   let db: Db | null = null;
   let bus: Bus | null = null;
-  let bulk: { stop(): Promise<void> } | null = null;
+  let bulk: ReturnType<typeof createBulkRunner> | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
   let tallyCompaction: { stop(): Promise<void> } | null = null;
   let forwarding: { stop(): Promise<void> } | null = null;
   let notifications: { stop(): Promise<void> } | null = null;
-  let keyUsage: { stop(): Promise<void> } | null = null;
+  let keyUsage: ReturnType<typeof startKeyUsage> | null = null;
   let hub: Hub | null = null;
   // Settings the established server accepts but that are unsafe: start anyway, and say so loudly.
   for (const warning of config.warnings) {
@@ -83,7 +85,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   }
   try {
     // An identity provider that cannot be reached stops start-up, before the database is touched.
-    await loadSso(config);
+    const sso = await loadSso(config);
     let baseUrl = config.DATABASE_URL;
     let database: string;
     if (!baseUrl) {
@@ -127,21 +129,27 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       model,
       secrets: secretBoxFrom(config).box,
     };
+    keyUsage = startKeyUsage(base);
+    bulk = createBulkRunner();
+    const blackoutCache = createBlackoutCache(base);
     // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
     const pipeline = createPipeline([...plugins, await notificationsPlugin({ config, log })], base);
     const deps: Deps = Object.assign(base, {
       plugins: pipeline,
       receiver: createReceiver(base, { plugins: pipeline }),
+      keyUsage,
+      loginLimiter: createLoginLimiter(base.clock),
+      bulk,
+      blackoutCache,
     });
     await bootstrapAccess(deps);
-    keyUsage = startKeyUsage(deps);
-    bulk = startBulkRunner(deps);
+    bulk.start(deps);
     housekeeping = startHousekeeping(deps);
     tallyCompaction = startTallyCompaction(deps);
     forwarding = await startForwarding(deps);
     await resealReceiverSecrets(deps);
     notifications = await startNotifications(deps);
-    const app = createApp(deps, { webhooks });
+    const app = createApp(deps, { sso, webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
     server.keepAliveTimeout = 65_000;

@@ -6,7 +6,6 @@ import type { Deps } from '../deps.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { apiBase } from '../base-url.ts';
 import { verifyHawkRequest } from './hawk.ts';
-import { noteKeyUse } from './key-usage.ts';
 import { ldapBasicAuth } from './ldap.ts';
 import { verifyPassword } from './passwords.ts';
 import { proxyAuth } from './proxy.ts';
@@ -143,7 +142,7 @@ async function keyAuth(deps: Deps, value: string): Promise<Auth> {
   if (row.userStatus !== null && row.userStatus !== 'active') {
     throw unauthorized(`User ${row.user} not active`);
   }
-  noteKeyUse(deps, row.id);
+  deps.keyUsage.note(row.id);
   return {
     ...blank('key'),
     login: row.user,

@@ -1,51 +1,42 @@
 import { recordKeyUses } from '../db/keys.ts';
-import type { Deps } from '../deps.ts';
+import type { Base, KeyUsage } from '../deps.ts';
 
 /** How often the uses of API keys are written (count, lastUsedTime), so requests never wait on it. */
 const FLUSH_MS = 1000;
 
-interface Buffer {
-  uses: Map<string, { count: number; last: number }>;
-  timer: NodeJS.Timeout;
-}
-const buffers = new WeakMap<Deps, Buffer>();
-
-async function flush(deps: Deps, buffer: Buffer): Promise<void> {
-  if (buffer.uses.size === 0) return;
-  const uses = [...buffer.uses].map(([id, u]) => ({ id, ...u }));
-  buffer.uses.clear();
-  try {
-    await recordKeyUses(deps.db, uses);
-  } catch (err) {
-    deps.log.warn({ err: (err as Error).message, keys: uses.length }, 'keys.usage_not_recorded');
-  }
-}
-
-/** Starts batching key uses for this app; `stop` writes what is left. */
-export function startKeyUsage(deps: Deps): { stop(): Promise<void> } {
-  const buffer: Buffer = {
-    uses: new Map(),
-    timer: setInterval(() => void flush(deps, buffer), FLUSH_MS),
+/** Starts batching this instance's key uses (deps.keyUsage); `stop` writes what is left. */
+export function startKeyUsage(
+  deps: Pick<Base, 'db' | 'log' | 'clock'>,
+): KeyUsage & { stop(): Promise<void> } {
+  const uses = new Map<string, { count: number; last: number }>();
+  let stopped = false;
+  const flush = async () => {
+    if (uses.size === 0) return;
+    const batch = [...uses].map(([id, u]) => ({ id, ...u }));
+    uses.clear();
+    try {
+      await recordKeyUses(deps.db, batch);
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message, keys: batch.length }, 'keys.usage_not_recorded');
+    }
   };
-  buffer.timer.unref();
-  buffers.set(deps, buffer);
+  const timer = setInterval(() => void flush(), FLUSH_MS);
+  timer.unref();
   return {
-    stop: async () => {
-      clearInterval(buffer.timer);
-      await flush(deps, buffer);
-      buffers.delete(deps);
+    note(keyId) {
+      // After stop the last flush has run: a use noted then would never be written.
+      if (stopped) return;
+      const u = uses.get(keyId);
+      const now = deps.clock.now();
+      if (u) {
+        u.count += 1;
+        u.last = Math.max(u.last, now);
+      } else uses.set(keyId, { count: 1, last: now });
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await flush();
     },
   };
-}
-
-/** Counts one use of a key (written within a second). */
-export function noteKeyUse(deps: Deps, keyId: string): void {
-  const buffer = buffers.get(deps);
-  if (!buffer) return;
-  const u = buffer.uses.get(keyId);
-  const now = deps.clock.now();
-  if (u) {
-    u.count += 1;
-    u.last = Math.max(u.last, now);
-  } else buffer.uses.set(keyId, { count: 1, last: now });
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock, LoginLimiter } from '../deps.ts';
 
 /** At most this many keys are remembered; the oldest are forgotten first (bounded memory). */
 const MAX_KEYS = 100_000;
@@ -62,14 +62,10 @@ const PER_IP = 50;
 /** Failed logins for one login from all addresses (distributed guessing); high, so a victim is rarely locked out. */
 const PER_LOGIN = 100;
 
-export interface LoginLimiter {
-  /** Seconds to wait before this login from this address may be tried; 0 = go ahead. */
-  retryAfter(login: string, ip: string): number;
-  fail(login: string, ip: string): void;
-  succeed(login: string, ip: string): void;
-}
-
-/** The login rate limits (docs/users.md): per login and address, per address, per login. */
+/**
+ * The login rate limits (docs/users.md): per login and address, per address, per login. boot.ts makes
+ * one per instance (deps.loginLimiter), shared by POST /auth/login and Basic credentials.
+ */
 export function createLoginLimiter(clock: Clock): LoginLimiter {
   const pair = new FailureCounter(PER_LOGIN_AND_IP, WINDOW_MS, clock);
   const byIp = new FailureCounter(PER_IP, WINDOW_MS, clock);
@@ -89,15 +85,6 @@ export function createLoginLimiter(clock: Clock): LoginLimiter {
     },
     succeed: (login, ip) => pair.reset(`${norm(login)}\n${ip}`),
   };
-}
-
-const limiters = new WeakMap<object, LoginLimiter>();
-
-/** The app's one login limiter, shared by POST /auth/login and Basic credentials (`owner` is the app's deps). */
-export function loginLimiterOf(owner: object, clock: Clock): LoginLimiter {
-  let l = limiters.get(owner);
-  if (!l) limiters.set(owner, (l = createLoginLimiter(clock)));
-  return l;
 }
 
 /** The 429 a caller gets while a limit holds. */

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { AppError, forbidden, unauthorized } from '../errors.ts';
 import { accessOf, domainOf, isDomainAllowed, principalOf } from './access.ts';
 import { verifyPassword } from './passwords.ts';
-import { loginLimiterOf, tooManyLogins } from './rate-limit.ts';
+import { tooManyLogins } from './rate-limit.ts';
 import { createToken, type TokenSubject } from './tokens.ts';
 
 // Signing in: the checks every login passes, the login rate limit, and the token at the end.
@@ -56,7 +56,7 @@ export async function withLoginLimit<T>(
   ip: string,
   check: () => Promise<T>,
 ): Promise<T> {
-  const limiter = loginLimiterOf(deps, deps.clock);
+  const limiter = deps.loginLimiter;
   const wait = limiter.retryAfter(key, ip);
   if (wait > 0) {
     deps.log.warn({ ip }, 'auth.login_rate_limited');

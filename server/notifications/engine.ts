@@ -6,7 +6,7 @@ import { notifiedAlert } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { KeyedBatcher } from '../domain/keyed-batcher.ts';
 import type { ReceiptAlong, TriggerAlong } from '../domain/plugin-hooks.ts';
-import { notificationMetrics, type NotificationMetrics } from './metrics.ts';
+import { createNotificationMetrics, type NotificationMetrics } from './metrics.ts';
 import { Routing } from './routing.ts';
 import type { StatusClass } from './rules.ts';
 import { Scheduler } from './schedule.ts';
@@ -36,7 +36,7 @@ export class Engine implements Notifier {
   constructor(deps: Base, routing: Routing) {
     this.deps = deps;
     this.routing = routing;
-    this.metrics = notificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
+    this.metrics = createNotificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
     this.worker = new Worker(deps, routing, this.metrics);
     this.scheduler = new Scheduler(deps, routing, (id) => this.worker.kick(id));
   }

@@ -1,9 +1,15 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Deps } from '../deps.ts';
+import type { Base } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 
-/** notification_* metrics, registered once per registry (each app has its own) on first use. */
-function create(deps: Pick<Deps, 'metrics' | 'db'>, receiverType: (id: string) => string) {
+/**
+ * notification_* metrics in the instance's registry, made by its one notification engine (a second
+ * set in the same registry would be refused by prom-client).
+ */
+export function createNotificationMetrics(
+  deps: Pick<Base, 'metrics' | 'db'>,
+  receiverType: (id: string) => string,
+) {
   const registers = [deps.metrics.registry];
   return {
     sent: new Counter({
@@ -35,15 +41,4 @@ function create(deps: Pick<Deps, 'metrics' | 'db'>, receiverType: (id: string) =
     }),
   };
 }
-export type NotificationMetrics = ReturnType<typeof create>;
-
-const made = new WeakMap<object, NotificationMetrics>();
-
-export function notificationMetrics(
-  deps: Pick<Deps, 'metrics' | 'db'>,
-  receiverType: (id: string) => string,
-): NotificationMetrics {
-  let m = made.get(deps.metrics.registry);
-  if (!m) made.set(deps.metrics.registry, (m = create(deps, receiverType)));
-  return m;
-}
+export type NotificationMetrics = ReturnType<typeof createNotificationMetrics>;

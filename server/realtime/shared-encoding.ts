@@ -32,17 +32,6 @@ class SharedTail {
   }
 }
 
-const shared = new WeakMap<object, SharedTail>();
-
-/**
- * Marks a value (an array or object of plain JSON, never changed afterwards) as sent to many
- * sockets: an ack whose argument holds it as a member encodes it once (see above).
- */
-export function shareEncoding<T extends object>(value: T): T {
-  if (!shared.has(value)) shared.set(value, new SharedTail(value));
-  return value;
-}
-
 /** An encoded ack: its own head, then the shared tail. */
 export class SharedAck {
   /** `3<id>[{…,"key":` (the Socket.IO packet, without engine.io's `4`). */
@@ -76,31 +65,53 @@ export class SharedAck {
   }
 }
 
-class Encoder extends parser.Encoder {
-  override encode(packet: Packet): unknown[] {
-    const arg: unknown = packet.type === parser.PacketType.ACK && packet.data?.length === 1 && packet.data[0];
-    if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
-      const entries = Object.entries(arg);
-      const at = entries.findIndex(([, v]) => typeof v === 'object' && v !== null && shared.has(v));
-      if (at >= 0) {
-        const [key, value] = entries[at]!;
-        const rest = Object.fromEntries(entries.filter((_, i) => i !== at));
-        // The rest as the parser would encode it (binary attachments and all): an ack of one object
-        // ends in `}]`, and the shared member goes last.
-        const encoded = super.encode({ ...packet, data: [rest] });
-        if (encoded.length === 1 && typeof encoded[0] === 'string') {
-          const open = encoded[0].slice(0, -2);
-          const comma = entries.length > 1 ? ',' : '';
-          return [new SharedAck(`${open}${comma}${JSON.stringify(key)}:`, shared.get(value as object)!)];
-        }
-      }
-    }
-    return super.encode(packet);
-  }
+export interface SharedEncoding {
+  /** The `parser` option of Socket.IO's Server. */
+  parser: typeof SocketIoParser;
+  /**
+   * Marks a value (an array or object of plain JSON, never changed afterwards) as sent to many
+   * sockets: an ack whose argument holds it as a member encodes it once (see above).
+   */
+  share<T extends object>(value: T): T;
 }
 
-/** The `parser` option of Socket.IO's Server. */
-export const sharedEncodingParser = { ...parser, Encoder };
+/**
+ * One hub's parser and the values it marked shared (each with its encoding, made when first sent);
+ * a value is forgotten with the last reference to it.
+ */
+export function createSharedEncoding(): SharedEncoding {
+  const shared = new WeakMap<object, SharedTail>();
+  class Encoder extends parser.Encoder {
+    override encode(packet: Packet): unknown[] {
+      const arg: unknown =
+        packet.type === parser.PacketType.ACK && packet.data?.length === 1 && packet.data[0];
+      if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
+        const entries = Object.entries(arg);
+        const at = entries.findIndex(([, v]) => typeof v === 'object' && v !== null && shared.has(v));
+        if (at >= 0) {
+          const [key, value] = entries[at]!;
+          const rest = Object.fromEntries(entries.filter((_, i) => i !== at));
+          // The rest as the parser would encode it (binary attachments and all): an ack of one
+          // object ends in `}]`, and the shared member goes last.
+          const encoded = super.encode({ ...packet, data: [rest] });
+          if (encoded.length === 1 && typeof encoded[0] === 'string') {
+            const open = encoded[0].slice(0, -2);
+            const comma = entries.length > 1 ? ',' : '';
+            return [new SharedAck(`${open}${comma}${JSON.stringify(key)}:`, shared.get(value as object)!)];
+          }
+        }
+      }
+      return super.encode(packet);
+    }
+  }
+  return {
+    parser: { ...parser, Encoder },
+    share(value) {
+      if (!shared.has(value)) shared.set(value, new SharedTail(value));
+      return value;
+    },
+  };
+}
 
 /**
  * Engine.io's `packetCreate` listener of one connection: a shared ack goes out over WebSocket as its

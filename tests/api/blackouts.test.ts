@@ -9,7 +9,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlackoutListSchema, BlackoutSchema, type Blackout } from '../../shared/blackouts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
-import type { Deps } from '../../server/deps.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
 import type { Caller } from '../../server/domain/caller.ts';
 import * as domain from '../../server/domain/blackouts.ts';
@@ -460,12 +459,14 @@ crud('a suppressed alert is not stored; BLACKOUT_ACCEPT severities pass', async 
 });
 
 crud('customer matching with CUSTOMER_VIEWS: blackout customer null or equal', async ({ running, api }) => {
-  const deps: Deps = { ...running.deps, config: { ...running.deps.config, CUSTOMER_VIEWS: true } };
+  const withViews = domain.createBlackoutCache({
+    ...running.deps,
+    config: { ...running.deps.config, CUSTOMER_VIEWS: true },
+  });
   const env = freshEnv('customer');
   const any = await createBlackout(api, { environment: env, resource: 'any' });
   const acme = await createBlackout(api, { environment: env, resource: 'acme', customer: 'acme' });
-  const find = (over: Partial<AlertDraft>) =>
-    domain.findActiveBlackout(deps, draft({ environment: env, ...over }));
+  const find = (over: Partial<AlertDraft>) => withViews.findActive(draft({ environment: env, ...over }));
   assert.is((await find({ resource: 'any', customer: 'zeta' }))?.id, any.id);
   assert.is((await find({ resource: 'any', customer: null }))?.id, any.id);
   assert.is((await find({ resource: 'acme', customer: 'acme' }))?.id, acme.id);
@@ -474,8 +475,7 @@ crud('customer matching with CUSTOMER_VIEWS: blackout customer null or equal', a
   // Without CUSTOMER_VIEWS the customer is not looked at.
   assert.is(
     (
-      await domain.findActiveBlackout(
-        running.deps,
+      await running.deps.blackoutCache.findActive(
         draft({ environment: env, resource: 'acme', customer: 'zeta' }),
       )
     )?.id,

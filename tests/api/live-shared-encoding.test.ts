@@ -6,9 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   SharedAck,
+  createSharedEncoding,
   preEncodeSharedAck,
-  shareEncoding,
-  sharedEncodingParser,
 } from '../../server/realtime/shared-encoding.ts';
 
 /**
@@ -19,6 +18,9 @@ import {
  */
 
 type Answer = Record<string, unknown>;
+
+/** One hub's parser and the values it shares. */
+const encoding = createSharedEncoding();
 
 const odd = ['plain', 'ünïcödé ✓ 日本語 🚨 \u2028\u2029', '}]"alerts":[{', '\\"escaped\\" \n\t\u0000', ''];
 /** An array of alerts-like objects whose JSON is about `bytes` long. */
@@ -36,7 +38,7 @@ function page(bytes: number): Record<string, unknown>[] {
 /** A Socket.IO server answering `subscribe` with `answer(n)`, default parser or the hub's. */
 async function serve(shared: boolean, answer: (req: unknown) => Answer) {
   const http: HttpServer = createServer();
-  const io = new Server(http, shared ? { parser: sharedEncodingParser } : {});
+  const io = new Server(http, shared ? { parser: encoding.parser } : {});
   /** The second buffers of the pre-encoded frames ws wrote (the shared tails). */
   const tails: Buffer[] = [];
   const preEncoded = new WeakSet<object>();
@@ -105,7 +107,7 @@ for (const transport of ['websocket', 'polling'] as const) {
         mode: 'snapshot',
         view: 'v1',
         position: { epoch: 'e', seq: n },
-        alerts: shared ? shareEncoding(alerts) : alerts,
+        alerts: shared ? encoding.share(alerts) : alerts,
         page: 1,
         pageSize: 1000,
         total: alerts.length,
@@ -142,11 +144,9 @@ for (const transport of ['websocket', 'polling'] as const) {
 }
 
 test('acks without a shared member, with binary, and other packets encode as Socket.IO does', () => {
-  const encoder = new sharedEncodingParser.Encoder();
-  const plain = new (
-    Object.getPrototypeOf(sharedEncodingParser.Encoder) as typeof sharedEncodingParser.Encoder
-  )();
-  const list = shareEncoding([{ id: 'x' }]);
+  const encoder = new encoding.parser.Encoder();
+  const plain = new (Object.getPrototypeOf(encoding.parser.Encoder) as typeof encoding.parser.Encoder)();
+  const list = encoding.share([{ id: 'x' }]);
   const cases = [
     { type: 3, nsp: '/', id: 7, data: [{ status: 'ok', alerts: [{ id: 'x' }] }] }, // an equal, unshared array
     { type: 3, nsp: '/', id: 7, data: ['text'] },
@@ -163,8 +163,8 @@ test('acks without a shared member, with binary, and other packets encode as Soc
 });
 
 test('a shared ack in another namespace, and one whose only member is shared', () => {
-  const encoder = new sharedEncodingParser.Encoder();
-  const list = shareEncoding([{ id: 'y', t: '✓' }]);
+  const encoder = new encoding.parser.Encoder();
+  const list = encoding.share([{ id: 'y', t: '✓' }]);
   const [a] = encoder.encode({ type: 3, nsp: '/live', id: 12, data: [{ alerts: list, n: 1 }] });
   assert.instance(a, SharedAck);
   assert.is(String(a), '3/live,12[{"n":1,"alerts":[{"id":"y","t":"✓"}]}]');

@@ -14,50 +14,17 @@ export interface SsoSetup {
   saml: Saml | null;
 }
 
-const loading = new WeakMap<Config, Promise<SsoSetup>>();
-const loaded = new WeakMap<Config, SsoSetup>();
-
-async function prepare(config: Config): Promise<SsoSetup> {
+/**
+ * The discovery document (OpenID Connect) or metadata (SAML) of AUTH_PROVIDER, fetched once by
+ * boot.ts before the database is touched, so an unreachable provider stops start-up there
+ * (docs/auth-sso.md; tests/api/oidc.test.ts). boot.ts hands the setup to createApp for the routes.
+ */
+export async function loadSso(config: Config): Promise<SsoSetup> {
   const issuer = issuerOf(config);
   return {
     oidc: issuer ? await discoverOidc(issuer, config.AUTH_PROVIDER === 'azure') : null,
     saml: config.AUTH_PROVIDER === 'saml2' ? await loadSaml(config) : null,
   };
-}
-
-/**
- * The discovery document (OpenID Connect) or metadata (SAML) of AUTH_PROVIDER, fetched once per
- * configuration. Start-up awaits it, so an unreachable provider stops the server there (auth.md
- * §12); a failed attempt is forgotten, so a later login tries again.
- */
-export function loadSso(config: Config): Promise<SsoSetup> {
-  let p = loading.get(config);
-  if (!p) {
-    p = prepare(config).then(
-      (setup) => {
-        loaded.set(config, setup);
-        return setup;
-      },
-      (err: unknown) => {
-        loading.delete(config);
-        throw err;
-      },
-    );
-    loading.set(config, p);
-  }
-  return p;
-}
-
-/** The setup once loaded (null before): for answers that cannot wait, such as /config and CORS. */
-export const loadedSso = (config: Config): SsoSetup | null => loaded.get(config) ?? null;
-
-async function setupFor(deps: Deps): Promise<SsoSetup> {
-  try {
-    return await loadSso(deps.config);
-  } catch (err) {
-    deps.log.error({ err }, 'auth.provider_unavailable');
-    throw new AppError(503, 'the identity provider is not reachable; try again later');
-  }
 }
 
 /** Allow-lists are enforced only with AUTH_REQUIRED; `*` lets everyone in (auth.md §12). */
@@ -112,6 +79,7 @@ export const CODE_PROVIDERS = [
  */
 export async function signInWithCode(
   deps: Deps,
+  sso: SsoSetup,
   provider: string,
   input: {
     code: string;
@@ -143,21 +111,20 @@ export async function signInWithCode(
   let who: ExternalIdentity;
   if (provider === 'github') who = await githubIdentity(config, grant);
   else {
-    const { oidc } = await setupFor(deps);
-    who = identityOfClaims(config, await oidcClaims(config, oidc!, grant));
+    who = identityOfClaims(config, await oidcClaims(config, sso.oidc!, grant));
   }
   assertAllowed(deps, who);
   return signInExternal(deps, who, baseUrl);
 }
 
 /** The end-session URL GET /auth/logout hands to the web UI: OIDC_LOGOUT_URL or the discovered one. */
-export function oidcLogoutUrl(config: Config): string | null {
-  return config.OIDC_LOGOUT_URL ?? loadedSso(config)?.oidc?.server.end_session_endpoint ?? null;
+export function oidcLogoutUrl(config: Config, sso: SsoSetup): string | null {
+  return config.OIDC_LOGOUT_URL ?? sso.oidc?.server.end_session_endpoint ?? null;
 }
 
 /** The authorisation URL the web UI sends people to: OIDC_AUTH_URL or the discovered one. */
-export function oidcAuthUrl(config: Config): string | null {
-  return config.OIDC_AUTH_URL ?? loadedSso(config)?.oidc?.server.authorization_endpoint ?? null;
+export function oidcAuthUrl(config: Config, sso: SsoSetup): string | null {
+  return config.OIDC_AUTH_URL ?? sso.oidc?.server.authorization_endpoint ?? null;
 }
 
 /** 400 unless AUTH_PROVIDER is saml2: the SAML endpoints answer nothing else. */
@@ -167,20 +134,17 @@ export function assertSamlEnabled(config: Config): void {
   }
 }
 
-async function samlOf(deps: Deps): Promise<Saml> {
-  assertSamlEnabled(deps.config);
-  return (await setupFor(deps)).saml!;
+function samlOf(config: Config, sso: SsoSetup): Saml {
+  assertSamlEnabled(config);
+  return sso.saml!;
 }
 
-/** The identity provider's origin, which may post to /auth/saml (CORS); none before start-up loaded it. */
-export const samlIdpOrigins = (config: Config): string[] => {
-  const saml = loadedSso(config)?.saml;
-  return saml ? [saml.idpOrigin] : [];
-};
+/** The identity provider's origin, which may post to /auth/saml (CORS). */
+export const samlIdpOrigins = (sso: SsoSetup): string[] => (sso.saml ? [sso.saml.idpOrigin] : []);
 
 /** GET /auth/saml/metadata.xml */
-export async function samlMetadata(deps: Deps): Promise<string> {
-  return (await samlOf(deps)).metadata;
+export function samlMetadata(config: Config, sso: SsoSetup): string {
+  return samlOf(config, sso).metadata;
 }
 
 /**
@@ -188,10 +152,11 @@ export async function samlMetadata(deps: Deps): Promise<string> {
  * provider that only takes posts) a self-submitting form. `relayState` comes back with the answer.
  */
 export async function samlSignInRequest(
-  deps: Deps,
+  config: Config,
+  sso: SsoSetup,
   relayState: string,
 ): Promise<{ redirect: string } | { form: string }> {
-  const saml = await samlOf(deps);
+  const saml = samlOf(config, sso);
   if (saml.idp.binding.endsWith('HTTP-POST'))
     return { form: await saml.sp.getAuthorizeFormAsync(relayState) };
   return { redirect: await saml.sp.getAuthorizeUrlAsync(relayState, undefined, {}) };
@@ -200,10 +165,11 @@ export async function samlSignInRequest(
 /** POST /auth/saml: the identity provider's answer, checked; the token for the popup, or why not. */
 export async function samlSignIn(
   deps: Deps,
+  sso: SsoSetup,
   samlResponse: string,
   baseUrl: string,
 ): Promise<{ status: number; result: HandBack }> {
-  const saml = await samlOf(deps);
+  const saml = samlOf(deps.config, sso);
   let profile: Record<string, unknown>;
   try {
     const checked = await saml.sp.validatePostResponseAsync({ SAMLResponse: samlResponse });

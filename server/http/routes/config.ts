@@ -1,10 +1,10 @@
 import { Router } from '../router.ts';
-import { oidcAuthUrl } from '../../auth/sso/index.ts';
+import { oidcAuthUrl, type SsoSetup } from '../../auth/sso/index.ts';
 import type { Deps } from '../../deps.ts';
 import { apiBase } from '../../base-url.ts';
 
 /** GET /config: what the web UI and the CLI read before anything else (clients.md §2); no credentials. */
-export function configRoutes(deps: Deps): Router {
+export function configRoutes(deps: Deps, sso: SsoSetup): Router {
   const router = new Router();
   const { config, model } = deps;
 
@@ -39,7 +39,7 @@ export function configRoutes(deps: Deps): Router {
       gitlab_url: config.GITLAB_URL,
       keycloak_url: config.KEYCLOAK_URL,
       keycloak_realm: config.KEYCLOAK_REALM,
-      oidc_auth_url: oidcAuthUrl(config),
+      oidc_auth_url: oidcAuthUrl(config, sso),
       site_logo_url: config.SITE_LOGO_URL,
       severity: model.severity,
       colors: model.colors,
