@@ -14,7 +14,7 @@ import { securityHeaders } from './http/middleware/security-headers.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { ssoRoutes } from './http/routes/sso.ts';
-import { samlIdpOrigins } from './auth/sso/index.ts';
+import { samlIdpOrigins, type SsoSetup } from './auth/sso/index.ts';
 import { blackoutRoutes } from './http/routes/blackouts.ts';
 import { bulkRoutes } from './http/routes/bulk.ts';
 import { configRoutes } from './http/routes/config.ts';
@@ -32,9 +32,11 @@ import { builtinWebhooks, type WebhookRegistry } from './webhooks/index.ts';
 /**
  * The Koa application without a listener (tests mount it on port 0). The API sits under
  * API_PREFIX (default /api) with the web UI at /; with API_PREFIX=/ the API takes the root, as a
- * stand-alone Alerta does, and the UI moves to /ui/.
+ * stand-alone Alerta does, and the UI moves to /ui/. `sso` is AUTH_PROVIDER's setup, loaded by boot.ts
+ * before anything else; only HTTP routes use it.
  */
-export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = {}): Koa {
+export function createApp(deps: Deps, options: { sso: SsoSetup; webhooks?: WebhookRegistry }): Koa {
+  const { sso } = options;
   const { config } = deps;
   const app = new Koa({ proxy: config.USE_PROXYFIX });
   const prefix = config.API_PREFIX;
@@ -60,7 +62,7 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
       config.CORS_ALLOW_HEADERS,
       config.CORS_SUPPORTS_CREDENTIALS || config.AUTH_REQUIRED,
       (path) => path.startsWith(`${prefix}/auth/`),
-      (path) => (path.startsWith(`${prefix}/auth/saml`) ? samlIdpOrigins(config) : []),
+      (path) => (path.startsWith(`${prefix}/auth/saml`) ? samlIdpOrigins(sso) : []),
     ),
   );
   app.use(
@@ -78,14 +80,14 @@ export function createApp(deps: Deps, options: { webhooks?: WebhookRegistry } = 
   const api = cacheMatches(new Router(prefix ? { prefix } : {}));
   for (const routes of [
     managementRoutes(deps),
-    configRoutes(deps),
+    configRoutes(deps, sso),
     searchRoutes(deps),
     alertRoutes(deps),
     bulkRoutes(deps),
     blackoutRoutes(deps),
     heartbeatRoutes(deps),
-    authRoutes(deps),
-    ssoRoutes(deps),
+    authRoutes(deps, sso),
+    ssoRoutes(deps, sso),
     usersRoutes(deps),
     keyRoutes(deps),
     permissionRoutes(deps),

@@ -3,7 +3,7 @@ import { formatTime, isTimeInRange, TIME_RANGE_MESSAGE } from '../../shared/aler
 import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
 import * as blackoutsDb from '../db/blackouts.ts';
 import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
-import type { Base, Deps } from '../deps.ts';
+import type { ActiveBlackout, Base, BlackoutCache, Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
@@ -17,10 +17,7 @@ import {
   valuesCondition,
 } from './query/params.ts';
 
-export interface ActiveBlackout {
-  id: string;
-  priority?: number;
-}
+export type { ActiveBlackout };
 
 const MAX_INT32 = 2 ** 31 - 1;
 const iso = formatTime;
@@ -122,44 +119,45 @@ interface RecentBlackouts {
   from: number;
   rows: readonly BlackoutRow[];
 }
-const recent = new WeakMap<Base, { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> }>();
-
-/** Forgets this instance's copy, so its own changes apply to the very next alert. */
-function forgetRecent(deps: Base): void {
-  recent.delete(deps);
-}
-
-async function recentBlackouts(deps: Base): Promise<RecentBlackouts> {
-  const now = deps.clock.now();
-  let entry = recent.get(deps);
-  if (!entry) recent.set(deps, (entry = {}));
-  if (entry.value && now - entry.value.loadedAt < CACHE_MS) return entry.value;
-  const slot = entry;
-  slot.loading ??= (async (): Promise<RecentBlackouts> => {
-    try {
-      const from = now - CACHE_WINDOW_MS;
-      const value = { loadedAt: now, from, rows: await blackoutsDb.endingAfter(deps.db, from) };
-      slot.value = value;
-      return value;
-    } finally {
-      slot.loading = undefined;
-    }
-  })();
-  return slot.loading;
-}
 
 /**
- * The blackout in force at the alert's createTime that matches it, if any (used by the blackout
- * plugin on every receipt). Blackouts are few, so each instance keeps the recent ones in memory for
- * a second and matches in process; an alert created before that window is matched in SQL.
+ * This instance's copy of the recent blackouts (deps.blackoutCache), used by the blackout plugin on
+ * every receipt. Blackouts are few, so the copy is kept for a second and alerts are matched in
+ * process; an alert created before the copy's window is matched in SQL (tests/api/blackout-cache.test.ts).
  */
-export async function findActiveBlackout(deps: Base, alert: AlertDraft): Promise<ActiveBlackout | null> {
-  const copy = await recentBlackouts(deps);
-  if (alert.createTime < copy.from) {
-    return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
-  }
-  const match = copy.rows.find((b) => matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS));
-  return match ? { id: match.id, priority: match.priority } : null;
+export function createBlackoutCache(deps: Pick<Base, 'db' | 'clock' | 'config'>): BlackoutCache {
+  // The copy, and the read that refreshes it: receipts arriving meanwhile wait for that read. A
+  // change replaces the slot, so a read started before the change fills only the slot it came from.
+  let slot: { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> } = {};
+  const recent = (): Promise<RecentBlackouts> | RecentBlackouts => {
+    const now = deps.clock.now();
+    const entry = slot;
+    if (entry.value && now - entry.value.loadedAt < CACHE_MS) return entry.value;
+    entry.loading ??= (async (): Promise<RecentBlackouts> => {
+      try {
+        const from = now - CACHE_WINDOW_MS;
+        const read = { loadedAt: now, from, rows: await blackoutsDb.endingAfter(deps.db, from) };
+        entry.value = read;
+        return read;
+      } finally {
+        entry.loading = undefined;
+      }
+    })();
+    return entry.loading;
+  };
+  return {
+    async findActive(alert) {
+      const copy = await recent();
+      if (alert.createTime < copy.from) {
+        return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
+      }
+      const match = copy.rows.find((b) => matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS));
+      return match ? { id: match.id, priority: match.priority } : null;
+    },
+    forget() {
+      slot = {};
+    },
+  };
 }
 
 /** 400 when end is before start, or past the last instant we represent. */
@@ -210,7 +208,7 @@ export async function createBlackout(deps: Deps, input: BlackoutInput, caller: C
     createTime: now,
     text: input.text ?? '',
   });
-  forgetRecent(deps);
+  deps.blackoutCache.forget();
   return presentBlackout(row, caller.baseUrl, now);
 }
 
@@ -274,7 +272,7 @@ export async function updateBlackout(
     };
     return blackoutsDb.updateBlackout(tx, current.id, write);
   });
-  forgetRecent(deps);
+  deps.blackoutCache.forget();
   return presentBlackout(row, caller.baseUrl, now);
 }
 
@@ -282,7 +280,7 @@ export async function updateBlackout(
 export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Promise<void> {
   const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
   if (!row || !(await blackoutsDb.deleteBlackout(deps.db, row.id, caller.customers))) throw notFound();
-  forgetRecent(deps);
+  deps.blackoutCache.forget();
 }
 
 // ---- GET /blackouts -----------------------------------------------------------------------

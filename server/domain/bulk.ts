@@ -15,7 +15,7 @@ import { selectIds } from '../db/alert-query.ts';
 import * as alertsDb from '../db/alerts.ts';
 import * as tasksDb from '../db/bulk-tasks.ts';
 import type { BulkType, CallerSnapshot, TaskRow } from '../db/bulk-tasks.ts';
-import type { Deps } from '../deps.ts';
+import type { BulkRunner, Deps } from '../deps.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { presentLiveAlert } from '../present.ts';
 import * as alerts from './alerts.ts';
@@ -105,7 +105,7 @@ export async function startBulk(
     caller: snapshot,
     now: deps.clock.now(),
   });
-  runners.get(deps)?.kick();
+  deps.bulk.kick();
   return { kind: 'task', id: task.id, total: ids.length };
 }
 
@@ -205,57 +205,55 @@ const overLimit = (type: 'tag' | 'untag' | 'attributes') =>
     ? `the alert's attributes would be over their limits (at most ${MAX_ATTRIBUTES.count} keys, ${MAX_ATTRIBUTES.storedBytes} bytes as stored JSON)`
     : `the alert's tags would be over their limits (at most ${MAX_LIST.tags.items} tags, ${MAX_LIST.tags.total} characters in total)`;
 
-const runners = new WeakMap<Deps, BulkRunner>();
+/**
+ * This instance's task runner (deps.bulk). Tasks run the alert use cases, which take the whole
+ * Deps, so boot.ts makes the runner, puts it in Deps, then starts it with them.
+ */
+export const createBulkRunner = () => new TaskRunner();
 
-/** Starts this instance's task runner: it takes pending tasks and resumes abandoned ones. */
-export function startBulkRunner(deps: Deps): { stop(): Promise<void> } {
-  const runner = new BulkRunner(deps);
-  runners.set(deps, runner);
-  runner.kick();
-  return runner;
-}
-
-class BulkRunner {
-  readonly deps: Deps;
+class TaskRunner implements BulkRunner {
   readonly owner = randomUUID();
+  private deps: Deps | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(deps: Deps) {
+  /** Takes pending tasks and resumes abandoned ones, now and every SWEEP_MS. */
+  start(deps: Deps): void {
     this.deps = deps;
     this.timer = setInterval(() => this.kick(), SWEEP_MS);
     this.timer.unref();
+    this.kick();
   }
 
   kick(): void {
-    if (this.stopped) return;
+    const { deps } = this;
+    if (!deps || this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.running = this.drain()
-      .catch((err: unknown) => this.deps.log.error({ err }, 'bulk.runner_failed'))
+    this.running = this.drain(deps)
+      .catch((err: unknown) => deps.log.error({ err }, 'bulk.runner_failed'))
       .finally(() => {
         this.running = null;
       });
   }
 
-  private async drain(): Promise<void> {
+  private async drain(deps: Deps): Promise<void> {
     do {
       this.again = false;
       for (;;) {
         if (this.stopped) return;
-        const task = await tasksDb.claimTask(this.deps.db, this.owner, LEASE_MS);
+        const task = await tasksDb.claimTask(deps.db, this.owner, LEASE_MS);
         if (!task) break;
-        await this.run(task);
+        await this.run(deps, task);
       }
     } while (this.again);
   }
 
-  private async run(task: TaskRow): Promise<void> {
-    const { deps } = this;
+  private async run(deps: Deps, task: TaskRow): Promise<void> {
     const snapshot = task.caller;
     const caller: Caller = {
       ip: snapshot.ip,

@@ -21,7 +21,7 @@ import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
 import { createSessions } from './sessions.ts';
-import { preEncodeSharedAck, shareEncoding, sharedEncodingParser } from './shared-encoding.ts';
+import { createSharedEncoding, preEncodeSharedAck } from './shared-encoding.ts';
 import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /** How often each socket hears the server's time and position, and its user's status is read again. */
@@ -57,13 +57,14 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   const { config, log, metrics } = deps;
   const path = config.SOCKET_PATH || `${config.API_PREFIX}/socket.io`;
   const isListedOrigin = originMatcher(config.CORS_ORIGINS);
+  const encoding = createSharedEncoding();
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
     server,
     {
       path,
       serveClient: false,
       // A snapshot page shared by many subscribers is encoded once for all of them (shared-encoding.ts).
-      parser: sharedEncodingParser,
+      parser: encoding.parser,
       // The same origin rule as HTTP (regex entries included), so a listed console may connect.
       cors: {
         origin: (origin, allow) => allow(null, origin === undefined || isListedOrigin(origin)),
@@ -253,7 +254,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         from,
         read: listViewPage(deps, new URLSearchParams(query), caller, view.counts.total).then((list) => ({
           ...list,
-          alerts: shareEncoding(list.alerts),
+          alerts: encoding.share(list.alerts),
         })),
       };
       pageReads.set(readKey, fresh);

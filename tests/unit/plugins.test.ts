@@ -38,24 +38,16 @@ interface LogLine {
   data: Record<string, unknown>;
   msg: string;
 }
-/** A logger that remembers what it was told. */
+/** The server's logger (debug and up) writing to memory: each JSON line read back as level, fields, message. */
 function recordingLog(): Log & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const at =
-    (level: string) =>
-    (data: Record<string, unknown>, msg = '') =>
-      lines.push({ level, data, msg });
-  const log = {
-    lines,
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    fatal: at('fatal'),
-    child: () => log,
-  };
-  return log as unknown as Log & { lines: LogLine[] };
+  const log = createLog('debug', false, {
+    write(line: string) {
+      const { level, time: _time, msg, ...data } = JSON.parse(line) as Record<string, unknown>;
+      lines.push({ level: String(level), data, msg: typeof msg === 'string' ? msg : '' });
+    },
+  });
+  return Object.assign(log, { lines });
 }
 
 const settings = (env: Record<string, string> = {}) => loadConfig(env, { systemFile: null });

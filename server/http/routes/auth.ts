@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { logIn } from '../../auth/sign-in.ts';
 import { signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
-import { oidcLogoutUrl } from '../../auth/sso/index.ts';
+import { oidcLogoutUrl, type SsoSetup } from '../../auth/sso/index.ts';
 import { forbidden, unauthorized } from '../../errors.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -13,11 +13,11 @@ import { bodyObject } from '../body.ts';
 const LOGGED_OUT = { status: 'ok', message: 'OIDC end_session_endpoint not configured' };
 
 /** Login, signup, logout and userinfo (auth.md §6). Only /userinfo needs credentials. */
-export function authRoutes(deps: Deps): Router {
+export function authRoutes(deps: Deps, sso: SsoSetup): Router {
   const router = new Router();
   /** The web UI sends people on to the OpenID provider's end-session URL when there is one. */
   const loggedOut = () => {
-    const logoutUrl = oidcLogoutUrl(deps.config);
+    const logoutUrl = oidcLogoutUrl(deps.config, sso);
     return logoutUrl ? { status: 'ok', logoutUrl } : LOGGED_OUT;
   };
 

@@ -8,6 +8,7 @@ import {
   samlSignIn,
   samlSignInRequest,
   signInWithCode,
+  type SsoSetup,
 } from '../../auth/sso/index.ts';
 import { handBackPage, type HandBack } from '../../auth/sso/saml.ts';
 import type { Deps } from '../../deps.ts';
@@ -58,7 +59,7 @@ function sendPage(ctx: Context, status: number, result: HandBack, origin: string
 }
 
 /** OAuth 2.0 / OpenID Connect code exchange and SAML 2.0 (auth.md §6, §12; docs/auth-sso.md). */
-export function ssoRoutes(deps: Deps): Router {
+export function ssoRoutes(deps: Deps, sso: SsoSetup): Router {
   const router = new Router();
 
   for (const provider of CODE_PROVIDERS) {
@@ -71,7 +72,7 @@ export function ssoRoutes(deps: Deps): Router {
         redirectUri: input.redirectUri,
         codeVerifier: input.codeVerifier ?? undefined,
       };
-      ctx.body = { token: await signInWithCode(deps, provider, grant, apiBase(ctx, deps.config)) };
+      ctx.body = { token: await signInWithCode(deps, sso, provider, grant, apiBase(ctx, deps.config)) };
     });
   }
   for (const [provider, advice] of Object.entries(NOT_HERE)) {
@@ -81,8 +82,8 @@ export function ssoRoutes(deps: Deps): Router {
   }
 
   /** GET /auth/saml/metadata.xml: this service provider's metadata, for the identity provider's admin. */
-  router.get('/auth/saml/metadata.xml', async (ctx) => {
-    const xml = await samlMetadata(deps);
+  router.get('/auth/saml/metadata.xml', (ctx) => {
+    const xml = samlMetadata(deps.config, sso);
     ctx.type = 'text/xml; charset=utf-8';
     ctx.body = xml;
   });
@@ -95,7 +96,7 @@ export function ssoRoutes(deps: Deps): Router {
     if (!handBackOrigin(deps, relayState, base)) {
       throw badRequest('the page that asked to sign in is not on an origin CORS_ORIGINS lists');
     }
-    const next = await samlSignInRequest(deps, relayState);
+    const next = await samlSignInRequest(deps.config, sso, relayState);
     ctx.set('Cache-Control', 'no-store');
     if ('redirect' in next) ctx.redirect(next.redirect);
     else {
@@ -117,7 +118,7 @@ export function ssoRoutes(deps: Deps): Router {
     }
     if (!samlResponse)
       return sendPage(ctx, 400, { status: 'error', message: 'missing SAMLResponse' }, origin);
-    const { status, result } = await samlSignIn(deps, samlResponse, base);
+    const { status, result } = await samlSignIn(deps, sso, samlResponse, base);
     sendPage(ctx, status, result, origin);
   });
 
