@@ -14,12 +14,9 @@
  * Databases are made on TEST_DATABASE_URL, DATABASE_URL or the local PostgreSQL, else on an embedded
  * one, as `npm test` does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { AppContext } from '../tests/helpers/app.ts';
+import { testDatabase } from './test-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,32 +38,9 @@ if (
   process.exit(2);
 }
 
-async function canConnect(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // The helpers read TEST_DATABASE_URL when they load: settle it first.
-let stopEmbedded = async () => {};
-const local = 'postgres://postgres@127.0.0.1:5432/postgres';
-if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL && !(await canConnect(local))) {
-  const { startEmbeddedPostgres } = await import('../server/db/embedded.ts');
-  const { createLog } = await import('../server/log.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'alertwall-fuzz-pg-'));
-  console.log(`no PostgreSQL at ${local}; starting an embedded one in ${dir}`);
-  const embedded = await startEmbeddedPostgres(dir, createLog('silent'));
-  process.env.TEST_DATABASE_URL = embedded.url;
-  stopEmbedded = async () => {
-    await embedded.stop();
-    rmSync(dir, { recursive: true, force: true });
-  };
-}
+const database = await testDatabase('fuzz');
+process.env.TEST_DATABASE_URL = database.url;
 const { startApp, stopApp } = await import('../tests/helpers/app.ts');
 const { MODES, MODE_AUTH, replayBadRequests, statusSummary, failureReport } =
   await import('../tests/helpers/robustness.ts');
@@ -106,7 +80,7 @@ try {
     if (i < modes.length - 1) console.log('');
   }
 } finally {
-  await stopEmbedded();
+  await database.stop();
 }
 console.log(bad ? `\nFAIL: ${bad} failures` : '\nok: no failures');
 process.exit(bad ? 1 : 0);

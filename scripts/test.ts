@@ -5,10 +5,9 @@
  *   npm test -- tests/api/x.test.ts  run only these files
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import { testDatabase } from './test-database.ts';
 
 interface Outcome {
   passed: number;
@@ -81,37 +80,6 @@ function testFiles(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-async function canConnect(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Tests create a database per suite on this server: DATABASE_URL, the local one, or an embedded one. */
-async function testDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const given = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (given) return { url: given, stop: async () => {} };
-  const local = 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await canConnect(local)) return { url: local, stop: async () => {} };
-  const { startEmbeddedPostgres } = await import('../server/db/embedded.ts');
-  const { createLog } = await import('../server/log.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'alertwall-test-pg-'));
-  console.log(`no PostgreSQL at ${local}; starting an embedded one in ${dir}`);
-  const pgServer = await startEmbeddedPostgres(dir, createLog('silent'));
-  return {
-    url: pgServer.url,
-    stop: async () => {
-      await pgServer.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main() {
   const outcomes: [string, Outcome][] = [];
   const record = (name: string, o: Outcome) => {
@@ -147,7 +115,7 @@ async function main() {
   const needsDb =
     stages.some(([s]) => s !== 'unit' && wants(s)) &&
     (files.length === 0 || files.some((f) => !f.includes('/unit/')));
-  const database = needsDb ? await testDatabase() : null;
+  const database = needsDb ? await testDatabase('test') : null;
   const env = { ...process.env, ...(database ? { TEST_DATABASE_URL: database.url } : {}) };
   try {
     for (const [stage, concurrency] of stages) {
