@@ -7,12 +7,14 @@ import { createLoginLimiter } from './auth/rate-limit.ts';
 import { loadSso } from './auth/sso/index.ts';
 import { createHub, type Hub } from './realtime/hub.ts';
 import { createBulkRunner } from './domain/bulk.ts';
-import { createBlackoutCache } from './domain/blackouts.ts';
 import { startHousekeeping } from './domain/housekeeping.ts';
 import { startTallyCompaction } from './domain/tally-compaction.ts';
-import { startForwarding } from './forwarding/worker.ts';
-import { startNotifications } from './notifications/engine.ts';
+import { createForwarder, type Forwarder } from './forwarding/worker.ts';
+import { createNotifier, type Engine } from './notifications/engine.ts';
 import { notificationsPlugin } from './notifications/plugin.ts';
+import { receiveHeartbeat } from './domain/heartbeats.ts';
+import { createBlackoutCache } from './domain/blackouts.ts';
+import { forwardQueue } from './plugins/forwarder.ts';
 import { secretBoxFrom } from './secret-box.ts';
 import { resealReceiverSecrets } from './notifications/sealed-settings.ts';
 import { redactUrl, type Config } from './config.ts';
@@ -75,8 +77,8 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
   let bulk: ReturnType<typeof createBulkRunner> | null = null;
   let housekeeping: { stop(): Promise<void> } | null = null;
   let tallyCompaction: { stop(): Promise<void> } | null = null;
-  let forwarding: { stop(): Promise<void> } | null = null;
-  let notifications: { stop(): Promise<void> } | null = null;
+  let forwarder: Forwarder | null = null;
+  let notifier: Engine | null = null;
   let keyUsage: ReturnType<typeof startKeyUsage> | null = null;
   let hub: Hub | null = null;
   // Settings the established server accepts but that are unsafe: start anyway, and say so loudly.
@@ -116,7 +118,6 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
       : 'in-process';
 
     const model = createAlarmModel(config);
-    const plugins = await loadPlugins(config, log);
     const webhooks = await loadWebhooks(config, log);
     const base: Base = {
       config,
@@ -132,23 +133,40 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     keyUsage = startKeyUsage(base);
     bulk = createBulkRunner();
     const blackoutCache = createBlackoutCache(base);
+    forwarder = createForwarder(base);
+    const plugins = await loadPlugins({
+      config,
+      log,
+      clock: base.clock,
+      heartbeats: { receive: (input, url) => receiveHeartbeat(base, input, url) },
+      blackouts: blackoutCache,
+      forwards: forwardQueue(base, forwarder),
+    });
+    // After the PLUGINS (a settings-made receiver's plugin names its missing setting first), and
+    // after resealing, so that the engine opens the receivers with the current key.
+    await resealReceiverSecrets(base);
+    notifier = await createNotifier(base);
     // Notification routing always runs, after the PLUGINS, so it sees what every other hook decided.
-    const pipeline = createPipeline([...plugins, await notificationsPlugin({ config, log })], base);
-    const deps: Deps = Object.assign(base, {
+    const pipeline = createPipeline([...plugins, notificationsPlugin(notifier)], base);
+    // Each part is made from what was made before it (base → services → plugins → receiver) and
+    // holds it; none looks anything up by the deps object, so deps is a plain object over them.
+    const deps: Deps = {
+      ...base,
       plugins: pipeline,
       receiver: createReceiver(base, { plugins: pipeline }),
       keyUsage,
       loginLimiter: createLoginLimiter(base.clock),
       bulk,
       blackoutCache,
-    });
+      forwarder,
+      notifier,
+    };
     await bootstrapAccess(deps);
     bulk.start(deps);
     housekeeping = startHousekeeping(deps);
     tallyCompaction = startTallyCompaction(deps);
-    forwarding = await startForwarding(deps);
-    await resealReceiverSecrets(deps);
-    notifications = await startNotifications(deps);
+    await forwarder?.start();
+    notifier.start();
     const app = createApp(deps, { sso, webhooks });
     // Node's own header limit answers with a bare 431; ours is larger so MAX_URL_LENGTH answers in JSON.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 60_000 }, app.callback());
@@ -181,8 +199,8 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT * 1000);
         await stopped;
         clearTimeout(timer);
-        await forwarding?.stop();
-        await notifications?.stop();
+        await forwarder?.stop();
+        await notifier?.stop();
         await housekeeping?.stop();
         await tallyCompaction?.stop();
         await bulk?.stop();
@@ -195,8 +213,8 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     return { deps, server, url: `http://${host}:${port}${uiPath}`, port, database, busDescription, close };
   } catch (err) {
     await hub?.close().catch(() => {});
-    await forwarding?.stop().catch(() => {});
-    await notifications?.stop().catch(() => {});
+    await forwarder?.stop().catch(() => {});
+    await notifier?.stop().catch(() => {});
     await housekeeping?.stop().catch(() => {});
     await tallyCompaction?.stop().catch(() => {});
     await bulk?.stop().catch(() => {});

@@ -1,6 +1,7 @@
 import type { AlertRecord } from '../domain/alert-types.ts';
+import type { BuiltinPlugin } from '../plugins/internal.ts';
 import type { PluginFactory } from '../plugins/types.ts';
-import { engineOf } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { SETTINGS_PLUGINS, settingsReceiver, type SettingsPlugin } from './from-settings.ts';
 import { statusClass } from './rules.ts';
 
@@ -14,31 +15,27 @@ const unchanged = (alert: AlertRecord) => alert.repeat && alert.updateTime !== a
  * Notification routing's hooks (docs/notifications.md). Always run, after the PLUGINS, so they see
  * what every other hook decided. Suppressed (blacked-out) receipts never reach post-receive hooks.
  */
-export const notificationsPlugin: PluginFactory = () => ({
+export const notificationsPlugin = (engine: Engine): BuiltinPlugin => ({
   name: 'notifications',
   // `unchanged` holds for every plain duplicate.
   quietOnPlainDuplicates: true,
   // Triggers are planned on the alert as the receipt will store it and written by the receipt's own
   // statement (committed with the alert); postReceive stays for when another plugin's post-receive
   // hook runs first (it may change what the rules see).
-  receiptAlong(alert, ctx) {
-    const engine = engineOf(ctx.deps);
-    if (!engine || unchanged(alert)) return;
+  receiptAlong(alert) {
+    if (unchanged(alert)) return;
     return { triggers: engine.plan(alert, statusClass(alert.status)) };
   },
-  afterReceipt(alert, written, ctx) {
-    const engine = engineOf(ctx.deps);
-    if (!engine || unchanged(alert)) return;
+  afterReceipt(alert, written) {
+    if (unchanged(alert)) return;
     engine.followed(alert, statusClass(alert.status), written.along);
   },
-  async postReceive(alert, ctx) {
-    const engine = engineOf(ctx.deps);
-    if (!engine || unchanged(alert)) return;
+  async postReceive(alert) {
+    if (unchanged(alert)) return;
     await engine.alertChanged(alert, statusClass(alert.status));
   },
-  postAction(alert, _action, _text, _timeout, ctx) {
-    const engine = engineOf(ctx.deps);
-    if (engine && !engine.routing.isIdle) engine.scheduler.changed(alert.id);
+  postAction(alert) {
+    if (!engine.routing.isIdle) engine.scheduler.changed(alert.id);
   },
 });
 
