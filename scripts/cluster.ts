@@ -288,24 +288,34 @@ async function provideRedis(given: string | undefined) {
     );
   }
   const port = await freePort();
-  const proc = startProc({
-    command: [
-      'redis-server',
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ],
-    env: process.env,
-  });
-  for (const deadline = Date.now() + 10_000; !(await accepts('127.0.0.1', port)); await sleep(50)) {
-    if (Date.now() > deadline) throw new Error(`redis-server did not start:\n${proc.output()}`);
-  }
+  const proc = await startRedisServer(port);
   return { url: `redis://127.0.0.1:${port}`, stop: () => proc.stop().then(() => {}) };
+}
+
+/**
+ * A redis-server on 127.0.0.1:`port` that saves nothing by itself (SHUTDOWN SAVE writes to `dir`),
+ * once it accepts connections.
+ */
+export async function startRedisServer(port: number, dir?: string): Promise<Proc> {
+  const command = [
+    'redis-server',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  const proc = startProc({ command: dir ? [...command, '--dir', dir] : command, env: process.env });
+  for (const deadline = Date.now() + 10_000; !(await accepts('127.0.0.1', port)); await sleep(20)) {
+    if (Date.now() > deadline) {
+      await proc.stop('SIGKILL');
+      throw new Error(`redis-server did not start:\n${proc.output()}`);
+    }
+  }
+  return proc;
 }
 
 export interface ClusterOptions {

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, startProc, type Proc } from '../../scripts/cluster.ts';
+import { freePort, startRedisServer, type Proc } from '../../scripts/cluster.ts';
 
 /**
  * A redis-server of the test's own on a free port, which the test stops and starts again (on the
@@ -23,42 +22,13 @@ export interface PrivateRedis {
   remove(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((ok) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => (socket.destroy(), ok(true)));
-    socket.once('error', () => ok(false));
-  });
-}
-
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'alertwall-redis-'));
   let proc: Proc | null = null;
   const start = async () => {
     if (proc) return;
-    const started = startProc({
-      command: [
-        'redis-server',
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-      ],
-      env: process.env,
-    });
-    proc = started;
-    for (const deadline = Date.now() + 10_000; !(await accepts(port)); await sleep(20)) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not start:\n${started.output()}`);
-    }
+    proc = await startRedisServer(port, dir);
   };
   const stop = async ({ keepData = false } = {}) => {
     const running = proc;
