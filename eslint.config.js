@@ -45,6 +45,7 @@ const LAYERS = [
       'server/secret-box.ts',
       'server/version.ts',
       'server/base-url.ts',
+      'server/request.ts',
       'server/types',
     ],
   },

@@ -1,14 +1,14 @@
 import Koa from 'koa';
 import { cacheMatches, Router } from './http/router.ts';
 import type { Deps } from './deps.ts';
-import { AppError, methodNotAllowed } from './errors.ts';
+import { appError, methodNotAllowed } from './errors.ts';
 import { apiBase } from './base-url.ts';
 import { accessLog } from './http/middleware/access-log.ts';
 import { body } from './http/middleware/body.ts';
 import { corsFrom } from './http/middleware/cors.ts';
 import { errors } from './http/middleware/errors.ts';
 import { jsonOnce } from './http/middleware/json-once.ts';
-import { loopGuard } from './forwarding/loop-guard.ts';
+import { loopGuard } from './http/middleware/loop-guard.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { securityHeaders } from './http/middleware/security-headers.ts';
 import { alertRoutes } from './http/routes/alerts.ts';
@@ -52,7 +52,7 @@ export function createApp(deps: Deps, options: { sso: SsoSetup; webhooks?: Webho
   // Middleware with nothing to do after the rest hand back its promise, without an async function's own.
   app.use((ctx, next) => {
     if (ctx.originalUrl.length > config.MAX_URL_LENGTH) {
-      throw new AppError(414, `request URL is longer than the limit of ${config.MAX_URL_LENGTH} characters`);
+      throw appError('url_too_long', config.MAX_URL_LENGTH);
     }
     return next();
   });
@@ -118,22 +118,20 @@ export function createApp(deps: Deps, options: { sso: SsoSetup; webhooks?: Webho
     api.allowedMethods({
       throw: true,
       methodNotAllowed: () => methodNotAllowed('this method', []),
-      notImplemented: () => new AppError(501, 'method not implemented'),
+      notImplemented: () => appError('method_not_implemented'),
     }),
   );
   app.use((ctx, next) => {
     if (isApiPath(ctx.path)) {
       const allowed = api.match(ctx.path, ctx.method).path.flatMap((l) => l.methods);
       if (allowed.length) throw methodNotAllowed(ctx.method, [...new Set(allowed)]);
-      throw new AppError(404, 'The requested URL was not found on the server.', [
-        `${ctx.method} ${ctx.path}`,
-      ]);
+      throw appError('url_not_found').with({ errors: [`${ctx.method} ${ctx.path}`] });
     }
     return next();
   });
   app.use(uiRoutes(uiBase, prefix, config).routes());
   app.use((ctx) => {
-    throw new AppError(404, 'The requested URL was not found on the server.', [`${ctx.method} ${ctx.path}`]);
+    throw appError('url_not_found').with({ errors: [`${ctx.method} ${ctx.path}`] });
   });
   return app;
 }

@@ -23,6 +23,7 @@ import { migrate } from './db/migrate.ts';
 import { ensureRows } from './db/ensure-rows.ts';
 import { connectionUrl, createDb, type Db } from './db/pool.ts';
 import { systemClock, type Base, type Deps } from './deps.ts';
+import { appError } from './errors.ts';
 import type { Log } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, type Bus } from './realtime/bus.ts';
@@ -173,9 +174,11 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     server.keepAliveTimeout = 65_000;
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (!socket.writable) return socket.destroy();
-      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-      const message = status === 431 ? 'request headers are too large' : 'malformed HTTP request';
-      const body = JSON.stringify({ status: 'error', message, code: status, errors: null });
+      const refusal = appError(
+        err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'malformed_request',
+      );
+      const { status, message, errorCode } = refusal;
+      const body = JSON.stringify({ status: 'error', message, code: status, errors: null, errorCode });
       socket.end(
         `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

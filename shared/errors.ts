@@ -7,5 +7,7 @@ export const ErrorBodySchema = z.object({
   code: z.number().int(),
   errors: z.array(z.string()).nullish(),
   requestId: z.string().optional(),
+  /** The server's stable code for the error (docs/errors.md); older servers do not send it. */
+  errorCode: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;

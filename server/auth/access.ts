@@ -3,7 +3,7 @@ import { permMatches } from '../db/perms.ts';
 import * as usersDb from '../db/users.ts';
 import type { UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { forbidden } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { matchesName, scopesForRoles } from './scopes.ts';
 
 // What a user may do once we know who they are: the names ADMIN_USERS and the customer lookup know
@@ -65,7 +65,7 @@ export async function customersFor(deps: Deps, login: string, groups: readonly s
   }
   if (found.has('*')) return [];
   if (found.size === 0) {
-    throw forbidden(`No customer lookup configured for user '${login}' or '${groups.join(', ')}'`);
+    throw appError('no_customer_lookup', login, groups);
   }
   return [...found].sort();
 }

@@ -1,10 +1,9 @@
-import type { Context } from 'koa';
 import { findKeyForAuth } from '../db/keys.ts';
 import { permMatches } from '../db/perms.ts';
 import { findTokenUser, findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, unauthorized } from '../errors.ts';
-import { apiBase } from '../base-url.ts';
+import { appError } from '../errors.ts';
+import type { RequestFacts } from '../request.ts';
 import { verifyHawkRequest } from './hawk.ts';
 import { ldapBasicAuth } from './ldap.ts';
 import { verifyPassword } from './passwords.ts';
@@ -15,46 +14,32 @@ import { withLoginLimit } from './sign-in.ts';
 import { verifyToken } from './tokens.ts';
 import { ANONYMOUS_OPEN, type Auth } from './types.ts';
 
-declare module 'koa' {
-  interface DefaultState {
-    auth?: Auth;
-  }
-}
-
 const HAWK_SCOPES = ['admin', 'read', 'write'];
 
 /**
- * The request's caller, worked out once per request (auth.md §1, first match wins): API key
- * (`Authorization: Key`, `X-API-Key`, `?api-key`), Hawk, Bearer token, auth proxy header, Basic
- * (against LDAP with AUTH_PROVIDER = 'ldap'); without any, the anonymous caller AUTH_REQUIRED and
- * ALLOW_READONLY allow, else 401. A credential that is present is always checked, even with
- * AUTH_REQUIRED off.
+ * An HTTP request's caller (auth.md §1, first match wins): API key (`Authorization: Key`,
+ * `X-API-Key`, `?api-key`), Hawk, Bearer token, auth proxy header, Basic (against LDAP with
+ * AUTH_PROVIDER = 'ldap'); without any, the anonymous caller AUTH_REQUIRED and ALLOW_READONLY
+ * allow, else 401. A credential that is present is always checked, even with AUTH_REQUIRED off.
+ * `baseUrl` is the API base a token's audience is checked against. The HTTP layer runs it once
+ * per request (http/caller.ts).
  */
-export async function authenticate(ctx: Context, deps: Deps): Promise<Auth> {
-  if (ctx.state.auth) return ctx.state.auth;
-  const auth = await identify(ctx, deps);
-  ctx.state.auth = auth;
-  return auth;
-}
-
-async function identify(ctx: Context, deps: Deps): Promise<Auth> {
-  const { config } = deps;
-  const header = ctx.get('Authorization').trim();
+export async function authenticate(deps: Deps, request: RequestFacts, baseUrl: string): Promise<Auth> {
+  const header = request.header('Authorization').trim();
   const space = header.indexOf(' ');
   const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
   const credential = space < 0 ? '' : header.slice(space + 1).trim();
 
-  const queryKey = typeof ctx.query['api-key'] === 'string' ? ctx.query['api-key'] : '';
-  const key = scheme === 'key' ? credential : ctx.get('X-API-Key').trim() || queryKey;
+  const key = scheme === 'key' ? credential : request.header('X-API-Key').trim() || request.query('api-key');
   if (key || scheme === 'key') return keyAuth(deps, key);
   if (scheme === 'hawk') {
-    const id = await verifyHawkRequest(deps, ctx);
+    const id = await verifyHawkRequest(deps, request);
     return { ...blank('hawk'), login: id, scopes: HAWK_SCOPES };
   }
-  if (scheme === 'bearer') return bearerAuth(deps, credential, apiBase(ctx, config));
-  const proxied = await proxyAuth((name) => ctx.get(name), deps);
+  if (scheme === 'bearer') return bearerAuth(deps, credential, baseUrl);
+  const proxied = await proxyAuth(request.header, deps);
   if (proxied) return proxied;
-  if (scheme === 'basic') return basicAuth(ctx, deps, credential);
+  if (scheme === 'basic') return basicAuth(deps, credential, request.ip);
   return anonymous(deps);
 }
 
@@ -63,11 +48,11 @@ function anonymous(deps: Deps): Auth {
   const { config } = deps;
   if (!config.AUTH_REQUIRED) return ANONYMOUS_OPEN;
   if (config.ALLOW_READONLY) return { ...blank('anonymous'), scopes: [...config.READONLY_SCOPES] };
-  throw unauthorized('Missing authorization API Key or Bearer Token');
+  throw appError('auth_required');
 }
 
 async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<Auth> {
-  if (!token) throw unauthorized('Token is invalid');
+  if (!token) throw appError('token_invalid');
   const claims = await verifyToken(deps.config, token, baseUrl);
   const scope = typeof claims.scope === 'string' ? claims.scope : '';
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -100,8 +85,8 @@ async function bearerAuth(deps: Deps, token: string, baseUrl: string): Promise<A
  */
 async function assertTokenUserActive(deps: Deps, userId: string | null, login: string | null): Promise<void> {
   const user = await findTokenUser(deps.db, userId, login);
-  if (!user) throw unauthorized('Token is invalid: its user does not exist');
-  if (user.status !== 'active') throw unauthorized(`User ${user.login} not active`);
+  if (!user) throw appError('token_user_missing');
+  if (user.status !== 'active') throw appError('credential_user_inactive', user.login);
 }
 
 /**
@@ -135,12 +120,12 @@ const blank = (method: Auth['method']): Auth => ({
 async function keyAuth(deps: Deps, value: string): Promise<Auth> {
   const row = value ? await findKeyForAuth(deps.db, value) : null;
   if (!row || row.expireTime <= deps.clock.now()) {
-    throw unauthorized(`API key parameter '${value.slice(0, 64)}' is invalid`);
+    throw appError('api_key_invalid', value);
   }
   // A key of a user who is not active is refused like the user's tokens; a key whose owner is no
   // user here (a service name, an admin without a user record) keeps working.
   if (row.userStatus !== null && row.userStatus !== 'active') {
-    throw unauthorized(`User ${row.user} not active`);
+    throw appError('credential_user_inactive', row.user);
   }
   deps.keyUsage.note(row.id);
   return {
@@ -152,7 +137,7 @@ async function keyAuth(deps: Deps, value: string): Promise<Auth> {
   };
 }
 
-async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<Auth> {
+async function basicAuth(deps: Deps, credential: string, ip: string): Promise<Auth> {
   const { config } = deps;
   const challenge = { 'WWW-Authenticate': `Basic realm=${config.BASIC_AUTH_REALM}` };
   let decoded: string;
@@ -163,24 +148,23 @@ async function basicAuth(ctx: Context, deps: Deps, credential: string): Promise<
   }
   const colon = decoded.indexOf(':');
   if (!credential || colon < 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(credential)) {
-    throw new AppError(400, 'Invalid credentials', undefined, challenge);
+    throw appError('invalid_credentials').with({ headers: challenge });
   }
   const name = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  if (config.AUTH_PROVIDER === 'ldap') return ldapBasicAuth(deps, name, password, ctx.ip, challenge);
+  if (config.AUTH_PROVIDER === 'ldap') return ldapBasicAuth(deps, name, password, ip, challenge);
   // Basic credentials are a login on every request: the same limits as POST /auth/login.
-  const user = await withLoginLimit(deps, name, ctx.ip, async () => {
+  const user = await withLoginLimit(deps, name, ip, async () => {
     const found = name ? await findUserByLoginOrEmail(deps.db, name) : null;
     // The hash is checked even for an unknown name, so timing does not tell which names exist.
     const ok = await verifyPassword(password, found?.password);
-    if (!found || !ok) throw new AppError(401, 'Authorization required', undefined, challenge);
+    if (!found || !ok) throw appError('authorization_required').with({ headers: challenge });
     return found;
   });
   if (config.EMAIL_VERIFICATION && !user.emailVerified) {
-    throw new AppError(401, 'email not verified', undefined, challenge);
+    throw appError('basic_email_not_verified').with({ headers: challenge });
   }
-  if (user.status !== 'active')
-    throw new AppError(403, `User ${user.login} not active`, undefined, challenge);
+  if (user.status !== 'active') throw appError('user_not_active', user.login).with({ headers: challenge });
   const login = user.email ?? user.login;
   const scopes = scopesForRoles(config, login, user.roles, await permMatches(deps.db));
   const customers = config.CUSTOMER_VIEWS

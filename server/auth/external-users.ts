@@ -4,15 +4,13 @@ import { permMatches } from '../db/perms.ts';
 import * as usersDb from '../db/users.ts';
 import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { conflict, type AppError, forbidden } from '../errors.ts';
+import { appError, type AppError } from '../errors.ts';
 import { customersFor, defaultRoles, domainOf, principalOf } from './access.ts';
 import { scopesForRoles } from './scopes.ts';
 import { completeSignIn } from './sign-in.ts';
 
 // Users an external provider vouches for (LDAP, an auth proxy, OpenID Connect, GitHub, SAML): their
 // local rows, created on first sight and kept in step with the provider.
-
-export const LOGIN_TAKEN = 'user with that login already exists';
 
 /** What an external provider (LDAP, an auth proxy, OpenID Connect, GitHub, SAML) vouches for. */
 export interface ExternalUser {
@@ -96,7 +94,7 @@ export async function userOfLogin(deps: Deps, who: LoginUser): Promise<UserRow> 
     who,
     row,
     () => usersDb.findUserByLoginOrEmail(deps.db, who.login),
-    () => conflict(LOGIN_TAKEN),
+    () => appError('login_taken'),
   );
 }
 
@@ -131,8 +129,8 @@ export function userIdFor(provider: string, subject: string): string {
 async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRow> {
   const id = userIdFor(who.provider, who.subject);
   const email = who.email || null;
-  const loginTaken = () => conflict(`login '${who.login}' belongs to another user`);
-  const emailTaken = () => conflict(`email '${email}' belongs to another user`);
+  const loginTaken = () => appError('login_of_other_user', who.login);
+  const emailTaken = () => appError('email_of_other_user', email);
   return deps.db.transaction(async (tx) => {
     const row = await usersDb.findUserById(tx, id, true);
     if (!row && who.linkByEmail && email && who.emailVerified) {
@@ -182,7 +180,7 @@ async function userOfIdentity(deps: Deps, who: ExternalIdentity): Promise<UserRo
 export async function signInExternal(deps: Deps, who: ExternalIdentity, baseUrl: string): Promise<string> {
   const { config } = deps;
   const user = await userOfIdentity(deps, who);
-  if (user.status !== 'active') throw forbidden(`User ${user.login} is not active`);
+  if (user.status !== 'active') throw appError('external_user_not_active', user.login);
   const principal = principalOf(deps, user);
   const roles = [...new Set([...who.roles, ...user.roles])];
   const names = [...roles, ...who.groups, ...(who.orgs ?? [])];

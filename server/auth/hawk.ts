@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Context } from 'koa';
 import type { Config } from '../config.ts';
 import { claimHawkNonce, deleteExpiredHawkNonces } from '../db/hawk-nonces.ts';
 import type { Deps } from '../deps.ts';
-import { unauthorized } from '../errors.ts';
+import { appError, type AppError } from '../errors.ts';
+import type { RequestFacts } from '../request.ts';
 import {
   HAWK_ALGORITHMS,
   HAWK_VALUE_CHARS,
@@ -45,7 +45,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const ATTRIBUTE = /([A-Za-z]+)="([^"\\]*)"\s*(?:,\s*|$)/y;
 const KNOWN = new Set(['id', 'ts', 'nonce', 'hash', 'mac', 'ext']);
 
-const fail = (message: string) => unauthorized(message, { 'WWW-Authenticate': `Hawk error="${message}"` });
+/** The 401 with the challenge naming the problem, as the hawk library answers. */
+const refuse = (e: AppError) => e.with({ headers: { 'WWW-Authenticate': `Hawk error="${e.message}"` } });
 
 /**
  * Parses the value of an `Authorization: Hawk id="…", ts="…", …` header. Every attribute must be
@@ -53,28 +54,28 @@ const fail = (message: string) => unauthorized(message, { 'WWW-Authenticate': `H
  * Anything else is a 401 naming the problem.
  */
 export function parseHawkHeader(header: string): HawkAttributes {
-  if (header.length > MAX_HEADER_LENGTH) throw fail('Invalid Hawk header: too long');
+  if (header.length > MAX_HEADER_LENGTH) throw refuse(appError('hawk_invalid_header', 'too long'));
   const m = /^hawk(?:\s+(.*))?$/is.exec(header.trim());
-  if (!m) throw fail('Invalid Hawk header: not the Hawk scheme');
+  if (!m) throw refuse(appError('hawk_invalid_header', 'not the Hawk scheme'));
   const text = m[1] ?? '';
-  if (!text) throw fail('Invalid Hawk header: no attributes');
+  if (!text) throw refuse(appError('hawk_invalid_header', 'no attributes'));
   const found = new Map<string, string>();
   let pos = 0;
   while (pos < text.length) {
     ATTRIBUTE.lastIndex = pos;
     const a = ATTRIBUTE.exec(text);
-    if (!a) throw fail('Invalid Hawk header: bad syntax');
+    if (!a) throw refuse(appError('hawk_invalid_header', 'bad syntax'));
     const [, name = '', value = ''] = a;
-    if (!KNOWN.has(name)) throw fail(`Invalid Hawk header: unknown attribute ${name}`);
-    if (found.has(name)) throw fail(`Invalid Hawk header: duplicate attribute ${name}`);
-    if (!HAWK_VALUE_CHARS.test(value)) throw fail(`Invalid Hawk header: bad value for ${name}`);
+    if (!KNOWN.has(name)) throw refuse(appError('hawk_invalid_header', `unknown attribute ${name}`));
+    if (found.has(name)) throw refuse(appError('hawk_invalid_header', `duplicate attribute ${name}`));
+    if (!HAWK_VALUE_CHARS.test(value)) throw refuse(appError('hawk_invalid_header', `bad value for ${name}`));
     found.set(name, value);
     pos = ATTRIBUTE.lastIndex;
   }
   for (const name of ['id', 'ts', 'nonce', 'mac']) {
-    if (!found.get(name)) throw fail(`Invalid Hawk header: missing ${name}`);
+    if (!found.get(name)) throw refuse(appError('hawk_invalid_header', `missing ${name}`));
   }
-  if (!found.get('hash')) throw fail('Invalid Hawk header: missing payload hash');
+  if (!found.get('hash')) throw refuse(appError('hawk_invalid_header', 'missing payload hash'));
   const attrs: HawkAttributes = {
     id: found.get('id')!,
     ts: found.get('ts')!,
@@ -83,11 +84,11 @@ export function parseHawkHeader(header: string): HawkAttributes {
     mac: found.get('mac')!,
     ext: found.get('ext') ?? '',
   };
-  if (attrs.id.length > MAX_ID_LENGTH) throw fail('Invalid Hawk header: id too long');
-  if (!/^\d{1,12}$/.test(attrs.ts)) throw fail('Invalid Hawk header: ts must be whole seconds');
-  if (attrs.nonce.length > MAX_NONCE_LENGTH) throw fail('Invalid Hawk header: nonce too long');
-  if (!BASE64.test(attrs.hash)) throw fail('Invalid Hawk header: hash must be base64');
-  if (!BASE64.test(attrs.mac)) throw fail('Invalid Hawk header: mac must be base64');
+  if (attrs.id.length > MAX_ID_LENGTH) throw refuse(appError('hawk_invalid_header', 'id too long'));
+  if (!/^\d{1,12}$/.test(attrs.ts)) throw refuse(appError('hawk_invalid_header', 'ts must be whole seconds'));
+  if (attrs.nonce.length > MAX_NONCE_LENGTH) throw refuse(appError('hawk_invalid_header', 'nonce too long'));
+  if (!BASE64.test(attrs.hash)) throw refuse(appError('hawk_invalid_header', 'hash must be base64'));
+  if (!BASE64.test(attrs.mac)) throw refuse(appError('hawk_invalid_header', 'mac must be base64'));
   return attrs;
 }
 
@@ -104,16 +105,19 @@ const firstValue = (v: string) => v.split(',')[0]!.trim();
  * first when USE_PROXYFIX), the port defaulting to 80 or 443 by scheme. IPv6 literals lose their
  * brackets, as the hawk client writes them.
  */
-export function requestHostPort(ctx: Context, config: Pick<Config, 'USE_PROXYFIX'>) {
+export function requestHostPort(
+  request: Pick<RequestFacts, 'header' | 'encrypted'>,
+  config: Pick<Config, 'USE_PROXYFIX'>,
+) {
   const proxied = config.USE_PROXYFIX;
-  const forwardedProto = proxied ? firstValue(ctx.get('X-Forwarded-Proto')).toLowerCase() : '';
-  const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
-  const scheme = forwardedProto || (encrypted ? 'https' : 'http');
-  const hostHeader = (proxied && firstValue(ctx.get('X-Forwarded-Host'))) || ctx.get('Host');
+  const forwardedProto = proxied ? firstValue(request.header('X-Forwarded-Proto')).toLowerCase() : '';
+  const scheme = forwardedProto || (request.encrypted ? 'https' : 'http');
+  const hostHeader = (proxied && firstValue(request.header('X-Forwarded-Host'))) || request.header('Host');
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:/[\]@]+))(?::(\d{1,5}))?$/.exec(hostHeader.trim());
-  if (!m) throw fail('Invalid Host header');
-  const forwardedPort = proxied ? firstValue(ctx.get('X-Forwarded-Port')) : '';
-  if (forwardedPort && !/^\d{1,5}$/.test(forwardedPort)) throw fail('Invalid X-Forwarded-Port header');
+  if (!m) throw refuse(appError('hawk_invalid_host'));
+  const forwardedPort = proxied ? firstValue(request.header('X-Forwarded-Port')) : '';
+  if (forwardedPort && !/^\d{1,5}$/.test(forwardedPort))
+    throw refuse(appError('hawk_invalid_forwarded_port'));
   const port = Number(forwardedPort || m[3] || (scheme === 'https' ? 443 : 80));
   return { host: (m[1] ?? m[2] ?? '').toLowerCase(), port };
 }
@@ -125,7 +129,7 @@ function requestResource(url: string): string {
     const u = new URL(url);
     return u.pathname + u.search;
   } catch {
-    throw fail('Invalid request target');
+    throw refuse(appError('hawk_invalid_target'));
   }
 }
 
@@ -148,19 +152,19 @@ async function sweepNonces(deps: Deps, now: number) {
  * absent body hashes as ''), timestamp within HAWK_SKEW_SEC (else 401 `Stale timestamp` with the
  * server's signed time in WWW-Authenticate), and that the nonce was not used before.
  */
-export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<string> {
-  const attrs = parseHawkHeader(ctx.get('Authorization'));
+export async function verifyHawkRequest(deps: Deps, request: RequestFacts): Promise<string> {
+  const attrs = parseHawkHeader(request.header('Authorization'));
   const credentials = deps.config.HMAC_AUTH_CREDENTIALS.find((c) => c.key === attrs.id);
-  if (!credentials) throw fail('Unknown Hawk credentials');
+  if (!credentials) throw refuse(appError('hawk_unknown_credentials'));
   const algorithm = credentials.algorithm.toLowerCase();
-  if (!HAWK_ALGORITHMS.includes(algorithm)) throw fail('Unsupported Hawk algorithm');
+  if (!HAWK_ALGORITHMS.includes(algorithm)) throw refuse(appError('hawk_unsupported_algorithm'));
   const alg = algorithm as HawkAlgorithm;
 
-  const { host, port } = requestHostPort(ctx, deps.config);
-  const hash = hawkPayloadHash(alg, ctx.get('Content-Type'), ctx.request.rawBody ?? '');
+  const { host, port } = requestHostPort(request, deps.config);
+  const hash = hawkPayloadHash(alg, request.header('Content-Type'), request.rawBody ?? '');
   const mac = hawkMac(alg, credentials.secret, {
-    method: ctx.method,
-    resource: requestResource(ctx.originalUrl),
+    method: request.method,
+    resource: requestResource(request.url),
     host,
     port,
     ts: attrs.ts,
@@ -168,16 +172,16 @@ export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<strin
     hash: attrs.hash,
     ext: attrs.ext,
   });
-  if (!safeEqual(mac, attrs.mac)) throw fail('Bad mac');
-  if (!safeEqual(hash, attrs.hash)) throw fail('Bad payload hash');
+  if (!safeEqual(mac, attrs.mac)) throw refuse(appError('hawk_bad_mac'));
+  if (!safeEqual(hash, attrs.hash)) throw refuse(appError('hawk_bad_hash'));
 
   const now = deps.clock.now();
   const tsMs = Number(attrs.ts) * 1000;
   if (Math.abs(tsMs - now) > HAWK_SKEW_SEC * 1000) {
     const serverTs = Math.floor(now / 1000);
     const tsm = createHmac(alg, credentials.secret).update(`hawk.1.ts\n${serverTs}\n`).digest('base64');
-    throw unauthorized('Stale timestamp', {
-      'WWW-Authenticate': `Hawk ts="${serverTs}", tsm="${tsm}", error="Stale timestamp"`,
+    throw appError('hawk_stale_timestamp').with({
+      headers: { 'WWW-Authenticate': `Hawk ts="${serverTs}", tsm="${tsm}", error="Stale timestamp"` },
     });
   }
 
@@ -188,6 +192,6 @@ export async function verifyHawkRequest(deps: Deps, ctx: Context): Promise<strin
     ts: Number(attrs.ts),
     expireTime: tsMs + HAWK_SKEW_SEC * 1000 + NONCE_MARGIN_MS,
   });
-  if (!fresh) throw fail('Replayed nonce');
+  if (!fresh) throw refuse(appError('hawk_replayed_nonce'));
   return attrs.id;
 }

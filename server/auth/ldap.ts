@@ -7,7 +7,7 @@ import { userOfLogin } from './external-users.ts';
 import { assertActive, signInUser, withLoginLimit } from './sign-in.ts';
 import type { UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { AppError, appError } from '../errors.ts';
 import type { Auth } from './types.ts';
 
 /** What the directory says about the person who just bound (auth.md §10). */
@@ -22,8 +22,6 @@ export interface DirectoryUser {
   groups: string[];
 }
 
-const INVALID_LOGIN = 'Invalid username or password';
-const UNAVAILABLE = 'LDAP server unavailable';
 /** Without LDAP_TIMEOUT a dead server would hold the login request for the OS's TCP timeout. */
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -35,7 +33,7 @@ function splitLogin(config: Config, name: string): { username: string; domain: s
   const at = name.lastIndexOf('@');
   if (backslash >= 0) [domain, username] = [name.slice(0, backslash), name.slice(backslash + 1)];
   else if (at >= 0) [username, domain] = [name.slice(0, at), name.slice(at + 1)];
-  if (!username || !domain) throw unauthorized('expected username with domain');
+  if (!username || !domain) throw appError('ldap_username_without_domain');
   return { username: username.toLowerCase(), domain: domain.toLowerCase() };
 }
 
@@ -106,7 +104,7 @@ async function bindService(config: Config, client: Client): Promise<void> {
   try {
     await client.bind(config.LDAP_BIND_USERNAME, config.LDAP_BIND_PASSWORD);
   } catch (err) {
-    if (err instanceof InvalidCredentialsError) throw new AppError(500, 'invalid ldap bind credentials');
+    if (err instanceof InvalidCredentialsError) throw appError('ldap_bind_failed');
     throw err;
   }
 }
@@ -125,12 +123,12 @@ async function locateUser(
       forDomain(config.LDAP_DOMAINS_BASEDN, domain) || config.LDAP_USER_BASEDN || config.LDAP_BASEDN;
     const filter = fillFilter(config.LDAP_USER_FILTER, { username });
     const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes });
-    if (searchEntries.length > 1) throw new AppError(500, `invalid search query for domain "${domain}"`);
-    if (searchEntries.length === 0) throw unauthorized(INVALID_LOGIN);
+    if (searchEntries.length > 1) throw appError('ldap_ambiguous_search', domain);
+    if (searchEntries.length === 0) throw appError('invalid_login');
     return { dn: searchEntries[0]!.dn, entry: searchEntries[0] };
   }
   const template = forDomain(config.LDAP_DOMAINS, domain);
-  if (template === undefined) throw forbidden('unauthorized domain');
+  if (template === undefined) throw appError('unauthorized_domain');
   const value = escapeDnValue(username);
   return { dn: template.replaceAll('%s', value).replaceAll('{}', value) };
 }
@@ -183,12 +181,12 @@ export async function checkDirectory(
   const { config } = deps;
   const { username, domain } = splitLogin(config, name);
   // An empty password is an "unauthenticated bind", which LDAP servers accept for any DN.
-  if (!password) throw unauthorized('password not allowed to be empty');
+  if (!password) throw appError('ldap_empty_password');
   const whitelisted =
     config.LDAP_USE_EMAIL_DOMAIN_WHITELIST &&
     config.ALLOWED_EMAIL_DOMAINS.some((d) => d === '*' || d.toLowerCase() === domain);
   if (forDomain(config.LDAP_DOMAINS, domain) === undefined && !whitelisted) {
-    throw forbidden('unauthorized domain');
+    throw appError('unauthorized_domain');
   }
 
   const client = clientOf(config);
@@ -197,7 +195,7 @@ export async function checkDirectory(
     try {
       await client.bind(dn, password);
     } catch (err) {
-      if (err instanceof InvalidCredentialsError) throw unauthorized(INVALID_LOGIN);
+      if (err instanceof InvalidCredentialsError) throw appError('invalid_login');
       throw err;
     }
     const entry = found ?? (await readOwnEntry(config, client, dn));
@@ -220,7 +218,7 @@ export async function checkDirectory(
     }
     const e = err as Error & { code?: unknown };
     deps.log.error({ domain, error: e.message, code: e.code }, 'auth.ldap_error');
-    throw new AppError(503, UNAVAILABLE);
+    throw appError('ldap_unavailable');
   } finally {
     await client.unbind().catch(() => undefined);
   }
@@ -252,7 +250,7 @@ async function signIn(
   assertActive(user);
   const allowed = config.ALLOWED_LDAP_GROUPS;
   if (config.AUTH_REQUIRED && !allowed.includes('*') && !found.groups.some((g) => allowed.includes(g))) {
-    throw forbidden(`User ${user.login} is not authorized`);
+    throw appError('user_not_authorized', user.login);
   }
   return { user, groups: found.groups };
 }
@@ -285,8 +283,7 @@ export async function ldapBasicAuth(
     signedIn = await signIn(deps, name, password, ip);
   } catch (err) {
     if (!(err instanceof AppError) || err.status >= 500 || err.status === 429) throw err;
-    const message = err.status === 401 ? 'Authorization required' : err.message;
-    throw new AppError(err.status, message, undefined, challenge);
+    throw (err.status === 401 ? appError('authorization_required') : err).with({ headers: challenge });
   }
   const { user, groups } = signedIn;
   const access = await accessOf(deps, user, groups);

@@ -1,7 +1,7 @@
 import { permMatches } from '../db/perms.ts';
 import { findUserByLoginOrEmail, groupNamesOf } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { forbidden } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { customersFor } from './access.ts';
 import { userOfLogin } from './external-users.ts';
 import { assertActive } from './sign-in.ts';
@@ -44,7 +44,7 @@ export async function proxyAuth(header: (name: string) => string, deps: Deps): P
 async function upsertProxyUser(deps: Deps, login: string, roles: string[]) {
   const known = await findUserByLoginOrEmail(deps.db, login);
   if (known) return known;
-  if (!deps.config.AUTH_PROXY_AUTO_SIGNUP) throw forbidden('user auto-signup is disabled');
+  if (!deps.config.AUTH_PROXY_AUTO_SIGNUP) throw appError('auto_signup_disabled');
   return userOfLogin(deps, {
     provider: 'proxy',
     login,

@@ -1,4 +1,3 @@
-import { AppError } from '../errors.ts';
 import type { Clock, LoginLimiter } from '../deps.ts';
 
 /** At most this many keys are remembered; the oldest are forgotten first (bounded memory). */
@@ -86,14 +85,3 @@ export function createLoginLimiter(clock: Clock): LoginLimiter {
     succeed: (login, ip) => pair.reset(`${norm(login)}\n${ip}`),
   };
 }
-
-/** The 429 a caller gets while a limit holds. */
-export const tooManyLogins = (wait: number) =>
-  new AppError(
-    429,
-    `Too many failed login attempts; try again in ${wait} seconds`,
-    [`retry after ${wait} seconds`],
-    {
-      'Retry-After': String(wait),
-    },
-  );

@@ -1,10 +1,9 @@
 import * as usersDb from '../db/users.ts';
 import type { UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, forbidden, unauthorized } from '../errors.ts';
+import { AppError, appError, tooManyLogins } from '../errors.ts';
 import { accessOf, domainOf, isDomainAllowed, principalOf } from './access.ts';
 import { verifyPassword } from './passwords.ts';
-import { tooManyLogins } from './rate-limit.ts';
 import { createToken, type TokenSubject } from './tokens.ts';
 
 // Signing in: the checks every login passes, the login rate limit, and the token at the end.
@@ -78,17 +77,15 @@ export async function withLoginLimit<T>(
 
 /** 403 for a user whose status is not `active` (auth.md §6). */
 export function assertActive(user: UserRow): void {
-  if (user.status !== 'active') throw forbidden(`User ${user.login} not active`);
+  if (user.status !== 'active') throw appError('user_not_active', user.login);
 }
 
 /** The checks every login and signup passes after the password (auth.md §6). */
 export function assertMayLogIn(deps: Deps, user: UserRow): void {
-  if (deps.config.EMAIL_VERIFICATION && !user.emailVerified) throw forbidden('email not verified');
-  if (!isDomainAllowed(deps, domainOf(user), principalOf(deps, user))) throw forbidden('unauthorized domain');
+  if (deps.config.EMAIL_VERIFICATION && !user.emailVerified) throw appError('email_not_verified');
+  if (!isDomainAllowed(deps, domainOf(user), principalOf(deps, user))) throw appError('unauthorized_domain');
   assertActive(user);
 }
-
-const INVALID_LOGIN = 'Invalid username or password';
 
 /** POST /auth/login with the local user table; failures are counted per login and address. */
 export async function logIn(
@@ -102,7 +99,7 @@ export async function logIn(
     const found = name ? await usersDb.findUserByLoginOrEmail(deps.db, name) : null;
     // Hashing even for an unknown name keeps the answer's timing from telling which names exist.
     const ok = await verifyPassword(password, found?.password);
-    if (!found || !ok) throw unauthorized(INVALID_LOGIN);
+    if (!found || !ok) throw appError('invalid_login');
     assertMayLogIn(deps, found);
     return found;
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Config } from '../config.ts';
-import { unauthorized } from '../errors.ts';
+import { appError } from '../errors.ts';
 
 /** What a token says about its user (auth.md §8). */
 export interface TokenSubject {
@@ -94,10 +94,10 @@ export async function verifyToken(
     });
     return payload as Record<string, unknown>;
   } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw unauthorized('Token has expired');
+    if (err instanceof joseErrors.JWTExpired) throw appError('token_expired');
     if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') {
-      throw unauthorized('Invalid audience');
+      throw appError('token_audience');
     }
-    throw unauthorized('Token is invalid');
+    throw appError('token_invalid');
   }
 }

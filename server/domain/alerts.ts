@@ -7,7 +7,7 @@ import {
 } from '../../shared/alerts.ts';
 import * as alertsDb from '../db/alerts.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, badRequest, conflict, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { presentAlert, presentLiveAlert } from '../present.ts';
 import type { AlertRecord, HistoryRecord } from './alert-types.ts';
 import { InvalidActionError, STANDARD_ACTIONS } from './alarm-model.ts';
@@ -21,7 +21,7 @@ import { mergedAttributes } from './receive/fields.ts';
 /** GET /alert/:id */
 export async function getAlert(deps: Deps, id: string, caller: Caller): Promise<Alert> {
   const record = await alertsDb.findById(deps.db, id, { customers: caller.customers });
-  if (!record) throw notFound();
+  if (!record) throw appError('not_found');
   const history = await alertsDb.historyOf(deps.db, record.id, deps.config.HISTORY_LIMIT);
   return presentAlert(record, history, caller.baseUrl);
 }
@@ -38,7 +38,7 @@ export async function changeAlert(
 ): Promise<AlertRecord | null> {
   const updated = await deps.db.transaction(async (tx) => {
     const record = await alertsDb.findById(tx, id, { forUpdate: true, customers: caller.customers });
-    if (!record) throw notFound();
+    if (!record) throw appError('not_found');
     return fn(tx, record);
   });
   if (updated)
@@ -54,18 +54,20 @@ const OPERATOR_ACTIONS = ['open', 'assign', 'ack', 'unack', 'shelve', 'unshelve'
 /** 400 unless PUT /status (and bulk status) accepts this status. */
 export function assertSettableStatus(deps: Deps, status: string): void {
   if (!SETTABLE_STATUSES.includes(status) && !(status in deps.model.status)) {
-    throw badRequest(`invalid status '${status}'`, [
-      `status must be one of ${[...new Set([...SETTABLE_STATUSES, ...Object.keys(deps.model.status)])].join(', ')}`,
-    ]);
+    throw appError('invalid_status', status).with({
+      errors: [
+        `status must be one of ${[...new Set([...SETTABLE_STATUSES, ...Object.keys(deps.model.status)])].join(', ')}`,
+      ],
+    });
   }
 }
 
 /** 400 unless the action is an operator action or one of ACTIONS. */
 export function assertKnownAction(deps: Deps, action: string): void {
   if (!OPERATOR_ACTIONS.includes(action) && !deps.config.ACTIONS.includes(action)) {
-    throw badRequest(`invalid action '${action}'`, [
-      `action must be one of ${[...OPERATOR_ACTIONS, ...deps.config.ACTIONS].join(', ')}`,
-    ]);
+    throw appError('invalid_action', action).with({
+      errors: [`action must be one of ${[...OPERATOR_ACTIONS, ...deps.config.ACTIONS].join(', ')}`],
+    });
   }
 }
 
@@ -182,7 +184,7 @@ async function performAction(
         action,
       });
     } catch (err) {
-      if (err instanceof InvalidActionError) throw conflict(err.message);
+      if (err instanceof InvalidActionError) throw appError('invalid_transition', err.message);
       throw err;
     }
     let status = result.status;
@@ -303,7 +305,7 @@ export async function tagAlert(
       : [...new Set([...record.tags, ...tags])];
     if (next.length === record.tags.length && next.every((t, i) => t === record.tags[i])) return null;
     const over = remove ? null : tagsOverLimit(next);
-    if (over) throw badRequest(over);
+    if (over) throw appError('alert_over_limit', over);
     return alertsDb.applyPatch(tx, record.id, { tags: next }, [], deps.config.HISTORY_LIMIT);
   });
 }
@@ -321,7 +323,7 @@ export async function updateAttributes(
   await changeAlert(deps, id, caller, (tx, record) => {
     if (Object.values(attributes).some((v) => v !== null)) {
       const over = attributesOverLimit(mergedAttributes(record.attributes, attributes));
-      if (over) throw badRequest(over);
+      if (over) throw appError('alert_over_limit', over);
     }
     return alertsDb.applyPatch(tx, record.id, { attributes }, [], deps.config.HISTORY_LIMIT);
   });
@@ -330,9 +332,9 @@ export async function updateAttributes(
 /** DELETE /alert/:id: delete hooks may veto; notes are kept. */
 export async function deleteAlert(deps: Deps, id: string, caller: Caller): Promise<void> {
   const record = await alertsDb.findById(deps.db, id, { customers: caller.customers });
-  if (!record) throw notFound();
+  if (!record) throw appError('not_found');
   const allowed = await deps.plugins.delete(record, caller);
-  if (!allowed) throw new AppError(500, 'failed to delete alert');
-  if (!(await alertsDb.deleteAlert(deps.db, record.id))) throw notFound();
+  if (!allowed) throw appError('alert_delete_failed');
+  if (!(await alertsDb.deleteAlert(deps.db, record.id))) throw appError('not_found');
   await deps.bus.publish({ type: 'alert.deleted', id: record.id, customer: record.customer });
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { formatTime, isTimeInRange, TIME_RANGE_MESSAGE } from '../../shared/alerts.ts';
+import { formatTime, isTimeInRange } from '../../shared/alerts.ts';
 import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
 import * as blackoutsDb from '../db/blackouts.ts';
 import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
 import type { ActiveBlackout, Base, BlackoutCache, Deps } from '../deps.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
 import { and, not, type Cond } from './query/conditions.ts';
@@ -163,20 +163,20 @@ export function createBlackoutCache(deps: Pick<Base, 'db' | 'clock' | 'config'>)
 /** 400 when end is before start, or past the last instant we represent. */
 function assertEndNotBeforeStart(startTime: number, endTime: number): void {
   if (endTime < startTime) {
-    throw badRequest('endTime must not be before startTime', [
-      `startTime: ${iso(startTime)}`,
-      `endTime: ${iso(endTime)}`,
-    ]);
+    throw appError('blackout_end_before_start').with({
+      errors: [`startTime: ${iso(startTime)}`, `endTime: ${iso(endTime)}`],
+    });
   }
   // startTime plus a duration can run past the last representable instant.
-  if (!isTimeInRange(endTime)) throw badRequest(TIME_RANGE_MESSAGE, [`endTime: ${iso(endTime)}`]);
+  if (!isTimeInRange(endTime))
+    throw appError('date_out_of_range').with({ errors: [`endTime: ${iso(endTime)}`] });
 }
 
 /** Whole seconds from start to end; 400 when end is before start or the span does not fit. */
 function durationOf(startTime: number, endTime: number): number {
   assertEndNotBeforeStart(startTime, endTime);
   const duration = Math.floor((endTime - startTime) / 1000);
-  if (duration > MAX_INT32) throw badRequest(`duration must be at most ${MAX_INT32} seconds`);
+  if (duration > MAX_INT32) throw appError('blackout_too_long', MAX_INT32);
   return duration;
 }
 
@@ -215,7 +215,7 @@ export async function createBlackout(deps: Deps, input: BlackoutInput, caller: C
 /** GET /blackout/:id (a prefix of the id is enough). */
 export async function getBlackout(deps: Deps, id: string, caller: Caller): Promise<Blackout> {
   const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentBlackout(row, caller.baseUrl, deps.clock.now());
 }
 
@@ -235,7 +235,7 @@ export async function updateBlackout(
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
     const current = await blackoutsDb.findBlackout(tx, id, caller.customers, { forUpdate: true });
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     const pick = <K extends 'resource' | 'event' | 'group' | 'origin'>(k: K) =>
       change[k] === undefined ? current[k] : change[k];
     const startTime = change.startTime ?? current.startTime;
@@ -279,7 +279,8 @@ export async function updateBlackout(
 /** DELETE /blackout/:id */
 export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Promise<void> {
   const row = await blackoutsDb.findBlackout(deps.db, id, caller.customers);
-  if (!row || !(await blackoutsDb.deleteBlackout(deps.db, row.id, caller.customers))) throw notFound();
+  if (!row || !(await blackoutsDb.deleteBlackout(deps.db, row.id, caller.customers)))
+    throw appError('not_found');
   deps.blackoutCache.forget();
 }
 
@@ -298,9 +299,9 @@ function filterOf(name: string, values: string[]): Cond {
   const fieldName = negated ? name.slice(0, -1) : name;
   const field = fieldsByName.get(fieldName);
   if (!field || field.name === 'id') {
-    throw badRequest(`Invalid filter parameter: ${name}`, [
-      `filters: ${FILTER_NAMES.join(', ')} (add ! to negate)`,
-    ]);
+    throw appError('invalid_filter', name).with({
+      errors: [`filters: ${FILTER_NAMES.join(', ')} (add ! to negate)`],
+    });
   }
   const cond = valuesCondition({ field }, values, fieldName, name);
   return negated ? not(cond) : cond;
@@ -312,9 +313,9 @@ function sortKeyOf(raw: string): BlackoutSortKey {
   if (name === 'remaining') return { column: 'remaining', descending: inverted };
   const field = name === 'tag' ? undefined : fieldsByName.get(name);
   if (!field) {
-    throw badRequest(`Sorting by '${name}' field not supported.`, [
-      `sort-by: ${SORT_NAMES.join(', ')} (prefix - to invert)`,
-    ]);
+    throw appError('invalid_sort', name).with({
+      errors: [`sort-by: ${SORT_NAMES.join(', ')} (prefix - to invert)`],
+    });
   }
   const natural = field.descending === true;
   return { column: field.column, descending: inverted ? !natural : natural };
@@ -337,7 +338,9 @@ export async function listBlackouts(
     else if (name === 'status') {
       for (const v of values) {
         if (!STATUSES.has(v))
-          throw badRequest(`Invalid value for status: '${v}'`, ['status: pending, active, expired']);
+          throw appError('invalid_filter_value', 'status', v).with({
+            errors: ['status: pending, active, expired'],
+          });
         statuses.push(v as BlackoutStatusName);
       }
     } else conditions.push(filterOf(name, values));

@@ -16,7 +16,7 @@ import * as alertsDb from '../db/alerts.ts';
 import * as tasksDb from '../db/bulk-tasks.ts';
 import type { BulkType, CallerSnapshot, TaskRow } from '../db/bulk-tasks.ts';
 import type { BulkRunner, Deps } from '../deps.ts';
-import { AppError, badRequest, notFound } from '../errors.ts';
+import { appError, AppError } from '../errors.ts';
 import { presentLiveAlert } from '../present.ts';
 import * as alerts from './alerts.ts';
 import type { Caller } from './caller.ts';
@@ -82,11 +82,9 @@ export async function startBulk(
     config.BULK_QUERY_LIMIT + 1,
   );
   if (ids.length > config.BULK_QUERY_LIMIT) {
-    throw badRequest(
-      `the selection matches more than BULK_QUERY_LIMIT (${config.BULK_QUERY_LIMIT}) alerts; narrow the query`,
-    );
+    throw appError('bulk_too_many', config.BULK_QUERY_LIMIT);
   }
-  if (ids.length === 0 && (body.type === 'status' || body.type === 'action')) throw notFound();
+  if (ids.length === 0 && (body.type === 'status' || body.type === 'action')) throw appError('not_found');
   if (body.type !== 'action' && ids.length <= config.BULK_SYNC_LIMIT) {
     return { kind: 'done', ...(await applyTo(deps, body, ids, caller)) };
   }
@@ -112,7 +110,7 @@ export async function startBulk(
 /** GET /_bulk/task/:id */
 export async function getTask(deps: Deps, id: string): Promise<BulkTask> {
   const task = await tasksDb.findTask(deps.db, id);
-  if (!task) throw notFound();
+  if (!task) throw appError('not_found');
   return presentTask(task);
 }
 

@@ -5,7 +5,7 @@ import type { Auth } from '../auth/types.ts';
 import * as customersDb from '../db/customers.ts';
 import type { CustomerRow } from '../db/customers.ts';
 import type { Deps } from '../deps.ts';
-import { notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { filtersOf, isId } from './perms.ts';
 import { assertPageInRange, pagingOf } from './query/params.ts';
 
@@ -34,7 +34,7 @@ export async function createCustomer(deps: Deps, baseUrl: string, input: Custome
 /** GET /customer/:id (404 for another customer's lookup, to non-admins). */
 export async function getCustomer(deps: Deps, auth: Auth, baseUrl: string, id: string): Promise<Customer> {
   const row = isId(id) ? await customersDb.findCustomer(deps.db, id, visibleTo(deps, auth)) : null;
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentCustomer(row, baseUrl);
 }
 
@@ -48,7 +48,7 @@ export async function updateCustomer(
 ): Promise<Customer> {
   const row = await deps.db.transaction(async (tx) => {
     const current = isId(id) ? await customersDb.findCustomer(tx, id, visibleTo(deps, auth)) : null;
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     return customersDb.updateCustomer(tx, {
       id: current.id,
       match: change.match ?? current.match,
@@ -60,7 +60,7 @@ export async function updateCustomer(
 
 /** DELETE /customer/:id */
 export async function deleteCustomer(deps: Deps, id: string): Promise<void> {
-  if (!isId(id) || !(await customersDb.deleteCustomer(deps.db, id))) throw notFound();
+  if (!isId(id) || !(await customersDb.deleteCustomer(deps.db, id))) throw appError('not_found');
 }
 
 /** GET /customers: filters `match` and `customer`; non-admins see only their own customers. */

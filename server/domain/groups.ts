@@ -4,11 +4,9 @@ import * as groupsDb from '../db/groups.ts';
 import type { GroupRow } from '../db/groups.ts';
 import { findUserById } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
 import { isId } from './users.ts';
-
-const NAME_TAKEN = 'group with that name already exists';
 
 /** The API's group (api.md §9); `count` = number of members. */
 export const presentGroup = (row: GroupRow, baseUrl: string): Group => ({
@@ -21,7 +19,7 @@ export const presentGroup = (row: GroupRow, baseUrl: string): Group => ({
 
 async function mustFindGroup(deps: Deps, id: string): Promise<GroupRow> {
   const row = isId(id) ? await groupsDb.findGroupById(deps.db, id) : null;
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return row;
 }
 
@@ -32,7 +30,7 @@ export async function createGroup(deps: Deps, input: GroupInput, baseUrl: string
     { id: randomUUID(), name: input.name, text: input.text ?? '' },
     deps.clock.now(),
   );
-  if (!row) throw conflict(NAME_TAKEN);
+  if (!row) throw appError('group_name_taken');
   return presentGroup(row, baseUrl);
 }
 
@@ -58,7 +56,7 @@ export async function listGroups(deps: Deps, search: URLSearchParams, baseUrl: s
   for (const [name, values] of params) {
     if (GROUP_PARAMS.has(name)) continue;
     if (name === 'name') names.push(...values);
-    else throw badRequest(`Invalid filter parameter: ${name}`, ['filters: name']);
+    else throw appError('invalid_filter', name).with({ errors: ['filters: name'] });
   }
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
   const [rows, total] = await Promise.all([
@@ -89,7 +87,7 @@ export async function updateGroup(
 ): Promise<Group> {
   await mustFindGroup(deps, id);
   if (change.name != null && (await groupsDb.isGroupNameTaken(deps.db, change.name, id))) {
-    throw conflict(NAME_TAKEN);
+    throw appError('group_name_taken');
   }
   const row = await groupsDb.updateGroup(
     deps.db,
@@ -97,12 +95,12 @@ export async function updateGroup(
     { name: change.name ?? undefined, text: change.text ?? undefined },
     deps.clock.now(),
   );
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentGroup(row, baseUrl);
 }
 
 export async function deleteGroup(deps: Deps, id: string): Promise<void> {
-  if (!isId(id) || !(await groupsDb.deleteGroup(deps.db, id))) throw notFound();
+  if (!isId(id) || !(await groupsDb.deleteGroup(deps.db, id))) throw appError('not_found');
 }
 
 /** GET /group/:id/users */
@@ -127,7 +125,7 @@ export async function groupsOfUser(deps: Deps, userId: string, baseUrl: string):
 /** The group must exist (404) and the user too (400 `invalid user`, api.md §9). */
 async function assertMembership(deps: Deps, groupId: string, userId: string): Promise<void> {
   await mustFindGroup(deps, groupId);
-  if (!isId(userId) || !(await findUserById(deps.db, userId))) throw badRequest('invalid user');
+  if (!isId(userId) || !(await findUserById(deps.db, userId))) throw appError('invalid_user');
 }
 
 /** PUT /group/:id/user/:user_id: adding twice is harmless. */

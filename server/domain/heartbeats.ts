@@ -8,7 +8,7 @@ import {
 import * as heartbeatsDb from '../db/heartbeats.ts';
 import type { HeartbeatField, HeartbeatFilter, HeartbeatSort } from '../db/heartbeats.ts';
 import type { Base, Deps } from '../deps.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { presentHeartbeat } from '../present.ts';
 import { parseScalar } from './query/conditions.ts';
 import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
@@ -59,11 +59,11 @@ export async function receiveHeartbeat(
 export function assignCustomer(wanted: string | null | undefined, customers: readonly string[] | null) {
   if (wanted != null) {
     if (customers === null || customers.length === 0 || customers.includes(wanted)) return wanted;
-    throw badRequest(`not allowed to set customer to '${wanted}'`);
+    throw appError('customer_not_allowed', wanted);
   }
   if (customers === null || customers.length === 0) return null;
   if (customers.length === 1) return customers[0]!;
-  throw badRequest('must define customer as more than one possibility');
+  throw appError('customer_ambiguous');
 }
 
 /** POST /heartbeat: server defaults (heartbeats-blackouts.md §1), then the upsert. */
@@ -90,14 +90,14 @@ export function submitHeartbeat(
 /** GET /heartbeat/:id (id prefix). */
 export async function getHeartbeat(deps: Deps, id: string, caller: HeartbeatCaller): Promise<Heartbeat> {
   const row = await heartbeatsDb.findHeartbeat(deps.db, id, caller.customers);
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentHeartbeat(row, presentOptions(deps, caller.baseUrl, deps.clock.now()));
 }
 
 /** DELETE /heartbeat/:id (id prefix), then tells live clients. */
 export async function deleteHeartbeat(deps: Deps, id: string, caller: HeartbeatCaller): Promise<void> {
   const row = await heartbeatsDb.findHeartbeat(deps.db, id, caller.customers);
-  if (!row || !(await heartbeatsDb.deleteHeartbeat(deps.db, row.id))) throw notFound();
+  if (!row || !(await heartbeatsDb.deleteHeartbeat(deps.db, row.id))) throw appError('not_found');
   await deps.bus.publish({ type: 'heartbeat.deleted', id: row.id, customer: row.customer });
 }
 
@@ -151,13 +151,13 @@ function filterOf(name: string, values: string[]): HeartbeatFilter {
     };
   }
   if (!isField(fieldName)) {
-    throw badRequest(`Invalid filter parameter: ${name}`, [
-      `filters: ${FIELD_NAMES.join(', ')}, attributes.<key>, status (add ! to negate)`,
-    ]);
+    throw appError('invalid_filter', name).with({
+      errors: [`filters: ${FIELD_NAMES.join(', ')}, attributes.<key>, status (add ! to negate)`],
+    });
   }
   if (contains) {
     if (FIELD_TYPES[fieldName] !== 'text') {
-      throw badRequest(`Invalid filter parameter: ${name} cannot be matched with ~`);
+      throw appError('filter_not_like', name);
     }
     return { kind: 'like', field: fieldName, values: texts, negated };
   }
@@ -173,9 +173,9 @@ function sortOf(raw: string): HeartbeatSort {
   const inverted = raw.startsWith('-');
   const name = inverted ? raw.slice(1) : raw;
   if (!isField(name)) {
-    throw badRequest(`Sorting by '${name}' field not supported.`, [
-      `sort-by: ${Object.keys(FIELD_TYPES).join(', ')} (prefix - to invert)`,
-    ]);
+    throw appError('invalid_sort', name).with({
+      errors: [`sort-by: ${Object.keys(FIELD_TYPES).join(', ')} (prefix - to invert)`],
+    });
   }
   const natural = FIELD_TYPES[name] === 'time'; // times newest first, as for alerts
   return { field: name, descending: inverted ? !natural : natural };
@@ -194,7 +194,9 @@ export function parseHeartbeatQuery(search: URLSearchParams, defaultPageSize: nu
     const status = s.trim();
     if (status === '') continue;
     if (!(HEARTBEAT_STATUSES as readonly string[]).includes(status)) {
-      throw badRequest(`Invalid status: '${status}'`, [`status: ${HEARTBEAT_STATUSES.join(', ')}`]);
+      throw appError('invalid_heartbeat_status', status).with({
+        errors: [`status: ${HEARTBEAT_STATUSES.join(', ')}`],
+      });
     }
     statuses.push(status as HeartbeatStatus);
   }

@@ -1,6 +1,6 @@
 import * as housekeepingDb from '../db/housekeeping.ts';
 import type { Deps } from '../deps.ts';
-import { AppError, badRequest } from '../errors.ts';
+import { appError, AppError } from '../errors.ts';
 import { PluginSignal } from './plugin-hooks.ts';
 import { takeHousekeepingAction, type StillDue } from './alerts.ts';
 import type { Caller } from './caller.ts';
@@ -44,13 +44,10 @@ export async function runHousekeeping(
     housekeep(deps, thresholds, hooksCaller, () => false),
   );
   if (!run) {
-    throw new AppError(
-      503,
-      `housekeeping is running on another instance and did not finish within ${LOCK_WAIT_MS / 1000} s; try again later`,
-    );
+    throw appError('housekeeping_busy', LOCK_WAIT_MS / 1000);
   }
   logOutcome(deps, run, 'endpoint');
-  if (run.errors.length) throw new AppError(500, 'housekeeping failed', run.errors);
+  if (run.errors.length) throw appError('housekeeping_failed').with({ errors: run.errors });
   return {
     status: 200,
     body: {
@@ -68,9 +65,9 @@ function hoursParam(params: URLSearchParams, name: string): number | null {
   const raw = params.get(name);
   if (raw === null || raw.trim() === '') return null;
   if (!/^\d+(\.\d+)?$/.test(raw.trim())) {
-    throw badRequest(`invalid '${name}' parameter`, [
-      `${name} must be a number of hours, 0 or more (0 keeps those alerts), got '${raw}'`,
-    ]);
+    throw appError('invalid_housekeeping_param', name).with({
+      errors: [`${name} must be a number of hours, 0 or more (0 keeps those alerts), got '${raw}'`],
+    });
   }
   return Math.round(Number(raw) * 3600);
 }

@@ -7,7 +7,7 @@ import * as keysDb from '../db/keys.ts';
 import type { KeyFilters, KeyRow, KeyVisibility } from '../db/keys.ts';
 import type { Deps } from '../deps.ts';
 import { ShownOnce } from '../log.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { assignCustomer } from './caller.ts';
 import { assertGrantable, filtersOf } from './perms.ts';
 import { invalidDate, parseIsoDate } from './query/conditions.ts';
@@ -93,12 +93,12 @@ function customerFor(deps: Deps, auth: Auth, wanted: string | null | undefined):
 export async function createKey(deps: Deps, auth: Auth, baseUrl: string, input: KeyInput): Promise<ApiKey> {
   const now = deps.clock.now();
   const user = isAdminOf(auth.scopes, 'keys') ? (input.user ?? auth.login) : auth.login;
-  if (!user) throw badRequest("An API key must be associated with a 'user'. Retry with user credentials.");
+  if (!user) throw appError('key_needs_user');
   const scopes = requestedScopes(deps, input, user) ?? [...deps.config.USER_DEFAULT_SCOPES];
   assertGrantable(deps, auth, scopes);
   const customer = customerFor(deps, auth, input.customer) ?? null;
   if (input.key && (await keysDb.keyValueExists(deps.db, input.key))) {
-    throw conflict('an API key with that value already exists');
+    throw appError('key_exists');
   }
   const value = input.key ?? newKeyValue(deps.config.SECRET_KEY);
   const row = await keysDb.insertKey(deps.db, {
@@ -116,7 +116,7 @@ export async function createKey(deps: Deps, auth: Auth, baseUrl: string, input: 
 /** GET /key/:key (the key value or its id); 404 for keys the caller may not see. */
 export async function getKey(deps: Deps, auth: Auth, baseUrl: string, keyOrId: string): Promise<ApiKey> {
   const row = await keysDb.findKey(deps.db, keyOrId, visibilityOf(deps, auth));
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentKey(row, baseUrl, deps.clock.now());
 }
 
@@ -131,7 +131,7 @@ export async function updateKey(
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
     const current = await keysDb.findKey(tx, keyOrId, visibilityOf(deps, auth), { forUpdate: true });
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     const user = isAdminOf(auth.scopes, 'keys') ? (change.user ?? current.user) : current.user;
     const scopes = requestedScopes(deps, change, user);
     if (scopes) assertGrantable(deps, auth, scopes);
@@ -151,7 +151,7 @@ export async function updateKey(
 /** DELETE /key/:key (admin:keys; still only within the caller's customers). */
 export async function deleteKey(deps: Deps, auth: Auth, keyOrId: string): Promise<void> {
   const row = await keysDb.findKey(deps.db, keyOrId, visibilityOf(deps, auth));
-  if (!row || !(await keysDb.deleteKey(deps.db, row.id))) throw notFound();
+  if (!row || !(await keysDb.deleteKey(deps.db, row.id))) throw appError('not_found');
 }
 
 const FILTERS = [
@@ -169,8 +169,7 @@ const FILTERS = [
 
 function oneOf<T extends string>(name: string, values: string[], allowed: readonly T[]): T[] {
   for (const v of values) {
-    if (!(allowed as readonly string[]).includes(v))
-      throw badRequest(`${name} must be one of ${allowed.join(', ')}`);
+    if (!(allowed as readonly string[]).includes(v)) throw appError('invalid_choice_param', name, allowed);
   }
   return values as T[];
 }
@@ -188,7 +187,7 @@ function keyFiltersOf(filters: Map<string, string[]>): KeyFilters {
     else if (name === 'type') f.type = oneOf(name, values, ['read-only', 'read-write'] as const);
     else if (name === 'count') {
       f.count = values.map((v) => {
-        if (!/^\d{1,15}$/.test(v)) throw badRequest('count must be a whole number');
+        if (!/^\d{1,15}$/.test(v)) throw appError('count_not_integer');
         return Number(v);
       });
     } else if (name === 'expireTime' || name === 'lastUsedTime') f[name] = times(name, values);

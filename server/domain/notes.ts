@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as alertsDb from '../db/alerts.ts';
 import * as notesDb from '../db/notes.ts';
 import type { Deps } from '../deps.ts';
-import { notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { changeAlert } from './alerts.ts';
 import type { AlertRecord, HistoryRecord } from './alert-types.ts';
 import type { Caller } from './caller.ts';
@@ -38,7 +38,7 @@ export async function addNote(deps: Deps, id: string, text: string, caller: Call
     );
   });
   const note = await notesDb.findNote(deps.db, noteId);
-  if (!note) throw notFound('note');
+  if (!note) throw appError('note_not_found');
   return note;
 }
 
@@ -67,24 +67,24 @@ function noteEntry(
 /** GET /alert/:id/notes, oldest first. */
 export async function listNotes(deps: Deps, id: string, caller: Caller) {
   const record = await alertsDb.findById(deps.db, id, { customers: caller.customers });
-  if (!record) throw notFound('alert');
+  if (!record) throw appError('alert_not_found');
   return notesDb.notesOf(deps.db, record.id);
 }
 
 /** PUT /alert/:id/note/:note_id */
 export async function updateNote(deps: Deps, id: string, noteId: string, text: string, caller: Caller) {
   const record = await alertsDb.findById(deps.db, id, { customers: caller.customers });
-  if (!record) throw notFound('alert');
+  if (!record) throw appError('alert_not_found');
   const hooked = await deps.plugins.takeNote(record, text, caller);
   const note = await notesDb.updateNote(deps.db, record.id, noteId, hooked.text, deps.clock.now());
-  if (!note) throw notFound('note');
+  if (!note) throw appError('note_not_found');
   return note;
 }
 
 /** DELETE /alert/:id/note/:note_id: removes the note and adds a `dismiss` history entry. */
 export async function deleteNote(deps: Deps, id: string, noteId: string, caller: Caller): Promise<void> {
   await changeAlert(deps, id, caller, async (tx, record) => {
-    if (!(await notesDb.deleteNote(tx, record.id, noteId))) throw notFound('note');
+    if (!(await notesDb.deleteNote(tx, record.id, noteId))) throw appError('note_not_found');
     const entry = noteEntry(record, noteId, 'note dismissed', 'dismiss', caller, deps.clock.now());
     return alertsDb.applyPatch(tx, record.id, {}, [entry], deps.config.HISTORY_LIMIT);
   });

@@ -6,7 +6,7 @@ import type { Auth } from '../auth/types.ts';
 import * as permsDb from '../db/perms.ts';
 import type { PermRow } from '../db/perms.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,7 +20,7 @@ export function filtersOf(search: URLSearchParams, allowed: readonly string[]) {
   for (const [name, values] of params) {
     if (LIST_RESERVED.has(name)) continue;
     if (!allowed.includes(name)) {
-      throw badRequest(`Invalid filter parameter: ${name}`, [`filters: ${allowed.join(', ')}`]);
+      throw appError('invalid_filter', name).with({ errors: [`filters: ${allowed.join(', ')}`] });
     }
     filters.set(name, values);
   }
@@ -34,11 +34,11 @@ export function filtersOf(search: URLSearchParams, allowed: readonly string[]) {
  */
 export function assertGrantable(deps: Deps, auth: Auth, scopes: readonly string[]): void {
   for (const s of scopes) {
-    if (!isScope(s, deps.config.CUSTOM_SCOPES)) throw badRequest(`'${s}' is not a valid Scope`);
+    if (!isScope(s, deps.config.CUSTOM_SCOPES)) throw appError('invalid_scope', s);
   }
   for (const s of scopes) {
     if (!isGranted(auth.scopes, s, deps.config.DELETE_SCOPES)) {
-      throw forbidden(`Requested scope '${s}' not in existing scopes: ${auth.scopes.join(',')}`);
+      throw appError('scope_not_held', s, auth.scopes);
     }
   }
 }
@@ -63,14 +63,14 @@ function builtinPerms(deps: Deps): PermRow[] {
 function assertNotReserved(deps: Deps, match: string): void {
   const c = deps.config;
   if ([c.DEFAULT_ADMIN_ROLE, c.DEFAULT_USER_ROLE, c.DEFAULT_GUEST_ROLE].includes(match)) {
-    throw conflict(`${match} role already exists`);
+    throw appError('role_exists', match);
   }
 }
 
 /** 409 when another permission has this match; `db` is the caller's transaction when there is one. */
 async function assertMatchFree(db: CommonQueryMethods, match: string, except?: string): Promise<void> {
   const same = await permsDb.listPerms(db, { match: [match] });
-  if (same.some((p) => p.id !== except)) throw conflict(`a permission for '${match}' already exists`);
+  if (same.some((p) => p.id !== except)) throw appError('permission_exists', match);
 }
 
 /** POST /perm: a role name → scopes; reserved names 409, scopes beyond the caller's 403. */
@@ -91,7 +91,7 @@ export async function createPerm(
 /** GET /perm/:id */
 export async function getPerm(deps: Deps, baseUrl: string, id: string): Promise<Permission> {
   const row = isId(id) ? await permsDb.findPerm(deps.db, id) : null;
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return presentPerm(row, baseUrl);
 }
 
@@ -105,7 +105,7 @@ export async function updatePerm(
 ): Promise<Permission> {
   const row = await deps.db.transaction(async (tx) => {
     const current = isId(id) ? await permsDb.findPerm(tx, id) : null;
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     const match = change.match ?? current.match;
     const scopes = change.scopes ? [...new Set(change.scopes)] : current.scopes;
     if (match !== current.match) {
@@ -120,7 +120,7 @@ export async function updatePerm(
 
 /** DELETE /perm/:id */
 export async function deletePerm(deps: Deps, id: string): Promise<void> {
-  if (!isId(id) || !(await permsDb.deletePerm(deps.db, id))) throw notFound();
+  if (!isId(id) || !(await permsDb.deletePerm(deps.db, id))) throw appError('not_found');
 }
 
 /**

@@ -14,7 +14,7 @@ import * as query from '../db/alert-query.ts';
 import * as tally from '../db/alert-tally.ts';
 import * as top from '../db/top-n.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { presentAlert } from '../present.ts';
 import type { Caller } from './caller.ts';
 import type { Cond } from './query/conditions.ts';
@@ -230,9 +230,7 @@ export async function topAlerts(
   const groupBy = params.get('group-by')?.at(-1) || 'event';
   const ref = (TOP_GROUP_BY as readonly string[]).includes(groupBy) ? resolveField(groupBy) : undefined;
   if (!ref)
-    throw badRequest(`Grouping by '${groupBy}' field not supported.`, [
-      `group-by: ${TOP_GROUP_BY.join(', ')}`,
-    ]);
+    throw appError('invalid_group_by', groupBy).with({ errors: [`group-by: ${TOP_GROUP_BY.join(', ')}`] });
   const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
   const rows = await top.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
   return rows.map((r) => ({

@@ -10,7 +10,6 @@ import {
   type UserUpdate,
 } from '../../shared/users.ts';
 import { defaultRoles, domainOf, isDomainAllowed } from '../auth/access.ts';
-import { LOGIN_TAKEN } from '../auth/external-users.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { isGranted, scopesForRoles } from '../auth/scopes.ts';
 import { assertMayLogIn, signInUser } from '../auth/sign-in.ts';
@@ -19,7 +18,7 @@ import { permMatches } from '../db/perms.ts';
 import * as usersDb from '../db/users.ts';
 import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { assertPageInRange, booleanParam, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -80,7 +79,7 @@ export function mergeAttributes(
   for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
   // Each request is within the limits; merged ones could outgrow them (400, nothing stored).
   const over = userAttributesOverLimit(merged);
-  if (over) throw badRequest(`the user's attributes would be over their limits: ${over}`);
+  if (over) throw appError('user_attributes_over_limit', over);
   return merged;
 }
 
@@ -89,26 +88,24 @@ async function assertRolesGrantable(deps: Deps, auth: Auth, roles: readonly stri
   const wanted = scopesForRoles(deps.config, null, roles, await permMatches(deps.db));
   for (const s of wanted) {
     if (!isGranted(auth.scopes, s, deps.config.DELETE_SCOPES)) {
-      throw forbidden(`Requested scope '${s}' not in existing scopes: ${auth.scopes.join(',')}`);
+      throw appError('scope_not_held', s, auth.scopes);
     }
   }
 }
-
-const EMAIL_TAKEN = 'user with that email already exists';
 
 /** POST /user: an admin creates a local (basic) user. */
 export async function createUser(deps: Deps, auth: Auth, input: UserInput, baseUrl: string): Promise<User> {
   const { config } = deps;
   if (config.AUTH_PROVIDER !== 'basic') {
-    throw badRequest(`must use ${config.AUTH_PROVIDER} login flow to create new user`);
+    throw appError('external_login_flow', config.AUTH_PROVIDER);
   }
   const email = input.email ?? null;
   const login = input.login ?? email;
-  if (!login) throw badRequest('Missing mandatory value for login or email');
+  if (!login) throw appError('login_missing');
   const requested = input.roles?.length ? input.roles : input.role ? [input.role] : null;
   if (requested) await assertRolesGrantable(deps, auth, requested);
-  if (email && (await usersDb.isEmailTaken(deps.db, email, null))) throw conflict(EMAIL_TAKEN);
-  if (await usersDb.isLoginTaken(deps.db, login, null)) throw conflict(LOGIN_TAKEN);
+  if (email && (await usersDb.isEmailTaken(deps.db, email, null))) throw appError('email_taken');
+  if (await usersDb.isLoginTaken(deps.db, login, null)) throw appError('login_taken');
   const row = await usersDb.insertUser(deps.db, {
     id: randomUUID(),
     name: input.name,
@@ -122,14 +119,14 @@ export async function createUser(deps: Deps, auth: Auth, input: UserInput, baseU
     text: input.text ?? '',
     emailVerified: input.email_verified ?? false,
   });
-  if (!row) throw conflict(email ? EMAIL_TAKEN : LOGIN_TAKEN);
+  if (!row) throw appError(email ? 'email_taken' : 'login_taken');
   deps.log.info({ userId: row.id, login: row.login }, 'user.created');
   return presentUser(row, baseUrl, config.AUTH_PROVIDER);
 }
 
 async function mustFindUser(deps: Deps, id: string): Promise<UserRow> {
   const row = isId(id) ? await usersDb.findUserById(deps.db, id) : null;
-  if (!row) throw notFound();
+  if (!row) throw appError('not_found');
   return row;
 }
 
@@ -139,7 +136,7 @@ export async function getUser(deps: Deps, id: string, baseUrl: string): Promise<
 
 /** The caller's own user record; 404 for callers that are not users (keys, Hawk, anonymous). */
 export async function getMe(deps: Deps, auth: Auth, baseUrl: string): Promise<User> {
-  if (!auth.userId) throw notFound();
+  if (!auth.userId) throw appError('not_found');
   return getUser(deps, auth.userId, baseUrl);
 }
 
@@ -170,9 +167,9 @@ export async function listUsers(deps: Deps, search: URLSearchParams, baseUrl: st
     else if (name === 'roles' || name === 'role') filter.roles.push(...values);
     else if (name === 'email_verified') filter.emailVerified = booleanParam(params, name, false);
     else {
-      throw badRequest(`Invalid filter parameter: ${name}`, [
-        'filters: id, name, login, email, status, roles, email_verified',
-      ]);
+      throw appError('invalid_filter', name).with({
+        errors: ['filters: id, name, login, email, status, roles, email_verified'],
+      });
     }
   }
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
@@ -206,15 +203,15 @@ async function applyChange(deps: Deps, id: string, change: Change, baseUrl: stri
   const password = change.password != null ? await hashPassword(change.password) : undefined;
   const row = await deps.db.transaction(async (tx) => {
     const current = isId(id) ? await usersDb.findUserById(tx, id, true) : null;
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     const patch: UserPatch = {};
     if (change.name != null) patch.name = change.name;
     if (change.login != null && change.login !== current.login) {
-      if (await usersDb.isLoginTaken(tx, change.login, id)) throw conflict(LOGIN_TAKEN);
+      if (await usersDb.isLoginTaken(tx, change.login, id)) throw appError('login_taken');
       patch.login = change.login;
     }
     if (change.email != null && change.email.toLowerCase() !== current.email?.toLowerCase()) {
-      if (await usersDb.isEmailTaken(tx, change.email, id)) throw conflict(EMAIL_TAKEN);
+      if (await usersDb.isEmailTaken(tx, change.email, id)) throw appError('email_taken');
       patch.email = change.email;
       patch.emailVerified = false; // a new address is unconfirmed unless the admin says otherwise
     }
@@ -249,7 +246,7 @@ export async function updateUser(
 
 /** PUT /user/me: the caller's own name, email, password, attributes, text (never its status). */
 export async function updateMe(deps: Deps, auth: Auth, change: MeUpdate, baseUrl: string): Promise<User> {
-  if (!auth.userId) throw notFound();
+  if (!auth.userId) throw appError('not_found');
   return applyChange(deps, auth.userId, change, baseUrl);
 }
 
@@ -259,10 +256,10 @@ export async function updateAttributes(
   id: string | null,
   attributes: Record<string, unknown>,
 ): Promise<void> {
-  if (!id) throw notFound();
+  if (!id) throw appError('not_found');
   await deps.db.transaction(async (tx) => {
     const current = isId(id) ? await usersDb.findUserById(tx, id, true) : null;
-    if (!current) throw notFound();
+    if (!current) throw appError('not_found');
     await usersDb.updateUser(
       tx,
       id,
@@ -274,22 +271,22 @@ export async function updateAttributes(
 
 /** GET /user/me/attributes */
 export async function getMyAttributes(deps: Deps, auth: Auth): Promise<Record<string, unknown>> {
-  if (!auth.userId) throw notFound();
+  if (!auth.userId) throw appError('not_found');
   return (await mustFindUser(deps, auth.userId)).attributes;
 }
 
 export async function deleteUser(deps: Deps, id: string): Promise<void> {
-  if (!isId(id) || !(await usersDb.deleteUser(deps.db, id))) throw notFound();
+  if (!isId(id) || !(await usersDb.deleteUser(deps.db, id))) throw appError('not_found');
   deps.log.info({ userId: id }, 'user.deleted');
 }
 
 /** POST /auth/signup: a local user whose login is the email (auth.md §6). */
 export async function signUp(deps: Deps, input: SignupInput, baseUrl: string): Promise<string> {
   const { config } = deps;
-  if (!config.SIGNUP_ENABLED || config.AUTH_PROVIDER !== 'basic') throw forbidden('user signup is disabled');
+  if (!config.SIGNUP_ENABLED || config.AUTH_PROVIDER !== 'basic') throw appError('signup_disabled');
   const domain = input.email.split('@').pop()!;
-  if (!isDomainAllowed(deps, domain, input.email)) throw forbidden('unauthorized domain');
-  if (await usersDb.isEmailTaken(deps.db, input.email, null)) throw conflict(EMAIL_TAKEN);
+  if (!isDomainAllowed(deps, domain, input.email)) throw appError('unauthorized_domain');
+  if (await usersDb.isEmailTaken(deps.db, input.email, null)) throw appError('email_taken');
   const user = await usersDb.insertUser(deps.db, {
     id: randomUUID(),
     name: input.name,
@@ -303,7 +300,7 @@ export async function signUp(deps: Deps, input: SignupInput, baseUrl: string): P
     text: input.text ?? '',
     emailVerified: false,
   });
-  if (!user) throw conflict(EMAIL_TAKEN);
+  if (!user) throw appError('email_taken');
   deps.log.info({ userId: user.id }, 'user.signed_up');
   assertMayLogIn(deps, user);
   return signInUser(deps, user, baseUrl);

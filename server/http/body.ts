@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 
 /**
  * The parsed JSON body as an object; null or no body (real clients send null for "nothing")
@@ -8,6 +8,6 @@ import { badRequest } from '../errors.ts';
 export function bodyObject(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body;
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('expected a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body)) throw appError('expected_object');
   return body as Record<string, unknown>;
 }

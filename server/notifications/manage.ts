@@ -14,7 +14,7 @@ import type { Deps } from '../deps.ts';
 import * as store from '../db/notifications.ts';
 import { getAlert } from '../domain/alerts.ts';
 import { assignCustomer, type Caller } from '../domain/caller.ts';
-import { AppError, badRequest, conflict, notFound } from '../errors.ts';
+import { appError, AppError } from '../errors.ts';
 import { fromSettings } from './from-settings.ts';
 import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
 import { linksOf, testAlert, type Item } from './render/common.ts';
@@ -78,13 +78,13 @@ async function visibleRules(deps: Deps, caller: Caller): Promise<RuleDef[]> {
 /** By id or name, among those the caller sees. */
 async function findReceiver(deps: Deps, caller: Caller, key: string): Promise<ReceiverDef> {
   const found = (await visibleReceivers(deps, caller)).find((r) => r.id === key || r.name === key);
-  if (!found) throw notFound('receiver');
+  if (!found) throw appError('receiver_not_found');
   return found;
 }
 
 async function findRule(deps: Deps, caller: Caller, key: string): Promise<RuleDef> {
   const found = (await visibleRules(deps, caller)).find((r) => r.id === key || r.name === key);
-  if (!found) throw notFound('rule');
+  if (!found) throw appError('rule_not_found');
   return found;
 }
 
@@ -105,8 +105,7 @@ function ownerAfter(
 const ownerName = (customer: string | null) =>
   customer === null ? 'no customer (global)' : `customer '${customer}'`;
 
-const readOnly = (what: string) =>
-  conflict(`${what} is made from the server's settings (PLUGINS); change the settings instead`);
+const readOnly = (what: string) => appError('made_from_settings', what);
 
 /** Writes in a transaction with the version bump, then reloads this instance's copy at once. */
 async function write(
@@ -130,14 +129,14 @@ export async function getReceiver(deps: Deps, caller: Caller, key: string): Prom
 
 function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>, keptSealed: readonly string[] = []) {
   const problems = checkSettings(r.type, r.settings, keptSealed);
-  if (problems.length) throw badRequest(problems[0]!, problems);
+  if (problems.length) throw appError('invalid_notification', problems[0]!).with({ errors: problems });
 }
 
 /** Names are unique across customers (rules name receivers by name): a taken name is a 409 for anyone. */
 async function assertFreeName(deps: Deps, name: string, self: string | null, what: 'receiver' | 'rule') {
   const all = what === 'receiver' ? await allReceivers(deps) : await allRules(deps);
   if (all.some((x) => x.name === name && x.id !== self))
-    throw conflict(`a ${what} named '${name}' already exists`);
+    throw appError('notification_name_taken', what, name);
 }
 
 export async function createReceiver(deps: Deps, caller: Caller, input: ReceiverInput): Promise<Receiver> {
@@ -166,8 +165,7 @@ export async function updateReceiver(
 ): Promise<Receiver> {
   const current = await findReceiver(deps, caller, key);
   if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
-  if (change.type != null && change.type !== current.type)
-    throw badRequest('the type of a receiver cannot change; create a new receiver');
+  if (change.type != null && change.type !== current.type) throw appError('receiver_type_fixed');
   if (change.name != null) await assertFreeName(deps, change.name, current.id, 'receiver');
   const next: store.ReceiverWrite = {
     id: current.id,
@@ -191,8 +189,11 @@ export async function updateReceiver(
       (rule) => rule.owner !== null && rule.owner !== next.customer && namesReceiver(rule, current.name),
     );
     if (users.length)
-      throw conflict(
-        `receiver '${current.name}' is named by rule ${users.map((u) => `'${u.name}' of ${ownerName(u.owner)}`).join(', ')}; it cannot move to ${ownerName(next.customer)}`,
+      throw appError(
+        'receiver_cannot_move',
+        current.name,
+        users.map((u) => `'${u.name}' of ${ownerName(u.owner)}`).join(', '),
+        ownerName(next.customer),
       );
   }
   await write(deps, async (tx) => {
@@ -210,9 +211,7 @@ export async function deleteReceiver(deps: Deps, caller: Caller, key: string): P
   if (current.source === 'settings') throw readOnly(`receiver '${current.name}'`);
   const users = (await allRules(deps)).filter((rule) => namesReceiver(rule, current.name));
   if (users.length)
-    throw conflict(
-      `receiver '${current.name}' is used by rule ${users.map((u) => `'${u.name}'`).join(', ')}`,
-    );
+    throw appError('receiver_in_use', current.name, users.map((u) => `'${u.name}'`).join(', '));
   await write(deps, (tx) => store.deleteReceiver(tx, current.id));
 }
 
@@ -247,7 +246,7 @@ export async function testReceiver(deps: Deps, caller: Caller, key: string): Pro
     deps.log.info({ receiver: receiver.name, type: receiver.type, outcome: attempt.outcome }, 'notify.test');
     if (attempt.outcome === 'delivered')
       return { status: 'ok', receiver: receiver.name, outcome: 'sent', detail: null };
-    if (attempt.outcome === 'stopped') throw new AppError(503, 'the server is stopping');
+    if (attempt.outcome === 'stopped') throw appError('server_stopping');
     return { status: 'ok', receiver: receiver.name, outcome: attempt.outcome, detail: attempt.error };
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -293,7 +292,8 @@ async function assertRule(deps: Deps, caller: Caller, r: store.RuleWrite): Promi
     if (r.escalations[i]!.after <= r.escalations[i - 1]!.after)
       problems.push('escalations: each step must come after the one before');
   }
-  if (problems.length) throw badRequest(problems[0]!, [...new Set(problems)]);
+  if (problems.length)
+    throw appError('invalid_notification', problems[0]!).with({ errors: [...new Set(problems)] });
 }
 
 function ruleFrom(id: string, base: Omit<store.RuleWrite, 'id'>, change: RuleUpdate): store.RuleWrite {

@@ -1,5 +1,5 @@
 import { createAlarmModel } from '../domain/alarm-model.ts';
-import { conflict } from '../errors.ts';
+import { appError } from '../errors.ts';
 import type { PluginFactory } from './types.ts';
 
 const ESCALATE = 'escalate';
@@ -28,7 +28,7 @@ const escalate: PluginFactory = ({ config, log }) => {
     takeAction(alert, action) {
       if (action !== ESCALATE) return;
       const next = above.get(alert.severity);
-      if (!next) throw conflict(`Can not escalate alert severity beyond "${alert.severity}".`);
+      if (!next) throw appError('escalation_at_top', alert.severity);
       return { text: 'alert severity escalated', changes: { severity: next } };
     },
   };

@@ -1,4 +1,4 @@
-import { rejected } from '../errors.ts';
+import { appError } from '../errors.ts';
 import type { PluginFactory } from './types.ts';
 
 /** Compiles a settings list of regular expressions once; an invalid one stops start-up naming the setting. */
@@ -27,12 +27,12 @@ const reject: PluginFactory = ({ config }) => {
     name: 'reject',
     preReceive(alert) {
       if (blacklist.some((re) => re.test(alert.origin))) {
-        throw rejected(`[POLICY] Alert origin '${alert.origin}' has been blacklisted`);
+        throw appError('rejected', `[POLICY] Alert origin '${alert.origin}' has been blacklisted`);
       }
       if (!environments.some((re) => re.test(alert.environment))) {
-        throw rejected(`[POLICY] Alert environment does not match one of ${allowedList}`);
+        throw appError('rejected', `[POLICY] Alert environment does not match one of ${allowedList}`);
       }
-      if (alert.service.length === 0) throw rejected('[POLICY] Alert must define a service');
+      if (alert.service.length === 0) throw appError('rejected', '[POLICY] Alert must define a service');
     },
   };
 };

@@ -16,7 +16,7 @@ import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
 import { originMatcher } from '../config/origins.ts';
-import { AppError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
+import { AppError, appError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
@@ -96,7 +96,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       return databaseUnavailable();
     }
     log.error({ err }, what);
-    return new AppError(500, 'An internal error has occurred!');
+    return appError('internal_error');
   };
 
   const sessions = createSessions(deps, answerFor);
@@ -221,7 +221,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
 
   async function subscribe(socket: LiveSocket, raw: unknown): Promise<SubscribeAnswer> {
     const parsed = SubscribeSchema.safeParse(raw ?? {});
-    if (!parsed.success) throw new AppError(400, parsed.error.issues[0]?.message ?? 'invalid subscription');
+    if (!parsed.success)
+      throw appError('invalid_subscription', parsed.error.issues[0]?.message ?? 'invalid subscription');
     const { query, since, groupBy, groupLimit } = parsed.data;
     const patches = parsed.data.patches === true;
     const caller = socket.data.caller;

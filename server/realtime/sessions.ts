@@ -2,8 +2,11 @@ import { authenticateSocket } from '../auth/authenticate.ts';
 import { isGranted } from '../auth/scopes.ts';
 import type { Auth } from '../auth/types.ts';
 import { findTokenUsers, type TokenUser } from '../db/users.ts';
+import { apiBase } from '../base-url.ts';
 import type { Deps } from '../deps.ts';
-import { AppError } from '../errors.ts';
+import { callerOf } from '../domain/caller.ts';
+import { appError, type AppError } from '../errors.ts';
+import { requestOrigin } from '../request.ts';
 import type { LiveSocket } from './view.ts';
 
 /** Turns a failure into what a socket is told, as HTTP would answer it (the hub's `answerFor`). */
@@ -62,12 +65,6 @@ export function createSessions(deps: Deps, answerFor: AnswerFor): Sessions {
   let checking = false;
   let failing = false;
 
-  const baseUrlOf = (socket: LiveSocket) => {
-    if (config.BASE_URL) return config.BASE_URL.replace(/\/+$/, '');
-    const proto = socket.handshake.secure ? 'https' : 'http';
-    return `${proto}://${socket.handshake.headers.host ?? 'localhost'}${config.API_PREFIX}`;
-  };
-
   /** Tells the socket why its session ended and disconnects it (the UI shows the login page). */
   const end = (socket: LiveSocket, message: string) => {
     socket.emit('session.expired', { message });
@@ -78,19 +75,17 @@ export function createSessions(deps: Deps, answerFor: AnswerFor): Sessions {
     async authenticate(socket, next) {
       try {
         const header = (name: string) => String(socket.handshake.headers[name.toLowerCase()] ?? '');
-        const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrlOf(socket), header);
+        // The same base URL as the HTTP requests of the page that opened the socket.
+        const baseUrl = apiBase(
+          requestOrigin(config, { header, encrypted: socket.handshake.secure }),
+          config,
+        );
+        const auth = await authenticateSocket(deps, socket.handshake.auth ?? {}, baseUrl, header);
         if (!auth.unrestricted && !isGranted(auth.scopes, 'read:alerts', config.DELETE_SCOPES)) {
-          throw new AppError(403, 'Missing required scope: read:alerts');
+          throw appError('missing_scope', 'read:alerts');
         }
-        const customers = config.CUSTOMER_VIEWS && auth.customers.length ? auth.customers : null;
         socket.data.auth = auth;
-        socket.data.caller = {
-          ip: socket.handshake.address,
-          header,
-          user: auth.login,
-          baseUrl: baseUrlOf(socket),
-          customers,
-        };
+        socket.data.caller = callerOf(config, auth, { ip: socket.handshake.address, header, baseUrl });
         socket.data.views = new Set();
         socket.data.behind = new Map();
         next();

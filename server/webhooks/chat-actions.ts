@@ -1,6 +1,6 @@
 import type { Alert } from '../../shared/alerts.ts';
 import { getAlert, tagAlert, takeAlertAction } from '../domain/alerts.ts';
-import { AppError } from '../errors.ts';
+import { appError, AppError } from '../errors.ts';
 import type { WebhookContext } from './types.ts';
 
 /** Buttons chat messages offer on an alert: three operator actions and watching. */
@@ -22,10 +22,10 @@ export async function findChatAlert(ctx: WebhookContext, id: string): Promise<Al
   }
 }
 
-/** The alert a chat button names, or the receiver's own 404 "not found" answer. */
-export async function chatAlert(ctx: WebhookContext, id: string, notFoundMessage: string): Promise<Alert> {
+/** The alert a chat button names, or a 404 naming the chat (`source`, e.g. '#slack') it came from. */
+export async function chatAlert(ctx: WebhookContext, id: string, source: string): Promise<Alert> {
   const alert = await findChatAlert(ctx, id);
-  if (!alert) throw new AppError(404, notFoundMessage);
+  if (!alert) throw appError('chat_alert_not_found', source);
   return alert;
 }
 

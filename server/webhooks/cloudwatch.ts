@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { firstOf, htmlLink, isoDate, parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
 
@@ -32,7 +32,7 @@ const SEVERITY: Record<string, string> = { ALARM: 'major', INSUFFICIENT_DATA: 'w
 
 function createTimeOf(timestamp: string): string {
   const iso = isoDate(timestamp);
-  if (!iso) throw badRequest(`invalid CloudWatch payload: Timestamp '${timestamp}' is not a date`);
+  if (!iso) throw appError('invalid_payload', 'CloudWatch', `Timestamp '${timestamp}' is not a date`);
   return iso;
 }
 
@@ -42,8 +42,7 @@ export const cloudwatch: Webhook = {
   incoming({ payload }, { config }) {
     const type =
       payload !== null && typeof payload === 'object' ? (payload as { Type?: unknown }).Type : null;
-    if (type !== 'SubscriptionConfirmation' && type !== 'Notification')
-      throw badRequest('No SNS notification in payload');
+    if (type !== 'SubscriptionConfirmation' && type !== 'Notification') throw appError('sns_no_notification');
     const sns = parsePayload(SnsMessageSchema, payload, 'CloudWatch');
     const common = {
       environment: config.DEFAULT_ENVIRONMENT,
@@ -74,10 +73,10 @@ export const cloudwatch: Webhook = {
     try {
       message = JSON.parse(sns.Message);
     } catch {
-      throw badRequest('invalid CloudWatch payload: Message is not JSON');
+      throw appError('invalid_payload', 'CloudWatch', 'Message is not JSON');
     }
     if (message === null || typeof message !== 'object' || !('Trigger' in message))
-      throw badRequest('SNS message is not a Cloudwatch notification');
+      throw appError('sns_not_cloudwatch');
     const alarm = parsePayload(AlarmSchema, message, 'CloudWatch alarm');
     const dimension = alarm.Trigger.Dimensions?.[0];
     return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { MAX_PAGE_SIZE } from '../domain/query/params.ts';
 import { listAlerts } from '../domain/search.ts';
 import { htmlLink, parsePayload, queryParam } from './payload.ts';
@@ -151,7 +151,7 @@ export const grafana: Webhook = {
   async incoming({ payload, query }, ctx) {
     const notification = parsePayload(NotificationSchema, payload, 'Grafana');
     if (notification.state === 'alerting') {
-      if (!notification.ruleName) throw badRequest('invalid Grafana payload: ruleName is missing');
+      if (!notification.ruleName) throw appError('invalid_payload', 'Grafana', 'ruleName is missing');
       return {
         alerts: (notification.evalMatches ?? []).map((m) => toAlert(notification, m, payload, query, ctx)),
       };
@@ -159,6 +159,6 @@ export const grafana: Webhook = {
     if (notification.state === 'ok' && notification.ruleId !== null && notification.ruleId !== undefined) {
       return { alerts: await clearedAlertsOf(String(notification.ruleId), ctx) };
     }
-    throw badRequest('no alerts in Grafana notification payload');
+    throw appError('no_alerts_in_payload', 'Grafana');
   },
 };

@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { BlackoutInputSchema } from '../../shared/blackouts.ts';
 import { getAlert, takeAlertAction } from '../domain/alerts.ts';
 import { createBlackout } from '../domain/blackouts.ts';
-import { AppError, badRequest } from '../errors.ts';
+import { appError, AppError } from '../errors.ts';
 import type { Webhook, WebhookContext, WebhookResult } from './types.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INVALID_ALERT_ID = 'Missing/invalid alert_id';
 const CARD_STATUS = 'CARD-ACTION-STATUS';
 
 const nonEmpty = z.string().min(1);
@@ -23,11 +22,11 @@ async function changeStatus(
   action: 'ack' | 'close',
   alertId: unknown,
 ): Promise<WebhookResult> {
-  if (typeof alertId !== 'string' || !UUID.test(alertId)) throw badRequest(INVALID_ALERT_ID);
+  if (typeof alertId !== 'string' || !UUID.test(alertId)) throw appError('msteams_invalid_alert_id');
   try {
     await getAlert(ctx.deps, alertId, ctx.caller);
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw badRequest(INVALID_ALERT_ID);
+    if (err instanceof AppError && err.status === 404) throw appError('msteams_invalid_alert_id');
     throw err;
   }
   await takeAlertAction(
@@ -49,9 +48,9 @@ async function changeStatus(
 async function blackout(ctx: WebhookContext, body: Record<string, unknown>): Promise<WebhookResult> {
   const params = BlackoutParamsSchema.safeParse(body);
   if (!params.success)
-    throw new AppError(412, 'Missing blackout params', [
-      'environment, resource and event are required; duration is a positive integer',
-    ]);
+    throw appError('blackout_params_missing').with({
+      errors: ['environment, resource and event are required; duration is a positive integer'],
+    });
   const { environment, resource, event } = params.data;
   const duration = params.data.duration ?? ctx.config.BLACKOUT_DURATION;
   await createBlackout(
@@ -76,11 +75,13 @@ export const msteams: Webhook = {
   name: 'msteams',
   incoming({ payload }, ctx) {
     if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
-      throw badRequest('Invalid action', ['payload must be a JSON object with action and alert_id']);
+      throw appError('msteams_invalid_action').with({
+        errors: ['payload must be a JSON object with action and alert_id'],
+      });
     const body = payload as Record<string, unknown>;
     const action = body.action;
     if (action === 'ack' || action === 'close') return changeStatus(ctx, action, body.alert_id);
     if (action === 'blackout') return blackout(ctx, body);
-    throw badRequest('Invalid action', ['action must be one of ack, close, blackout']);
+    throw appError('msteams_invalid_action').with({ errors: ['action must be one of ack, close, blackout'] });
   },
 };

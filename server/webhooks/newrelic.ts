@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import type { AlarmModel } from '../domain/alarm-model.ts';
 import { firstOf, parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
@@ -37,7 +37,7 @@ export const newrelic: Webhook = {
   name: 'newrelic',
   incoming({ payload }, { deps }) {
     if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && !('version' in payload))
-      throw badRequest('New Relic Legacy Alerting is not supported');
+      throw appError('newrelic_legacy');
     const incident = parsePayload(IncidentSchema, payload, 'New Relic');
     const state = incident.current_state.toLowerCase();
     const severity = state === 'closed' ? 'ok' : severityOf(incident.severity, deps.model);

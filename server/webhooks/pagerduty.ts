@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getAlert, setAlertStatus } from '../domain/alerts.ts';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
 
@@ -64,7 +64,7 @@ export const pagerduty: Webhook = {
   name: 'pagerduty',
   async incoming({ payload }, { deps, caller }) {
     if (payload === null || typeof payload !== 'object' || !('messages' in payload))
-      throw badRequest('no messages in PagerDuty data payload');
+      throw appError('pagerduty_no_messages');
     const { messages } = parsePayload(NotificationSchema, payload, 'PagerDuty');
     // Every incident must name a known alert before any status changes: all or nothing.
     for (const message of messages) await getAlert(deps, message.data.incident.incident_key, caller);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 
 type Issue = z.core.$ZodIssue;
 
@@ -46,7 +46,7 @@ export function parsePayload<S extends z.ZodType>(schema: S, value: unknown, sou
   if (result.success) return result.data;
   const problems = result.error.issues.map(describeIssue);
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  throw badRequest(`invalid ${source} payload: ${problems[0]}${more}`, problems);
+  throw appError('invalid_payload', source, `${problems[0]}${more}`).with({ errors: problems });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { htmlLink, isoDate, parsePayload } from './payload.ts';
 import type { Webhook } from './types.ts';
 
@@ -69,7 +69,7 @@ function toAlert(
   const resource = take(labels, 'exported_instance') || take(labels, 'instance') || 'n/a';
   const annotatedName = take(annotations, 'alertname');
   const event = take(labels, 'event') || annotatedName || take(labels, 'alertname');
-  if (!event) throw badRequest('invalid Prometheus payload: labels.alertname is missing');
+  if (!event) throw appError('invalid_payload', 'Prometheus', 'labels.alertname is missing');
   const environment = take(labels, 'environment') || env;
   const customer = take(labels, 'customer') ?? null;
   const correlate = labels.correlate === undefined ? null : take(labels, 'correlate')!.split(',');
@@ -115,7 +115,7 @@ export const prometheus: Webhook = {
   name: 'prometheus',
   incoming({ payload }, { config, deps }) {
     if (payload === null || typeof payload !== 'object' || !('alerts' in payload))
-      throw badRequest('no alerts in Prometheus notification payload');
+      throw appError('no_alerts_in_payload', 'Prometheus');
     const notification = parsePayload(NotificationSchema, payload, 'Prometheus');
     const raws = (payload as { alerts: unknown[] }).alerts;
     return {

@@ -1,7 +1,7 @@
 import { AlertInputSchema, type AlertInput } from '../../shared/alerts.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { zodIssues } from '../http/middleware/errors.ts';
 
 export interface WebhookReply {
@@ -21,10 +21,9 @@ export function webhookAlertInputs(deps: Deps, webhook: string, alerts: unknown[
     if (!parsed.success) {
       const issues = zodIssues(parsed.error);
       const where = alerts.length > 1 ? ` (alert ${i + 1} of ${alerts.length})` : '';
-      throw badRequest(
-        `webhook '${webhook}' made an invalid alert${where}: ${parsed.error.issues[0]!.message}`,
-        issues,
-      );
+      throw appError('webhook_invalid_alert', webhook, where, parsed.error.issues[0]!.message).with({
+        errors: issues,
+      });
     }
     return { ...parsed.data, environment: parsed.data.environment || deps.config.DEFAULT_ENVIRONMENT };
   });

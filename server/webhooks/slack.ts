@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { checkJsonValue } from '../http/middleware/body.ts';
 import { applyChatAction, capitalize, chatAlert, isChatAction, isWatchAction } from './chat-actions.ts';
 import { firstOf, parsePayload, shortId } from './payload.ts';
@@ -27,17 +27,17 @@ type Interaction = z.infer<typeof InteractionSchema>;
 /** The interaction: form field `payload` holding JSON (or, from a JSON body, the object itself). */
 function interactionOf(payload: unknown): unknown {
   if (payload === null || typeof payload !== 'object' || !('payload' in payload))
-    throw badRequest('invalid Slack payload: form field payload is missing');
+    throw appError('invalid_payload', 'Slack', 'form field payload is missing');
   const inner = (payload as { payload: unknown }).payload;
   if (typeof inner !== 'string') return inner;
   let parsed: unknown;
   try {
     parsed = JSON.parse(inner);
   } catch {
-    throw badRequest('invalid Slack payload: form field payload is not JSON');
+    throw appError('invalid_payload', 'Slack', 'form field payload is not JSON');
   }
   const problem = checkJsonValue(parsed);
-  if (problem) throw badRequest(`invalid Slack payload: ${problem}`);
+  if (problem) throw appError('invalid_payload', 'Slack', problem);
   return parsed;
 }
 
@@ -77,8 +77,8 @@ export const slack: Webhook = {
     const interaction = parsePayload(InteractionSchema, interactionOf(payload), 'Slack');
     const user = interaction.user.name;
     const action = interaction.actions[0]!.value;
-    if (!isChatAction(action)) throw badRequest('Unsupported #slack action');
-    const alert = await chatAlert(ctx, interaction.callback_id, 'alert not found for #slack message');
+    if (!isChatAction(action)) throw appError('slack_unsupported_action');
+    const alert = await chatAlert(ctx, interaction.callback_id, '#slack');
     const updated = await applyChatAction(ctx, alert, action, user, `status change via #slack by ${user}`);
     const text = isWatchAction(action)
       ? `User ${user} is ${action}ing alert ${shortId(updated.id)}`

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Alert } from '../../shared/alerts.ts';
 import { BlackoutInputSchema } from '../../shared/blackouts.ts';
 import { createBlackout } from '../domain/blackouts.ts';
-import { badRequest } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { applyChatAction, capitalize, findChatAlert, isChatAction, isWatchAction } from './chat-actions.ts';
 import { parsePayload, shortId } from './payload.ts';
 import type { Webhook, WebhookContext } from './types.ts';
@@ -105,7 +105,7 @@ export const telegram: Webhook = {
     const [command = '', alertId = ''] = query.data.split(' ', 2);
     const action = command.replace(/^\//, '');
     if (action !== 'blackout' && !isChatAction(action))
-      throw badRequest(`Unsupported Telegram command '${command}'`);
+      throw appError('telegram_unsupported_command', command);
     const alert = await findChatAlert(ctx, alertId);
     // As the established receiver: an unknown alert is answered 200 with an error status.
     if (!alert) return { reply: { status: 200, body: { status: 'error', message: NOT_FOUND } } };

@@ -7,7 +7,7 @@ import { ConnectionError } from 'slonik';
 import { z } from 'zod';
 import { errors } from '../../server/http/middleware/errors.ts';
 import { requestId } from '../../server/http/middleware/request-id.ts';
-import { AppError } from '../../server/errors.ts';
+import { appError } from '../../server/errors.ts';
 import { createLog } from '../../server/log.ts';
 
 /** The errors middleware on its own, behind a real socket, fed every kind of failure. */
@@ -51,6 +51,7 @@ test('an unexpected error is a 500 with a plain message: no SQL, no stack', asyn
     code: 500,
     errors: null,
     requestId: r.requestId,
+    errorCode: 'internal_error',
   });
 });
 
@@ -60,12 +61,14 @@ test('a thrown non-Error value is still a clean 500', async () => {
   assert.is(r.body.message, 'An internal error has occurred!');
 });
 
-test('AppError keeps its status, message and errors', async () => {
-  const r = await call(() => new AppError(409, 'alert is already in ack status', ['detail']));
+test('AppError keeps its status, message, errors and catalogue code', async () => {
+  const r = await call(() =>
+    appError('invalid_transition', 'alert is already in ack status').with({ errors: ['detail'] }),
+  );
   assert.is(r.status, 409);
   assert.equal(
-    [r.body.message, r.body.code, r.body.errors],
-    ['alert is already in ack status', 409, ['detail']],
+    [r.body.message, r.body.code, r.body.errors, r.body.errorCode],
+    ['alert is already in ack status', 409, ['detail'], 'invalid_transition'],
   );
 });
 
@@ -75,6 +78,7 @@ test('a zod error is a 400 listing every bad field', async () => {
       z.object({ resource: z.string(), timeout: z.number() }).safeParse({ resource: 1, timeout: 'x' }).error,
   );
   assert.is(r.status, 400);
+  assert.is(r.body.errorCode, 'invalid_request');
   const errs = r.body.errors as string[];
   assert.is(errs.length, 2);
   assert.ok(errs.some((e) => e.startsWith('resource:')));
@@ -91,7 +95,9 @@ test('a long list of errors is cut to the first 20 and a count, whatever threw i
   assert.is(listed[20], '… and 99980 more');
   assert.is(zod.body.message, '100000 invalid fields');
 
-  const app = await call(() => new AppError(400, 'x'.repeat(50_000), Array(5000).fill('y'.repeat(5000))));
+  const app = await call(() =>
+    appError('invalid_request', 'x'.repeat(50_000)).with({ errors: Array(5000).fill('y'.repeat(5000)) }),
+  );
   const errors = app.body.errors as string[];
   assert.is(errors.length, 21);
   assert.is(errors[20], '… and 4980 more');
@@ -113,6 +119,7 @@ test('a database outage is a 503 with Retry-After and our message, also when wra
       code: 503,
       errors: null,
       requestId: r.requestId,
+      errorCode: 'database_unavailable',
     });
   }
 });

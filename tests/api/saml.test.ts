@@ -324,6 +324,7 @@ off('answer a JSON 400', async (ctx) => {
       code: 400,
       errors: null,
       requestId: res.headers.get('x-request-id'),
+      errorCode: 'saml_not_enabled',
     });
   }
 });

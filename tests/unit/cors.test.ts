@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AppError } from '../../server/errors.ts';
+import { appError } from '../../server/errors.ts';
 import { allowedRequestHeaders, corsFrom } from '../../server/http/middleware/cors.ts';
 
 test('CORS preflight: the requested headers that are allowed, in the request spelling, sorted', () => {
@@ -87,7 +87,7 @@ test('other requests than preflights get Vary, and the allow and expose headers 
 
 test('a failure below carries the CORS headers on the error, as @koa/cors puts them there', async () => {
   const allowed = requestTo('PUT', '/api/alert/x/status', { Origin: 'http://wall.example' });
-  const failure = new AppError(503, 'down', undefined, { 'Retry-After': '5' });
+  const failure = appError('database_unavailable').with({ headers: { 'Retry-After': '5' } });
   const thrown = await middleware(listed)(allowed.ctx, () => Promise.reject(failure)).catch(
     (e: unknown) => e,
   );
@@ -99,7 +99,7 @@ test('a failure below carries the CORS headers on the error, as @koa/cors puts t
     ['vary', 'Origin'],
   ]);
   const refused = requestTo('PUT', '/api/alert/x/status', { Origin: 'http://evil.example' });
-  const plain = new AppError(400, 'bad');
+  const plain = appError('invalid_request', 'bad');
   assert.is(
     await middleware(listed)(refused.ctx, () => Promise.reject(plain)).catch((e: unknown) => e),
     plain,

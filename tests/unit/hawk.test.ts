@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Context } from 'koa';
+import type { RequestFacts } from '../../server/request.ts';
 import Hawk from 'hawk';
 import {
   hawkHeader,
@@ -169,25 +169,28 @@ for (const [name, header, message] of malformed) {
   });
 }
 
-function fakeCtx(headers: Record<string, string>, encrypted = false): Context {
+function fakeRequest(
+  headers: Record<string, string>,
+  encrypted = false,
+): Pick<RequestFacts, 'header' | 'encrypted'> {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return { get: (name: string) => lower[name.toLowerCase()] ?? '', req: { socket: { encrypted } } } as never;
+  return { header: (name: string) => lower[name.toLowerCase()] ?? '', encrypted };
 }
 
 test('host and port come from Host, defaulting by scheme', () => {
   const off = { USE_PROXYFIX: false };
-  assert.equal(requestHostPort(fakeCtx({ Host: 'Example.COM:8080' }), off), {
+  assert.equal(requestHostPort(fakeRequest({ Host: 'Example.COM:8080' }), off), {
     host: 'example.com',
     port: 8080,
   });
-  assert.equal(requestHostPort(fakeCtx({ Host: 'example.com' }), off), { host: 'example.com', port: 80 });
-  assert.equal(requestHostPort(fakeCtx({ Host: 'example.com' }, true), off), {
+  assert.equal(requestHostPort(fakeRequest({ Host: 'example.com' }), off), { host: 'example.com', port: 80 });
+  assert.equal(requestHostPort(fakeRequest({ Host: 'example.com' }, true), off), {
     host: 'example.com',
     port: 443,
   });
-  assert.equal(requestHostPort(fakeCtx({ Host: '[::1]:9000' }), off), { host: '::1', port: 9000 });
+  assert.equal(requestHostPort(fakeRequest({ Host: '[::1]:9000' }), off), { host: '::1', port: 9000 });
   for (const bad of ['', 'a/b', 'host:port', 'a b', 'h:123456']) {
-    assert.throws(() => requestHostPort(fakeCtx({ Host: bad }), off), /Invalid Host header/);
+    assert.throws(() => requestHostPort(fakeRequest({ Host: bad }), off), /Invalid Host header/);
   }
 });
 
@@ -197,17 +200,23 @@ test('X-Forwarded-Host/Port/Proto count only with USE_PROXYFIX', () => {
     'X-Forwarded-Host': 'alerts.example.com, proxy.internal',
     'X-Forwarded-Proto': 'https',
   };
-  assert.equal(requestHostPort(fakeCtx(headers), { USE_PROXYFIX: false }), { host: '10.0.0.5', port: 8080 });
-  assert.equal(requestHostPort(fakeCtx(headers), { USE_PROXYFIX: true }), {
+  assert.equal(requestHostPort(fakeRequest(headers), { USE_PROXYFIX: false }), {
+    host: '10.0.0.5',
+    port: 8080,
+  });
+  assert.equal(requestHostPort(fakeRequest(headers), { USE_PROXYFIX: true }), {
     host: 'alerts.example.com',
     port: 443,
   });
-  assert.equal(requestHostPort(fakeCtx({ ...headers, 'X-Forwarded-Port': '8443' }), { USE_PROXYFIX: true }), {
-    host: 'alerts.example.com',
-    port: 8443,
-  });
   assert.equal(
-    requestHostPort(fakeCtx({ Host: 'h:81', 'X-Forwarded-Proto': 'https' }), { USE_PROXYFIX: true }),
+    requestHostPort(fakeRequest({ ...headers, 'X-Forwarded-Port': '8443' }), { USE_PROXYFIX: true }),
+    {
+      host: 'alerts.example.com',
+      port: 8443,
+    },
+  );
+  assert.equal(
+    requestHostPort(fakeRequest({ Host: 'h:81', 'X-Forwarded-Proto': 'https' }), { USE_PROXYFIX: true }),
     {
       host: 'h',
       port: 81,

@@ -88,6 +88,20 @@ test('no import circles in server/, cli/ or shared/', () => {
   assert.equal(circles(graph), []);
 });
 
+/** Koa stays at the edge (docs/architecture.md): below it, code gets plain request facts (server/request.ts). */
+const KOA_ALLOWED = (file: string) => file.startsWith('server/http/') || file === 'server/app.ts';
+const isKoa = (spec: string) => spec === 'koa' || spec.startsWith('koa-') || spec.startsWith('@koa/');
+
+test('koa and @koa/* are imported only in server/http/ and server/app.ts', () => {
+  const outside = files
+    .filter((f) => !KOA_ALLOWED(f))
+    .filter((f) =>
+      ts.preProcessFile(sources.get(f)!, true, true).importedFiles.some((i) => isKoa(i.fileName)),
+    );
+  assert.equal(outside, []);
+  assert.ok(isKoa('@koa/router') && isKoa('koa') && !isKoa('koala'), 'the rule sees what it should');
+});
+
 test(`no source file in ${FOLDERS.join('/, ')}/ over ${MAX_LINES} lines`, () => {
   const long = files
     .map((f) => ({ f, lines: sources.get(f)!.split('\n').length - 1 }))

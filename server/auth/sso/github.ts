@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts';
 import type { ExternalIdentity } from '../external-users.ts';
-import { AppError } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import type { CodeGrant } from './oidc.ts';
 import { callProvider, cleanText, isObject, namesIn, objectFrom } from './provider-http.ts';
 
@@ -46,7 +46,7 @@ export async function githubIdentity(config: Config, grant: CodeGrant): Promise<
   // GitHub answers a refused code with 200 and an `error` field.
   if (typeof tokens.access_token !== 'string') {
     const code = typeof tokens.error === 'string' ? tokens.error : 'no access token';
-    throw new AppError(401, `code exchange failed: ${code.replace(/[^\w .:-]/g, '').slice(0, 80)}`);
+    throw appError('provider_refused', 'code exchange', code.replace(/[^\w .:-]/g, '').slice(0, 80));
   }
   const headers = { Authorization: `Bearer ${tokens.access_token}`, Accept: 'application/vnd.github+json' };
   const get = (path: string) => callProvider(`${api}${path}`, { headers });
@@ -66,7 +66,7 @@ export async function githubIdentity(config: Config, grant: CodeGrant): Promise<
   );
   const githubLogin = cleanText(profile.login);
   const subject = cleanText(profile.id);
-  if (!githubLogin || !subject) throw new AppError(502, 'GitHub sent a profile without login or id');
+  if (!githubLogin || !subject) throw appError('github_profile_incomplete');
   let email = cleanText(profile.email);
   // A public profile address is one GitHub verified; a private one comes from /user/emails.
   let emailVerified = email !== null;

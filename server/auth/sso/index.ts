@@ -2,7 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Deps } from '../../deps.ts';
 import { isDomainAllowed } from '../access.ts';
 import { signInExternal, type ExternalIdentity } from '../external-users.ts';
-import { AppError, badRequest, forbidden } from '../../errors.ts';
+import { AppError, appError } from '../../errors.ts';
 import { githubIdentity, githubSecretFor } from './github.ts';
 import { issuerOf } from './issuers.ts';
 import { discoverOidc, identityOfClaims, oidcClaims, type CodeGrant, type Oidc } from './oidc.ts';
@@ -58,7 +58,7 @@ function assertAllowed(deps: Deps, who: ExternalIdentity): void {
     !isDomainAllowed(deps, domain, principal)
   ) {
     deps.log.info({ provider: who.provider, login: who.login }, 'auth.login_not_authorized');
-    throw forbidden(`User ${who.login} is not authorized`);
+    throw appError('user_not_authorized', who.login);
   }
 }
 
@@ -91,7 +91,7 @@ export async function signInWithCode(
 ): Promise<string> {
   const { config } = deps;
   if (config.AUTH_PROVIDER !== provider) {
-    throw badRequest(`login with ${provider} is not enabled (AUTH_PROVIDER is '${config.AUTH_PROVIDER}')`);
+    throw appError('sso_not_enabled', provider, config.AUTH_PROVIDER);
   }
   const clientId = input.clientId || config.OAUTH2_CLIENT_ID.split(',')[0]!;
   const secret =
@@ -100,7 +100,7 @@ export async function signInWithCode(
       : clientId === config.OAUTH2_CLIENT_ID
         ? config.OAUTH2_CLIENT_SECRET
         : null;
-  if (secret === null) throw badRequest(`clientId '${clientId.slice(0, 100)}' is not OAUTH2_CLIENT_ID`);
+  if (secret === null) throw appError('sso_unknown_client', clientId);
   const grant: CodeGrant = {
     code: input.code,
     clientId,
@@ -130,7 +130,7 @@ export function oidcAuthUrl(config: Config, sso: SsoSetup): string | null {
 /** 400 unless AUTH_PROVIDER is saml2: the SAML endpoints answer nothing else. */
 export function assertSamlEnabled(config: Config): void {
   if (config.AUTH_PROVIDER !== 'saml2') {
-    throw badRequest(`SAML is not enabled (AUTH_PROVIDER is '${config.AUTH_PROVIDER}')`);
+    throw appError('saml_not_enabled', config.AUTH_PROVIDER);
   }
 }
 

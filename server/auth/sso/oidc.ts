@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import type { Config } from '../../config.ts';
-import { AppError, badRequest, unauthorized } from '../../errors.ts';
+import { AppError, appError } from '../../errors.ts';
 import type { ExternalIdentity } from '../external-users.ts';
 import { isIssuerOf, isTenantTemplate, tenantIssuer } from './issuers.ts';
 import { cleanText, isObject, namesIn, PROVIDER_TIMEOUT_MS, safeText } from './provider-http.ts';
@@ -81,7 +81,7 @@ async function send(url: string, options: client.CustomFetchOptions): Promise<Re
   try {
     return await fetch(url, options as RequestInit);
   } catch {
-    throw new AppError(503, `could not reach the identity provider at ${new URL(url).origin}`);
+    throw appError('provider_unreachable', url);
   }
 }
 
@@ -138,29 +138,29 @@ function ownError(err: unknown): AppError | null {
 function providerFailure(err: unknown, what: string): AppError | null {
   const own = ownError(err);
   if (own) return own;
-  if (err instanceof client.ResponseBodyError) return unauthorized(`${what} failed: ${safeText(err.error)}`);
+  if (err instanceof client.ResponseBodyError) return appError('provider_refused', what, safeText(err.error));
   if (err instanceof client.WWWAuthenticateChallengeError) {
     const code = err.cause.find((c) => c.parameters.error)?.parameters.error;
-    return unauthorized(`${what} failed: ${safeText(code ?? `HTTP ${err.status}`)}`);
+    return appError('provider_refused', what, safeText(code ?? `HTTP ${err.status}`));
   }
   if (err instanceof client.ClientError && err.cause instanceof Response) {
     if (err.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') {
-      return unauthorized(`${what} failed: HTTP ${err.cause.status}`);
+      return appError('provider_refused', what, `HTTP ${err.cause.status}`);
     }
-    return new AppError(502, `${what}: the identity provider did not answer with JSON`);
+    return appError('provider_not_json', what);
   }
   if (err instanceof client.ClientError && err.code === 'OAUTH_HTTP_REQUEST_FORBIDDEN') {
-    return new AppError(502, `${what}: the identity provider's endpoint is not https`);
+    return appError('provider_not_https', what);
   }
   if (err instanceof client.ClientError && err.code === 'OAUTH_PARSE_ERROR') {
-    return new AppError(502, `${what}: the identity provider did not answer with JSON`);
+    return appError('provider_not_json', what);
   }
   return null;
 }
 
 /** The authorisation response as the browser received it, for openid-client to read the code from. */
 function callbackOf(server: client.ServerMetadata, grant: CodeGrant): URL {
-  if (!URL.canParse(grant.redirectUri)) throw badRequest('redirectUri: expected a URL');
+  if (!URL.canParse(grant.redirectUri)) throw appError('redirect_uri_invalid');
   const url = new URL(grant.redirectUri);
   url.search = '';
   url.hash = '';
@@ -183,7 +183,7 @@ async function exchange(config: Config, oidc: Oidc, grant: CodeGrant, rp: client
     });
   } catch (err) {
     // A token answer that came back but did not pass the checks: in practice the ID token's.
-    throw providerFailure(err, 'code exchange') ?? unauthorized('ID token is invalid');
+    throw providerFailure(err, 'code exchange') ?? appError('id_token_invalid');
   } finally {
     oidc.jwks = client.getJwksCache(rp) ?? oidc.jwks;
   }
@@ -223,7 +223,7 @@ async function tokensOfTenant(config: Config, oidc: Oidc, grant: CodeGrant): Pro
     if (!kept.answer) throw err;
   }
   const answer = kept.answer;
-  if (!answer) throw unauthorized('ID token is invalid');
+  if (!answer) throw appError('id_token_invalid');
   const issuer = tenantIssuer(oidc.server.issuer, unverifiedIdClaims(answer.body).tid);
   // Without a usable tid the template itself is expected, which no ID token names: refused.
   const server = { ...oidc.server, issuer: issuer ?? oidc.server.issuer };
@@ -265,14 +265,14 @@ export async function oidcClaims(
       userinfo = { ...(await client.fetchUserInfo(rp, tokens.access_token, subject)) };
     } catch (err) {
       if (err instanceof client.ClientError && err.code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON') {
-        throw unauthorized('userinfo is about another subject than the ID token');
+        throw appError('userinfo_subject_mismatch');
       }
       throw providerFailure(err, 'userinfo') ?? err;
     }
   }
   const claims = { ...idClaims, ...userinfo };
   if (!isObject(claims) || cleanText(claims.sub) === null) {
-    throw new AppError(502, 'the identity provider named no subject (sub claim)');
+    throw appError('provider_no_subject');
   }
   return claims;
 }
@@ -291,9 +291,7 @@ export function identityOfClaims(config: Config, claims: Record<string, unknown>
   const email = cleanText(claims.email);
   const login = cleanText(claims.preferred_username) ?? cleanText(claims.nickname) ?? email;
   if (!login) {
-    throw badRequest(
-      "Must support one of the following OpenID claims: 'preferred_username', 'nickname' or 'email'",
-    );
+    throw appError('oidc_no_login_claim');
   }
   const provider = config.AUTH_PROVIDER;
   return {

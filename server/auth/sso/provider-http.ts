@@ -1,4 +1,4 @@
-import { AppError } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 
 /** How long one call to an identity provider may take before the login fails with 503. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
@@ -24,7 +24,7 @@ export async function callProvider(url: string, init: RequestInit = {}): Promise
       signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
   } catch {
-    throw new AppError(503, `could not reach the identity provider at ${new URL(url).origin}`);
+    throw appError('provider_unreachable', url);
   }
   const text = await res.text().catch(() => '');
   let json: unknown;
@@ -41,9 +41,9 @@ export function objectFrom(answer: ProviderAnswer, what: string): Record<string,
   const body = answer.json;
   if (!answer.ok) {
     const code = isObject(body) && typeof body.error === 'string' ? body.error : `HTTP ${answer.status}`;
-    throw new AppError(401, `${what} failed: ${safeText(code)}`);
+    throw appError('provider_refused', what, safeText(code));
   }
-  if (!isObject(body)) throw new AppError(502, `${what}: the identity provider did not answer with JSON`);
+  if (!isObject(body)) throw appError('provider_not_json', what);
   return body;
 }
 

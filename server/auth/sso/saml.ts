@@ -5,7 +5,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import type { Config } from '../../config.ts';
 import { samlMetadataSources } from '../../config/checks.ts';
 import type { ExternalIdentity } from '../external-users.ts';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { cleanText, isObject, namesIn } from './provider-http.ts';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
@@ -143,7 +143,7 @@ export function identityOfProfile(config: Config, profile: Record<string, unknow
     namesIn(attrs[config.SAML2_EMAIL_ATTRIBUTE])[0] ??
     cleanText(profile.email) ??
     (nameId?.includes('@') ? nameId : null);
-  if (!email) throw badRequest(`the SAML assertion carries no '${config.SAML2_EMAIL_ATTRIBUTE}' attribute`);
+  if (!email) throw appError('saml_no_email', config.SAML2_EMAIL_ATTRIBUTE);
   const login = (profile.nameIDFormat !== TRANSIENT && nameId) || email;
   return {
     provider: 'saml2',

@@ -1,5 +1,5 @@
-import { isTimeInRange, TIME_RANGE_MESSAGE } from '../../../shared/alerts.ts';
-import { badRequest, type AppError } from '../../errors.ts';
+import { isTimeInRange } from '../../../shared/alerts.ts';
+import { appError, type AppError } from '../../errors.ts';
 import { typeOf, type FieldRef } from './fields.ts';
 
 /** A typed value: text, an integer, epoch milliseconds (time fields) or a boolean. */
@@ -48,7 +48,6 @@ export function parseBoolean(raw: string): boolean | undefined {
   return undefined;
 }
 
-export const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sssZ';
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -61,13 +60,13 @@ export function parseIsoDate(raw: string): { ms: number; dateOnly: boolean } | u
   return d && isTimeInRange(d.ms) ? d : undefined;
 }
 
-/** The 400 for a date parameter `parseIsoDate` refused: not a date, or out of range. */
-export function invalidDate(label: string, raw: string): AppError {
-  return badRequest(dateProblem(raw), [`${label}: '${raw}'`]);
-}
+/** Why `parseIsoDate` refused this text: not a date, or out of range. */
+const dateProblem = (raw: string) => appError(parseAnyIsoDate(raw) ? 'date_out_of_range' : 'invalid_date');
 
-/** Why `parseIsoDate` refused this text, in words for a client. */
-export const dateProblem = (raw: string) => (parseAnyIsoDate(raw) ? TIME_RANGE_MESSAGE : DATE_MESSAGE);
+/** The 400 for a date parameter `parseIsoDate` refused. */
+export function invalidDate(label: string, raw: string): AppError {
+  return dateProblem(raw).with({ errors: [`${label}: '${raw}'`] });
+}
 
 function parseAnyIsoDate(raw: string): { ms: number; dateOnly: boolean } | undefined {
   const m = ISO_DATE.exec(raw.trim());
@@ -94,18 +93,18 @@ export function parseScalar(ref: FieldRef, raw: string, label: string): Scalar {
     case 'int': {
       const n = Number(raw.trim());
       if (!INTEGER.test(raw.trim()) || !Number.isSafeInteger(n)) {
-        throw badRequest(`Invalid value for ${label}: '${raw}' is not an integer`);
+        throw appError('filter_not_integer', label, raw);
       }
       return n;
     }
     case 'time': {
       const d = parseIsoDate(raw);
-      if (!d) throw badRequest(`Invalid value for ${label}: '${raw}'`, [dateProblem(raw)]);
+      if (!d) throw appError('invalid_filter_value', label, raw).with({ errors: [dateProblem(raw).message] });
       return d.ms;
     }
     case 'bool': {
       const b = parseBoolean(raw);
-      if (b === undefined) throw badRequest(`Invalid value for ${label}: '${raw}' is not a boolean`);
+      if (b === undefined) throw appError('filter_not_boolean', label, raw);
       return b;
     }
     default:

@@ -1,15 +1,14 @@
 import lucene, { type AST, type BinaryNode, type RangeNode, type TermNode } from 'lucene';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { and, not, or, parseIsoDate, parseScalar, regexEscape, type Bound, type Cond } from './conditions.ts';
 import { FIELD_NAMES, resolveField, typeOf, type FieldRef } from './fields.ts';
 import { assertRegex } from './regex.ts';
 import { checkOperators, checkQuerySize } from './shape.ts';
 
-const PARSE_FAILED = 'Failed to parse query string.';
 const IMPLICIT = '<implicit>';
 const DAY_MS = 86_400_000;
 
-const fail = (detail: string) => badRequest(PARSE_FAILED, [detail]);
+const fail = (detail: string) => appError('invalid_query').with({ errors: [detail] });
 
 /**
  * Translates a Lucene-style `q` (query-syntax.md) into a condition. The text is only ever parsed:
@@ -38,7 +37,7 @@ export function parseLucene(q: string, defaultField: string): Cond {
   }
   checkOperators(q);
   const defaultRef = resolveField(defaultField);
-  if (!defaultRef) throw badRequest(`Invalid default field '${defaultField}'`, [allowed()]);
+  if (!defaultRef) throw appError('invalid_default_field', defaultField).with({ errors: [allowed()] });
   return new Translator(defaultField).node(ast, null);
 }
 
@@ -174,7 +173,7 @@ class Translator {
 
   ref(name: string): FieldRef {
     const ref = resolveField(name);
-    if (!ref) throw badRequest(`Unknown field '${name}' in query`, [allowed()]);
+    if (!ref) throw appError('unknown_query_field', name).with({ errors: [allowed()] });
     return ref;
   }
 
@@ -188,12 +187,11 @@ class Translator {
     const ref = this.ref(name);
     const label = name;
     if (ref.field.type === 'json' && ref.key === undefined) {
-      throw badRequest(`Use attributes.<key> to search attributes`, [allowed()]);
+      throw appError('attributes_need_key').with({ errors: [allowed()] });
     }
     const type = typeOf(ref);
     if (n.regex) {
-      if (type !== 'text' && type !== 'list')
-        throw badRequest(`${label} cannot be matched with a regular expression`);
+      if (type !== 'text' && type !== 'list') throw appError('field_not_regex', label);
       assertRegex(n.term, 'q');
       return { kind: 'match', ref, pattern: n.term };
     }
@@ -212,7 +210,7 @@ class Translator {
       return { kind: 'range', ref, ...(isUpper ? { upper: bound } : { lower: bound }) };
     }
     if (/(^|[^\\])[*?]/.test(raw)) {
-      if (type !== 'text' && type !== 'list') throw badRequest(`${label} cannot be matched with wildcards`);
+      if (type !== 'text' && type !== 'list') throw appError('field_not_wildcard', label);
       const pattern = raw
         .split(/(\\.|[*?])/)
         .map((part) =>
@@ -250,7 +248,7 @@ class Translator {
   /** A range bound typed for the field; a bare date as an upper bound covers that whole day when inclusive. */
   bound(ref: FieldRef, raw: string, label: string, upper: boolean, inclusive: boolean): Bound {
     const type = typeOf(ref);
-    if (type === 'list') throw badRequest(`${label} cannot be compared with a range`);
+    if (type === 'list') throw appError('field_not_range', label);
     if (type === 'time' && upper) {
       const d = parseIsoDate(raw);
       if (d?.dateOnly && inclusive) return { value: d.ms + DAY_MS, inclusive: false };

@@ -1,4 +1,4 @@
-import { AppError, badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { and, invalidDate, not, parseBoolean, parseIsoDate, parseScalar, type Cond } from './conditions.ts';
 import { FIELD_NAMES, fieldNamed, resolveField, typeOf, type FieldRef } from './fields.ts';
 import { parseLucene } from './lucene.ts';
@@ -56,8 +56,7 @@ export interface QueryOptions {
 export function paramsOf(search: URLSearchParams): Map<string, string[]> {
   const params = new Map<string, string[]>();
   for (const [k, v] of search) {
-    if (k.includes('\0') || v.includes('\0'))
-      throw badRequest('query parameters must not contain NUL characters');
+    if (k.includes('\0') || v.includes('\0')) throw appError('nul_in_query');
     const list = params.get(k);
     if (list) list.push(v);
     else params.set(k, [v]);
@@ -72,7 +71,7 @@ export function booleanParam(params: Map<string, string[]>, name: string, fallba
   const raw = last(params, name);
   if (raw === undefined || raw === '') return fallback;
   const b = parseBoolean(raw);
-  if (b === undefined) throw badRequest(`${name} must be true or false`);
+  if (b === undefined) throw appError('invalid_boolean_param', name);
   return b;
 }
 
@@ -87,7 +86,7 @@ export function integerParam(
   const raw = last(params, name);
   if (raw === undefined || raw.trim() === '') return fallback;
   if (!/^\s*[+-]?\d+\s*$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw badRequest(`${name} must be a whole number from ${min} to ${max}`);
+    throw appError('invalid_integer_param', name, min, max);
   }
   return Number(raw);
 }
@@ -129,7 +128,7 @@ export function valuesCondition(ref: FieldRef, values: string[], label: string, 
   if (values.some((v) => v.startsWith('~'))) {
     const type = typeOf(ref);
     if (type !== 'text' && type !== 'list') {
-      throw badRequest(`Invalid filter parameter: ${parameter} cannot be matched with ~`);
+      throw appError('filter_not_like', parameter);
     }
     const texts = values.map((v) => (v.startsWith('~') ? v.slice(1) : v));
     if (texts.length === 1) return { kind: 'like', ref, value: texts[0]! };
@@ -146,9 +145,9 @@ function filterOf(name: string, values: string[]): Cond {
   const fieldName = negated ? name.slice(0, -1) : name;
   const ref = resolveField(fieldName);
   if (!ref || (ref.field.type === 'json' && ref.key === undefined)) {
-    throw badRequest(`Invalid filter parameter: ${name}`, [
-      `filters: ${FIELD_NAMES.join(', ')}, tag, attributes.<key> (add ! to negate)`,
-    ]);
+    throw appError('invalid_filter', name).with({
+      errors: [`filters: ${FIELD_NAMES.join(', ')}, tag, attributes.<key> (add ! to negate)`],
+    });
   }
   const cond: Cond =
     ref.field.name === 'id' && ref.key === undefined
@@ -196,9 +195,9 @@ function sortKeyOf(raw: string): SortKey {
   const name = inverted ? raw.slice(1) : raw;
   const ref = name === 'tag' ? undefined : resolveField(name);
   if (!ref || (ref.field.type === 'json' && ref.key === undefined)) {
-    throw badRequest(`Sorting by '${name}' field not supported.`, [
-      `sort-by: ${FIELD_NAMES.join(', ')}, attributes.<key> (prefix - to invert)`,
-    ]);
+    throw appError('invalid_sort', name).with({
+      errors: [`sort-by: ${FIELD_NAMES.join(', ')}, attributes.<key> (prefix - to invert)`],
+    });
   }
   const natural = ref.key === undefined && ref.field.descending === true;
   return { ref, descending: inverted ? !natural : natural };
@@ -206,5 +205,5 @@ function sortKeyOf(raw: string): SortKey {
 
 /** 416 for a page past the last one when there are matches (api.md §3). */
 export function assertPageInRange(page: number, pages: number, total: number): void {
-  if (total > 0 && page > pages) throw new AppError(416, `page out of range: 1-${pages}`);
+  if (total > 0 && page > pages) throw appError('page_out_of_range', pages);
 }

@@ -1,4 +1,4 @@
-import { badRequest, type AppError } from '../../errors.ts';
+import { appError, type AppError } from '../../errors.ts';
 
 /**
  * Checks a regular expression the way PostgreSQL compiles it for `~*` (an ARE, Spencer's engine:
@@ -26,9 +26,9 @@ export function assertRegex(pattern: string, label: string): void {
 
 const invalidRegex = (label: string, pattern: string, p: RegexProblem): AppError => {
   const shown = pattern.length > 100 ? `${pattern.slice(0, 100)}…` : pattern;
-  return badRequest('Invalid regular expression', [
-    `${label}: ${p.message} at position ${p.at} of /${shown}/`,
-  ]);
+  return appError('invalid_regex').with({
+    errors: [`${label}: ${p.message} at position ${p.at} of /${shown}/`],
+  });
 };
 
 /** What is wrong, and the position (in characters, from 1) where the engine would notice. */

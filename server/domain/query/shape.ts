@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 
 /** Deeper nesting than this is refused before parsing: the parser recurses once per level. */
 export const MAX_QUERY_DEPTH = 32;
@@ -7,8 +7,6 @@ export const MAX_QUERY_DEPTH = 32;
  * operator and its time grows faster than the length (500 take it about 30 ms).
  */
 export const MAX_QUERY_TOKENS = 500;
-
-const PARSE_FAILED = 'Failed to parse query string.';
 
 type Token =
   | { kind: 'operand'; at: number }
@@ -95,14 +93,14 @@ export function checkQuerySize(q: string): void {
   let depth = 0;
   for (const t of tokenize(q)) {
     if (t.kind !== 'open' && t.kind !== 'close' && ++tokens > MAX_QUERY_TOKENS) {
-      throw badRequest(PARSE_FAILED, [
-        `more than ${MAX_QUERY_TOKENS} terms and operators (at position ${t.at})`,
-      ]);
+      throw appError('invalid_query').with({
+        errors: [`more than ${MAX_QUERY_TOKENS} terms and operators (at position ${t.at})`],
+      });
     }
     if (t.kind === 'open' && ++depth > MAX_QUERY_DEPTH) {
-      throw badRequest(PARSE_FAILED, [
-        `parentheses nested deeper than ${MAX_QUERY_DEPTH} (at position ${t.at})`,
-      ]);
+      throw appError('invalid_query').with({
+        errors: [`parentheses nested deeper than ${MAX_QUERY_DEPTH} (at position ${t.at})`],
+      });
     }
     if (t.kind === 'close') depth = Math.max(0, depth - 1);
   }
@@ -118,7 +116,7 @@ export function checkOperators(q: string): void {
   let previous: Token | null = null;
   const noTermAfter = (t: Token | null) =>
     t && (t.kind === 'operator' || t.kind === 'not')
-      ? badRequest(PARSE_FAILED, [`'${t.text}' at position ${t.at} has no term after it`])
+      ? appError('invalid_query').with({ errors: [`'${t.text}' at position ${t.at} has no term after it`] })
       : null;
   for (const t of tokenize(q)) {
     if (t.kind === 'operand') expectingTerm = false;
@@ -126,9 +124,11 @@ export function checkOperators(q: string): void {
     else if (t.kind === 'operator') {
       if (expectingTerm) {
         const follows = previous?.kind === 'operator' || previous?.kind === 'not';
-        throw badRequest(PARSE_FAILED, [
-          `'${t.text}' at position ${t.at} ${follows ? 'follows another operator' : 'has no term before it'}`,
-        ]);
+        throw appError('invalid_query').with({
+          errors: [
+            `'${t.text}' at position ${t.at} ${follows ? 'follows another operator' : 'has no term before it'}`,
+          ],
+        });
       }
       expectingTerm = true;
     } else {

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { receiveDirect, rememberWritten } from './direct.ts';
 import type { Receipt, Received, ReceiveState } from './state.ts';
 import { applyToExisting, createNew, foldableDuplicates, writeDuplicates } from './write.ts';
@@ -48,5 +48,5 @@ async function receiveSome(state: ReceiveState, items: Receipt[]): Promise<Recei
     const written = await applyToExisting(state, first, candidate);
     if (written !== 'conflict') return [{ ...written, created: false }];
   }
-  throw new AppError(503, 'the alert is changing too fast to de-duplicate; retry');
+  throw appError('alert_contended');
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AlertInput } from '../../../shared/alerts.ts';
 import type { Base } from '../../deps.ts';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import type { AlertDraft } from '../alert-types.ts';
 
 // Step one of a receipt: the submission as the alert it asks for, and the key it queues under.
@@ -38,7 +38,8 @@ export function draftFromInput(base: Base, input: AlertInput, now: number): Aler
 
 /** A 400 naming the severity when the alarm model does not know it. */
 export function assertSeverity(base: Base, severity: string) {
-  if (!base.model.isSeverity(severity)) throw badRequest(base.model.unknownSeverityMessage(severity));
+  if (!base.model.isSeverity(severity))
+    throw appError('unknown_severity', base.model.unknownSeverityMessage(severity));
 }
 
 /**

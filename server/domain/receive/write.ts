@@ -1,6 +1,6 @@
 import * as receiveDb from '../../db/alert-receive.ts';
 import * as alertsDb from '../../db/alerts.ts';
-import { conflict } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import type { AlertRecord, HistoryRecord } from '../alert-types.ts';
 import type { AlertChanges } from '../plugin-hooks.ts';
 import {
@@ -66,7 +66,7 @@ export async function createNew(state: ReceiveState, r: Receipt): Promise<Writte
         clash.resource !== draft.resource ||
         clash.event !== draft.event)
     ) {
-      throw conflict(`an alert with id '${draft.id}' already exists`);
+      throw appError('alert_id_exists', draft.id);
     }
     return 'conflict';
   }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { AppError, badRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 
 declare module 'koa' {
   interface Request {
@@ -60,11 +60,10 @@ export function body(options: BodyOptions): Middleware {
     if (WITH_BODY.has(ctx.method) && !isJson && !(options.acceptsAnyType?.(ctx.path) ?? false)) {
       // Drain what was sent so the connection stays usable, then refuse.
       await read(ctx.req, options.limit, ctx.request.length).catch(() => '');
-      throw unsupportedMediaType();
+      throw appError('unsupported_media_type');
     }
     const charset = isPlainJson ? '' : ctx.request.charset;
-    if (charset && !/^utf-?8$/i.test(charset))
-      throw new AppError(415, `unsupported charset '${charset}': use utf-8`);
+    if (charset && !/^utf-?8$/i.test(charset)) throw appError('unsupported_charset', charset);
     const text = await read(ctx.req, options.limit, ctx.request.length);
     if (!WITH_BODY.has(ctx.method)) return next(); // a body on GET or DELETE is read and ignored
     ctx.request.rawBody = text;
@@ -73,10 +72,10 @@ export function body(options: BodyOptions): Middleware {
       try {
         parsed = JSON.parse(text);
       } catch (err) {
-        throw badRequest('request body is not valid JSON', [(err as Error).message]);
+        throw appError('invalid_json').with({ errors: [(err as Error).message] });
       }
       const problem = checkJsonValue(parsed);
-      if (problem) throw badRequest(problem);
+      if (problem) throw appError('invalid_json_value', problem);
       ctx.request.body = parsed;
     }
     return next();
@@ -88,8 +87,8 @@ async function read(req: IncomingMessage, limit: number, length: number | undefi
     return await getRawBody(req, { limit, length, encoding: 'utf8' });
   } catch (err) {
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw payloadTooLarge(limit);
-    if (type === 'request.aborted') throw new AppError(400, 'request aborted');
-    throw badRequest('could not read the request body');
+    if (type === 'entity.too.large') throw appError('body_too_large', limit);
+    if (type === 'request.aborted') throw appError('request_aborted');
+    throw appError('unreadable_body');
   }
 }

@@ -2,7 +2,7 @@ import type { Middleware, Context } from 'koa';
 import { ZodError } from 'zod';
 import { NotFoundError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import type { ErrorBody } from '../../../shared/errors.ts';
-import { AppError, databaseUnavailable, invalidRegexFromDb } from '../../errors.ts';
+import { AppError, appError, databaseUnavailable, invalidRegexFromDb } from '../../errors.ts';
 import { isUnreachable } from '../../db/unavailable.ts';
 import type { Log } from '../../log.ts';
 
@@ -26,17 +26,32 @@ export function listedErrors(errors: readonly string[]): string[] {
   return shown;
 }
 
-/** Writes the one error shape every API failure has. */
-export function sendError(ctx: Context, status: number, message: string, errors?: string[] | null) {
+/** Writes the one error shape every API failure has: Alerta's, plus the catalogue's `errorCode`. */
+export function sendError(ctx: Context, err: AppError, status = err.status) {
+  if (err.headers) ctx.set(err.headers);
   const body: ErrorBody = {
     status: 'error',
-    message: cut(message),
+    message: cut(err.message),
     code: status,
-    errors: errors ? listedErrors(errors) : null,
+    errors: err.errors ? listedErrors(err.errors) : null,
     requestId: ctx.state.requestId,
+    errorCode: err.errorCode,
   };
   ctx.status = status;
   ctx.body = body;
+}
+
+/** What the client is told for an error the handlers threw; null for one it must not see (a 500). */
+export function knownError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err instanceof ZodError) {
+    const issues = zodIssues(err);
+    const message = err.issues.length === 1 ? err.issues[0]!.message : `${issues.length} invalid fields`;
+    return appError('invalid_request', message).with({ errors: issues });
+  }
+  if (err instanceof NotFoundError) return appError('not_found');
+  if (err instanceof UniqueIntegrityConstraintViolationError) return appError('already_exists');
+  return invalidRegexFromDb(err);
 }
 
 /** Lists every issue of a zod error as "field: problem". */
@@ -53,49 +68,31 @@ export function errors(log: Log): Middleware {
     try {
       await next();
     } catch (err) {
-      if (err instanceof AppError) {
-        if (err.headers) ctx.set(err.headers);
-        return sendError(ctx, err.status, err.message, err.errors);
-      }
-      if (err instanceof ZodError) {
-        const issues = zodIssues(err);
-        return sendError(
-          ctx,
-          400,
-          err.issues.length === 1 ? err.issues[0]!.message : `${issues.length} invalid fields`,
-          issues,
-        );
-      }
-      if (err instanceof NotFoundError) return sendError(ctx, 404, 'not found');
-      if (err instanceof UniqueIntegrityConstraintViolationError)
-        return sendError(ctx, 409, 'already exists');
+      const known = knownError(err);
+      if (known) return sendError(ctx, known);
       if (isUnreachable(err)) {
         log.warn(
           { err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path },
           'http.database_unavailable',
         );
-        const outage = databaseUnavailable();
-        ctx.set(outage.headers!);
-        return sendError(ctx, outage.status, outage.message);
+        return sendError(ctx, databaseUnavailable());
       }
       const pgCode = (err as { code?: unknown }).code;
-      const regex = invalidRegexFromDb(err);
-      if (regex) return sendError(ctx, regex.status, regex.message, regex.errors);
       if (typeof pgCode === 'string' && pgCode.startsWith('22')) {
         // Data exceptions: a value the database refused. Say so without echoing SQL.
         log.warn({ pgCode, requestId: ctx.state.requestId, path: ctx.path }, 'http.data_exception');
-        return sendError(ctx, 400, 'invalid value in request');
+        return sendError(ctx, appError('invalid_value'));
       }
       const e = err as HttpLikeError;
       const status = e.status ?? e.statusCode;
       if (status && status >= 400 && status < 500 && e.expose && e.message) {
-        return sendError(ctx, status, e.message);
+        return sendError(ctx, appError('http_error', e.message), status);
       }
       log.error(
         { err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path },
         'http.unhandled',
       );
-      sendError(ctx, 500, 'An internal error has occurred!');
+      sendError(ctx, appError('internal_error'));
     }
   };
 }

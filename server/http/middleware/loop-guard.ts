@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
-import { authenticate } from '../auth/authenticate.ts';
-import type { Deps } from '../deps.ts';
-import { apiBase } from '../base-url.ts';
-import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames } from './loop.ts';
+import { apiBase } from '../../base-url.ts';
+import type { Deps } from '../../deps.ts';
+import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames } from '../../forwarding/loop.ts';
+import { authenticate } from '../caller.ts';
 
 /**
  * Spec "Events" 5 and "Errors": a request whose X-Service-Loop (or X-Alerta-Loop) header names this

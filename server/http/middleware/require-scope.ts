@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
-import { authenticate } from '../../auth/authenticate.ts';
+import { authenticate } from '../caller.ts';
 import { isGranted } from '../../auth/scopes.ts';
 import type { Deps } from '../../deps.ts';
-import { forbidden } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 
 /**
  * Declared on each protected route (auth.md §3): authenticates the caller and, unless the caller is
@@ -14,7 +14,7 @@ export const requireScope =
   async (ctx, next) => {
     const auth = await authenticate(ctx, deps);
     if (!auth.unrestricted && scope !== null && !isGranted(auth.scopes, scope, deps.config.DELETE_SCOPES)) {
-      throw forbidden(`Missing required scope: ${scope}`);
+      throw appError('missing_scope', scope);
     }
     return next(); // nothing to do after the rest: no need to wait for it here
   };

@@ -1,5 +1,4 @@
 import { Router } from '../router.ts';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   ActionSchema,
@@ -12,33 +11,16 @@ import {
 } from '../../../shared/alerts.ts';
 import type { Deps } from '../../deps.ts';
 import * as alerts from '../../domain/alerts.ts';
-import type { Caller } from '../../domain/caller.ts';
 import { addNote, deleteNote, listNotes, updateNote } from '../../domain/notes.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { AppError, appError } from '../../errors.ts';
 import { presentNote } from '../../present.ts';
-import { apiBase } from '../../base-url.ts';
+import { httpCaller } from '../caller.ts';
 import { timed } from '../timed.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: AlertIdSchema });
 const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
-
-/**
- * Who is calling, for use cases and plugins: the authenticated login, and the customers the caller
- * is restricted to (null = all) — only with CUSTOMER_VIEWS, as the established server does.
- */
-export function callerOf(ctx: Context, deps: Deps): Caller {
-  const auth = ctx.state.auth;
-  const customers = deps.config.CUSTOMER_VIEWS && auth && auth.customers.length ? auth.customers : null;
-  return {
-    ip: ctx.request.socket.remoteAddress ?? '',
-    header: (name) => ctx.get(name),
-    user: auth?.login ?? null,
-    baseUrl: apiBase(ctx, deps.config),
-    customers,
-  };
-}
 
 /** Alert intake and every per-alert operation (spec "Alerts"; docs/alerts.md). */
 export function alertRoutes(deps: Deps): Router {
@@ -49,7 +31,7 @@ export function alertRoutes(deps: Deps): Router {
     const input = AlertInputSchema.parse(bodyObject(ctx));
     let outcome;
     try {
-      outcome = await deps.receiver.receiveAlert(input, callerOf(ctx, deps));
+      outcome = await deps.receiver.receiveAlert(input, httpCaller(ctx, deps));
     } catch (err) {
       if (err instanceof AppError && err.status === 403) deps.metrics.app.count('rejected');
       if (err instanceof AppError && err.status === 429) deps.metrics.app.count('ratelimited');
@@ -68,21 +50,21 @@ export function alertRoutes(deps: Deps): Router {
   /** GET /alert/:id */
   router.get('/alert/:id', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    const alert = await alerts.getAlert(deps, id, callerOf(ctx, deps));
+    const alert = await alerts.getAlert(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', total: 1, alert };
   });
 
   /** PUT /alert/:id/status */
   router.put('/alert/:id/status', requireScope(deps, 'write:alerts'), timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    await alerts.setAlertStatus(deps, id, StatusChangeSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
+    await alerts.setAlertStatus(deps, id, StatusChangeSchema.parse(bodyObject(ctx)), httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** PUT /alert/:id/action */
   router.put('/alert/:id/action', requireScope(deps, 'write:alerts'), timed(deps, 'status'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    await alerts.takeAlertAction(deps, id, ActionSchema.parse(bodyObject(ctx)), callerOf(ctx, deps));
+    await alerts.takeAlertAction(deps, id, ActionSchema.parse(bodyObject(ctx)), httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
@@ -90,7 +72,7 @@ export function alertRoutes(deps: Deps): Router {
   router.put('/alert/:id/tag', requireScope(deps, 'write:alerts'), timed(deps, 'tagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
-    await alerts.tagAlert(deps, id, tags, false, callerOf(ctx, deps));
+    await alerts.tagAlert(deps, id, tags, false, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
@@ -98,7 +80,7 @@ export function alertRoutes(deps: Deps): Router {
   router.put('/alert/:id/untag', requireScope(deps, 'write:alerts'), timed(deps, 'untagged'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const { tags } = TagsSchema.parse(bodyObject(ctx));
-    await alerts.tagAlert(deps, id, tags, true, callerOf(ctx, deps));
+    await alerts.tagAlert(deps, id, tags, true, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
@@ -110,7 +92,7 @@ export function alertRoutes(deps: Deps): Router {
     async (ctx) => {
       const { id } = IdParamsSchema.parse(ctx.params);
       const { attributes } = AttributesChangeSchema.parse(bodyObject(ctx));
-      await alerts.updateAttributes(deps, id, attributes, callerOf(ctx, deps));
+      await alerts.updateAttributes(deps, id, attributes, httpCaller(ctx, deps));
       ctx.body = { status: 'ok' };
     },
   );
@@ -118,7 +100,7 @@ export function alertRoutes(deps: Deps): Router {
   /** PUT /alert/:id/note */
   router.put('/alert/:id/note', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    const caller = callerOf(ctx, deps);
+    const caller = httpCaller(ctx, deps);
     const note = await addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
     ctx.status = 201;
     ctx.set('Location', `${caller.baseUrl}/alert/${note.alert}/note/${note.id}`);
@@ -128,7 +110,7 @@ export function alertRoutes(deps: Deps): Router {
   /** GET /alert/:id/notes */
   router.get('/alert/:id/notes', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    const caller = callerOf(ctx, deps);
+    const caller = httpCaller(ctx, deps);
     const notes = (await listNotes(deps, id, caller)).map((n) => presentNote(n, caller.baseUrl));
     ctx.body = notes.length
       ? { status: 'ok', notes, total: notes.length }
@@ -139,8 +121,8 @@ export function alertRoutes(deps: Deps): Router {
   router.put('/alert/:id/note/:note_id', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id, note_id } = NoteParamsSchema.parse(ctx.params);
     const body = bodyObject(ctx);
-    if (Object.keys(body as object).length === 0) throw badRequest('nothing to change');
-    const caller = callerOf(ctx, deps);
+    if (Object.keys(body as object).length === 0) throw appError('nothing_to_change');
+    const caller = httpCaller(ctx, deps);
     const note = await updateNote(deps, id, note_id, NoteInputSchema.parse(body), caller);
     ctx.body = { status: 'ok', note: presentNote(note, caller.baseUrl) };
   });
@@ -148,14 +130,14 @@ export function alertRoutes(deps: Deps): Router {
   /** DELETE /alert/:id/note/:note_id */
   router.delete('/alert/:id/note/:note_id', requireScope(deps, 'write:alerts'), async (ctx) => {
     const { id, note_id } = NoteParamsSchema.parse(ctx.params);
-    await deleteNote(deps, id, note_id, callerOf(ctx, deps));
+    await deleteNote(deps, id, note_id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 
   /** DELETE /alert/:id */
   router.delete('/alert/:id', requireScope(deps, 'delete:alerts'), timed(deps, 'deleted'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    await alerts.deleteAlert(deps, id, callerOf(ctx, deps));
+    await alerts.deleteAlert(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 

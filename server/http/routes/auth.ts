@@ -5,7 +5,7 @@ import { logIn } from '../../auth/sign-in.ts';
 import { signUp } from '../../domain/users.ts';
 import { logInWithLdap } from '../../auth/ldap.ts';
 import { oidcLogoutUrl, type SsoSetup } from '../../auth/sso/index.ts';
-import { forbidden, unauthorized } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
@@ -27,7 +27,7 @@ export function authRoutes(deps: Deps, sso: SsoSetup): Router {
     const name = typeof body.username === 'string' && body.username ? body.username : body.email;
     const { password } = body;
     if (typeof name !== 'string' || !name || typeof password !== 'string') {
-      throw unauthorized("must supply 'username' and 'password'");
+      throw appError('credentials_required');
     }
     if (deps.config.AUTH_PROVIDER === 'ldap') {
       ctx.body = { token: await logInWithLdap(deps, name, password, ctx.ip, apiBase(ctx, deps.config)) };
@@ -49,9 +49,7 @@ export function authRoutes(deps: Deps, sso: SsoSetup): Router {
     };
     for (const [path, what] of Object.entries(LOCAL_ONLY)) {
       router.post(path, () => {
-        throw forbidden(
-          `${what} is not supported with AUTH_PROVIDER '${provider}': accounts come from that provider`,
-        );
+        throw appError('local_only', what, provider);
       });
     }
   }
@@ -59,8 +57,7 @@ export function authRoutes(deps: Deps, sso: SsoSetup): Router {
   /** POST /auth/signup */
   router.post('/auth/signup', async (ctx) => {
     const { config } = deps;
-    if (!config.SIGNUP_ENABLED || config.AUTH_PROVIDER !== 'basic')
-      throw forbidden('user signup is disabled');
+    if (!config.SIGNUP_ENABLED || config.AUTH_PROVIDER !== 'basic') throw appError('signup_disabled');
     const input = SignupSchema.parse(bodyObject(ctx));
     ctx.body = { token: await signUp(deps, input, apiBase(ctx, deps.config)) };
   });
@@ -78,7 +75,7 @@ export function authRoutes(deps: Deps, sso: SsoSetup): Router {
   /** GET /userinfo: the claims of the caller's Bearer token. */
   router.get('/userinfo', requireScope(deps, 'read:userinfo'), (ctx) => {
     const auth = ctx.state.auth;
-    if (auth?.method !== 'bearer' || !auth.claims) throw unauthorized('Missing authorization Bearer token');
+    if (auth?.method !== 'bearer' || !auth.claims) throw appError('bearer_required');
     ctx.body = auth.claims;
   });
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { BlackoutIdSchema, BlackoutInputSchema, BlackoutUpdateSchema } from '../../../shared/blackouts.ts';
 import type { Deps } from '../../deps.ts';
 import * as blackouts from '../../domain/blackouts.ts';
-import { badRequest } from '../../errors.ts';
-import { callerOf } from './alerts.ts';
+import { appError } from '../../errors.ts';
+import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 
@@ -17,7 +17,7 @@ export function blackoutRoutes(deps: Deps): Router {
   /** POST /blackout */
   router.post('/blackout', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const input = BlackoutInputSchema.parse(bodyObject(ctx));
-    const caller = callerOf(ctx, deps);
+    const caller = httpCaller(ctx, deps);
     const blackout = await blackouts.createBlackout(deps, input, caller);
     ctx.status = 201;
     ctx.set('Location', blackout.href);
@@ -26,13 +26,17 @@ export function blackoutRoutes(deps: Deps): Router {
 
   /** GET /blackouts */
   router.get('/blackouts', requireScope(deps, 'read:blackouts'), async (ctx) => {
-    ctx.body = await blackouts.listBlackouts(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
+    ctx.body = await blackouts.listBlackouts(
+      deps,
+      new URLSearchParams(ctx.querystring),
+      httpCaller(ctx, deps),
+    );
   });
 
   /** GET /blackout/:id */
   router.get('/blackout/:id', requireScope(deps, 'read:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    const blackout = await blackouts.getBlackout(deps, id, callerOf(ctx, deps));
+    const blackout = await blackouts.getBlackout(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', total: 1, blackout };
   });
 
@@ -40,16 +44,16 @@ export function blackoutRoutes(deps: Deps): Router {
   router.put('/blackout/:id', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
     const body = bodyObject(ctx);
-    if (Object.keys(body).length === 0) throw badRequest('nothing to change');
+    if (Object.keys(body).length === 0) throw appError('nothing_to_change');
     const change = BlackoutUpdateSchema.parse(body);
-    const blackout = await blackouts.updateBlackout(deps, id, change, callerOf(ctx, deps));
+    const blackout = await blackouts.updateBlackout(deps, id, change, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', blackout };
   });
 
   /** DELETE /blackout/:id */
   router.delete('/blackout/:id', requireScope(deps, 'write:blackouts'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    await blackouts.deleteBlackout(deps, id, callerOf(ctx, deps));
+    await blackouts.deleteBlackout(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { BulkType } from '../../db/bulk-tasks.ts';
 import type { Deps } from '../../deps.ts';
 import { bulkBodyOf, getTask, startBulk } from '../../domain/bulk.ts';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { timed } from '../timed.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 
@@ -20,7 +20,7 @@ export function bulkRoutes(deps: Deps): Router {
 
   const handle = (type: BulkType) => async (ctx: Context) => {
     const body = bulkBodyOf(deps, type, type === 'delete' ? {} : bodyObject(ctx));
-    const caller = callerOf(ctx, deps);
+    const caller = httpCaller(ctx, deps);
     const headers = Object.fromEntries(
       Object.entries(ctx.headers)
         .filter(([k, v]) => KEPT_HEADERS.test(k) && typeof v === 'string')
@@ -34,7 +34,7 @@ export function bulkRoutes(deps: Deps): Router {
       return;
     }
     if (type === 'status' && outcome.changed.length === 0 && outcome.errors.length > 0) {
-      throw badRequest('failed to bulk set alert status', outcome.errors);
+      throw appError('bulk_failed').with({ errors: outcome.errors });
     }
     ctx.body = {
       status: 'ok',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HeartbeatInputSchema } from '../../../shared/heartbeats.ts';
 import type { Deps } from '../../deps.ts';
 import * as heartbeats from '../../domain/heartbeats.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
 
@@ -16,7 +16,7 @@ export function heartbeatRoutes(deps: Deps): Router {
   /** POST /heartbeat */
   router.post('/heartbeat', requireScope(deps, 'write:heartbeats'), async (ctx) => {
     const input = HeartbeatInputSchema.parse(bodyObject(ctx));
-    const heartbeat = await heartbeats.submitHeartbeat(deps, input, callerOf(ctx, deps));
+    const heartbeat = await heartbeats.submitHeartbeat(deps, input, httpCaller(ctx, deps));
     ctx.status = 201;
     ctx.body = { status: 'ok', id: heartbeat.id, heartbeat };
   });
@@ -24,7 +24,7 @@ export function heartbeatRoutes(deps: Deps): Router {
   /** GET /heartbeat/:id */
   router.get('/heartbeat/:id', requireScope(deps, 'read:heartbeats'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    const heartbeat = await heartbeats.getHeartbeat(deps, id, callerOf(ctx, deps));
+    const heartbeat = await heartbeats.getHeartbeat(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', total: 1, heartbeat };
   });
 
@@ -33,7 +33,7 @@ export function heartbeatRoutes(deps: Deps): Router {
     const page = await heartbeats.listHeartbeats(
       deps,
       new URLSearchParams(ctx.querystring),
-      callerOf(ctx, deps),
+      httpCaller(ctx, deps),
     );
     // An empty page answers as Alerta does: total 0, no pages (api.md §1).
     ctx.body = page.heartbeats.length
@@ -44,7 +44,7 @@ export function heartbeatRoutes(deps: Deps): Router {
   /** DELETE /heartbeat/:id */
   router.delete('/heartbeat/:id', requireScope(deps, 'write:heartbeats'), async (ctx) => {
     const { id } = IdParamsSchema.parse(ctx.params);
-    await heartbeats.deleteHeartbeat(deps, id, callerOf(ctx, deps));
+    await heartbeats.deleteHeartbeat(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok' };
   });
 

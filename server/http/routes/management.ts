@@ -12,9 +12,9 @@ import { staleHeartbeats } from '../../domain/heartbeats.ts';
 import { runHousekeeping } from '../../domain/housekeeping.ts';
 import { forwardingStatus, refreshQueueGauge } from '../../forwarding/status.ts';
 import { SWITCHES, isSwitchName, listSwitches, setSwitch, type SwitchName } from '../../domain/switches.ts';
-import { RETRY_AFTER_SECONDS, badRequest } from '../../errors.ts';
+import { RETRY_AFTER_SECONDS, appError } from '../../errors.ts';
 import { build } from '../../version.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 
 /** How long gtg and healthcheck wait for the database before answering 503. */
@@ -171,7 +171,7 @@ export function managementRoutes(deps: Deps): Router {
     await countAlerts();
     const switches = await listSwitches(deps);
     const forwarding = await forwardingStatus(deps);
-    const notifications = await deps.notifier.status(callerOf(ctx, deps).customers);
+    const notifications = await deps.notifier.status(httpCaller(ctx, deps).customers);
     const now = Date.now();
     const auth = ctx.state.auth as Auth;
     const isAdmin = auth.unrestricted || isGranted(auth.scopes, 'admin:management', config.DELETE_SCOPES);
@@ -211,7 +211,7 @@ export function managementRoutes(deps: Deps): Router {
 
   async function switchboardPage(ctx: Context, only: string | null) {
     const switches = (await listSwitches(deps)).filter((s) => only === null || s.name === only);
-    if (only !== null && switches.length === 0) throw badRequest(`unknown switch '${only}'`);
+    if (only !== null && switches.length === 0) throw appError('unknown_switch', only);
     const rows = switches
       .map((s) => {
         const option = (v: string) =>
@@ -236,9 +236,11 @@ export function managementRoutes(deps: Deps): Router {
     const changes: [SwitchName, boolean][] = [];
     for (const [name, value] of form) {
       if (!isSwitchName(name))
-        throw badRequest(`unknown switch '${name}'`, [`switches: ${Object.keys(SWITCHES).join(', ')}`]);
+        throw appError('unknown_switch', name).with({
+          errors: [`switches: ${Object.keys(SWITCHES).join(', ')}`],
+        });
       const state = value.toUpperCase();
-      if (state !== 'ON' && state !== 'OFF') throw badRequest(`switch '${name}' must be ON or OFF`);
+      if (state !== 'ON' && state !== 'OFF') throw appError('invalid_switch_state', name);
       changes.push([name, state === 'ON']);
     }
     for (const [name, on] of changes) await setSwitch(deps, name, on);
@@ -249,7 +251,7 @@ export function managementRoutes(deps: Deps): Router {
   router.get('/management/housekeeping', requireScope(deps, 'admin:management'), housekeeping);
   router.post('/management/housekeeping', requireScope(deps, 'admin:management'), housekeeping);
   async function housekeeping(ctx: Context) {
-    const result = await runHousekeeping(deps, new URLSearchParams(ctx.querystring), callerOf(ctx, deps));
+    const result = await runHousekeeping(deps, new URLSearchParams(ctx.querystring), httpCaller(ctx, deps));
     ctx.status = result.status;
     ctx.body = result.body;
   }

@@ -8,11 +8,11 @@ import {
   RuleUpdateSchema,
 } from '../../../shared/notifications.ts';
 import type { Deps } from '../../deps.ts';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import * as notifications from '../../notifications/manage.ts';
 import { bodyObject } from '../body.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 
 /** A receiver or rule by id or name. */
 const KeyParamsSchema = z.object({
@@ -33,13 +33,13 @@ const ADMIN = 'admin:notifications';
 export function notificationRoutes(deps: Deps): Router {
   const router = new Router();
   const nonEmpty = (body: Record<string, unknown>) => {
-    if (Object.keys(body).length === 0) throw badRequest('nothing to change');
+    if (Object.keys(body).length === 0) throw appError('nothing_to_change');
     return body;
   };
 
   /** GET /notifications/receivers */
   router.get('/notifications/receivers', requireScope(deps, READ), async (ctx) => {
-    const receivers = await notifications.listReceivers(deps, callerOf(ctx, deps));
+    const receivers = await notifications.listReceivers(deps, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', receivers, total: receivers.length };
   });
 
@@ -47,7 +47,7 @@ export function notificationRoutes(deps: Deps): Router {
   router.post('/notifications/receivers', requireScope(deps, ADMIN), async (ctx) => {
     const receiver = await notifications.createReceiver(
       deps,
-      callerOf(ctx, deps),
+      httpCaller(ctx, deps),
       ReceiverInputSchema.parse(bodyObject(ctx)),
     );
     ctx.status = 201;
@@ -57,7 +57,7 @@ export function notificationRoutes(deps: Deps): Router {
   /** GET /notifications/receivers/:id (id or name) */
   router.get('/notifications/receivers/:id', requireScope(deps, READ), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', receiver: await notifications.getReceiver(deps, callerOf(ctx, deps), id) };
+    ctx.body = { status: 'ok', receiver: await notifications.getReceiver(deps, httpCaller(ctx, deps), id) };
   });
 
   /** PUT /notifications/receivers/:id */
@@ -66,26 +66,26 @@ export function notificationRoutes(deps: Deps): Router {
     const change = ReceiverUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
     ctx.body = {
       status: 'ok',
-      receiver: await notifications.updateReceiver(deps, callerOf(ctx, deps), id, change),
+      receiver: await notifications.updateReceiver(deps, httpCaller(ctx, deps), id, change),
     };
   });
 
   /** DELETE /notifications/receivers/:id */
   router.delete('/notifications/receivers/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteReceiver(deps, callerOf(ctx, deps), id);
+    await notifications.deleteReceiver(deps, httpCaller(ctx, deps), id);
     ctx.body = { status: 'ok' };
   });
 
   /** POST /notifications/receivers/:id/test — sends a test message now and says what happened. */
   router.post('/notifications/receivers/:id/test', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = await notifications.testReceiver(deps, callerOf(ctx, deps), id);
+    ctx.body = await notifications.testReceiver(deps, httpCaller(ctx, deps), id);
   });
 
   /** GET /notifications/rules, in routing order */
   router.get('/notifications/rules', requireScope(deps, READ), async (ctx) => {
-    const rules = await notifications.listRules(deps, callerOf(ctx, deps));
+    const rules = await notifications.listRules(deps, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', rules, total: rules.length };
   });
 
@@ -93,7 +93,7 @@ export function notificationRoutes(deps: Deps): Router {
   router.post('/notifications/rules', requireScope(deps, ADMIN), async (ctx) => {
     const rule = await notifications.createRule(
       deps,
-      callerOf(ctx, deps),
+      httpCaller(ctx, deps),
       RuleInputSchema.parse(bodyObject(ctx)),
     );
     ctx.status = 201;
@@ -103,27 +103,30 @@ export function notificationRoutes(deps: Deps): Router {
   /** GET /notifications/rules/:id (id or name) */
   router.get('/notifications/rules/:id', requireScope(deps, READ), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', rule: await notifications.getRule(deps, callerOf(ctx, deps), id) };
+    ctx.body = { status: 'ok', rule: await notifications.getRule(deps, httpCaller(ctx, deps), id) };
   });
 
   /** PUT /notifications/rules/:id */
   router.put('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
     const change = RuleUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
-    ctx.body = { status: 'ok', rule: await notifications.updateRule(deps, callerOf(ctx, deps), id, change) };
+    ctx.body = {
+      status: 'ok',
+      rule: await notifications.updateRule(deps, httpCaller(ctx, deps), id, change),
+    };
   });
 
   /** DELETE /notifications/rules/:id */
   router.delete('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
     const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteRule(deps, callerOf(ctx, deps), id);
+    await notifications.deleteRule(deps, httpCaller(ctx, deps), id);
     ctx.body = { status: 'ok' };
   });
 
   /** GET /alert/:id/notifications — queued and delivered notifications of one alert */
   router.get('/alert/:id/notifications', requireScope(deps, 'read:alerts'), async (ctx) => {
     const { id } = AlertParamsSchema.parse(ctx.params);
-    const found = await notifications.alertNotifications(deps, id, callerOf(ctx, deps));
+    const found = await notifications.alertNotifications(deps, id, httpCaller(ctx, deps));
     ctx.body = { status: 'ok', ...found };
   });
 

@@ -2,9 +2,9 @@ import { Router } from '../router.ts';
 import type { Context } from 'koa';
 import type { Deps } from '../../deps.ts';
 import * as search from '../../domain/search.ts';
-import { notFound } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { timed } from '../timed.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 
 const TOP_VARIANTS = new Set(['count', 'flapping', 'standing']);
@@ -23,17 +23,17 @@ export function searchRoutes(deps: Deps): Router {
 
   /** GET /alerts */
   router.get('/alerts', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
-    ctx.body = await search.listAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
+    ctx.body = await search.listAlerts(deps, paramsOf(ctx), httpCaller(ctx, deps));
   });
 
   /** GET /alerts/count */
   router.get('/alerts/count', requireScope(deps, 'read:alerts'), timed(deps, 'counts'), async (ctx) => {
-    ctx.body = await search.countAlerts(deps, paramsOf(ctx), callerOf(ctx, deps));
+    ctx.body = await search.countAlerts(deps, paramsOf(ctx), httpCaller(ctx, deps));
   });
 
   /** GET /alerts/history */
   router.get('/alerts/history', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
-    ctx.body = listBody('history', await search.alertHistory(deps, paramsOf(ctx), callerOf(ctx, deps)));
+    ctx.body = listBody('history', await search.alertHistory(deps, paramsOf(ctx), httpCaller(ctx, deps)));
   });
 
   /** GET /alerts/top10/:variant and /alerts/topn/:variant */
@@ -43,12 +43,12 @@ export function searchRoutes(deps: Deps): Router {
   ] as const) {
     router.get(path, requireScope(deps, 'read:alerts'), timed(deps, 'counts'), async (ctx) => {
       const variant = ctx.params.variant ?? '';
-      if (!TOP_VARIANTS.has(variant)) throw notFound();
+      if (!TOP_VARIANTS.has(variant)) throw appError('not_found');
       const top = await search.topAlerts(
         deps,
         variant as 'count' | 'flapping' | 'standing',
         paramsOf(ctx),
-        callerOf(ctx, deps),
+        httpCaller(ctx, deps),
         fixed,
       );
       ctx.body = listBody('top10', top);
@@ -61,7 +61,11 @@ export function searchRoutes(deps: Deps): Router {
     requireScope(deps, 'read:alerts'),
     timed(deps, 'queries'),
     async (ctx) => {
-      const { items, total, ...paging } = await search.environments(deps, paramsOf(ctx), callerOf(ctx, deps));
+      const { items, total, ...paging } = await search.environments(
+        deps,
+        paramsOf(ctx),
+        httpCaller(ctx, deps),
+      );
       ctx.body = { ...listBody('environments', items, paging), total };
     },
   );
@@ -72,14 +76,14 @@ export function searchRoutes(deps: Deps): Router {
     requireScope(deps, 'read:alerts'),
     timed(deps, 'queries'),
     async (ctx) => {
-      const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), callerOf(ctx, deps));
+      const { items, total, ...paging } = await search.services(deps, paramsOf(ctx), httpCaller(ctx, deps));
       ctx.body = { ...listBody('services', items, paging), total };
     },
   );
 
   /** GET /alerts/groups */
   router.get('/alerts/groups', requireScope(deps, 'read:alerts'), timed(deps, 'queries'), async (ctx) => {
-    ctx.body = listBody('groups', await search.groups(deps, paramsOf(ctx), callerOf(ctx, deps)));
+    ctx.body = listBody('groups', await search.groups(deps, paramsOf(ctx), httpCaller(ctx, deps)));
   });
 
   /** GET /tags (also /alerts/tags, which the web UI and the CLI call) */
@@ -88,7 +92,7 @@ export function searchRoutes(deps: Deps): Router {
     requireScope(deps, 'read:alerts'),
     timed(deps, 'queries'),
     async (ctx) => {
-      ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), callerOf(ctx, deps)));
+      ctx.body = listBody('tags', await search.tags(deps, paramsOf(ctx), httpCaller(ctx, deps)));
     },
   );
 

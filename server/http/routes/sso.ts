@@ -12,7 +12,7 @@ import {
 } from '../../auth/sso/index.ts';
 import { handBackPage, type HandBack } from '../../auth/sso/saml.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { apiBase } from '../../base-url.ts';
 import { bodyObject } from '../body.ts';
 import { originMatcher } from '../../config/origins.ts';
@@ -77,7 +77,7 @@ export function ssoRoutes(deps: Deps, sso: SsoSetup): Router {
   }
   for (const [provider, advice] of Object.entries(NOT_HERE)) {
     router.post(`/auth/${provider}`, () => {
-      throw new AppError(501, `login with ${provider} is not implemented here: ${advice}`);
+      throw appError('sso_not_implemented', provider, advice);
     });
   }
 
@@ -94,7 +94,7 @@ export function ssoRoutes(deps: Deps, sso: SsoSetup): Router {
     const base = apiBase(ctx, deps.config);
     const relayState = ctx.get('Referer') || base;
     if (!handBackOrigin(deps, relayState, base)) {
-      throw badRequest('the page that asked to sign in is not on an origin CORS_ORIGINS lists');
+      throw appError('sso_untrusted_origin');
     }
     const next = await samlSignInRequest(deps.config, sso, relayState);
     ctx.set('Cache-Control', 'no-store');

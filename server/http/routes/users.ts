@@ -13,7 +13,7 @@ import type { Auth } from '../../auth/types.ts';
 import type { Deps } from '../../deps.ts';
 import * as groups from '../../domain/groups.ts';
 import * as users from '../../domain/users.ts';
-import { badRequest } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
 import { bodyObject } from '../body.ts';
@@ -24,7 +24,7 @@ const MemberParamsSchema = z.object({ id: z.string(), user_id: z.string() });
 /** A change with at least one key (api.md: 400 `nothing to change`). */
 function changeBody(ctx: Context): Record<string, unknown> {
   const body = bodyObject(ctx);
-  if (Object.keys(body).length === 0) throw badRequest('nothing to change');
+  if (Object.keys(body).length === 0) throw appError('nothing_to_change');
   return body;
 }
 
@@ -65,7 +65,7 @@ export function usersRoutes(deps: Deps): Router {
     const refused = Object.keys(body).filter(
       (k) => !Object.hasOwn(MeUpdateSchema.shape, k) && body[k] != null,
     );
-    if (refused.length) throw badRequest(`not allowed to update: ${refused.join(', ')}`);
+    if (refused.length) throw appError('not_allowed_to_update', refused);
     const change = MeUpdateSchema.parse(body);
     ctx.body = { status: 'ok', user: await users.updateMe(deps, authOf(ctx), change, base(ctx)) };
   });

@@ -4,13 +4,13 @@ import { SlonikError } from 'slonik';
 import { ZodError } from 'zod';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { AppError, appError } from '../../errors.ts';
 import type { WebhookRegistry } from '../../webhooks/index.ts';
 import { receiveWebhookAlerts, webhookAlertInputs } from '../../webhooks/receive.ts';
 import type { Webhook, WebhookContext, WebhookRequest, WebhookResult } from '../../webhooks/types.ts';
 import { checkJsonValue } from '../middleware/body.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { callerOf } from './alerts.ts';
+import { httpCaller } from '../caller.ts';
 
 /**
  * The body as a receiver gets it. The body middleware has already parsed a JSON content type; a
@@ -35,7 +35,7 @@ function payloadOf(ctx: Context): unknown {
     return raw;
   }
   const problem = checkJsonValue(parsed);
-  if (problem) throw badRequest(problem);
+  if (problem) throw appError('invalid_json_value', problem);
   return parsed;
 }
 
@@ -62,11 +62,11 @@ async function runReceiver(webhook: Webhook, request: WebhookRequest, ctx: Webho
     // A receiver that wrapped a database outage in an error of its own: still a 503, not its text.
     if (isDatabaseUnavailable(err)) throw err;
     ctx.log.warn({ err }, 'webhook.failed');
-    throw badRequest(err.message || `webhook '${webhook.name}' failed`);
+    throw appError('webhook_failed', err.message || `webhook '${webhook.name}' failed`);
   }
   if (!isResult(result)) {
     ctx.log.error({ webhook: webhook.name }, 'webhook.bad_result: neither { alerts } nor { reply }');
-    throw new AppError(500, `webhook '${webhook.name}' returned neither alerts nor a reply`);
+    throw appError('webhook_no_result', webhook.name);
   }
   return result;
 }
@@ -79,8 +79,8 @@ export function webhookRoutes(deps: Deps, webhooks: WebhookRegistry): Router {
   const receive: Middleware = async (ctx) => {
     const name = String(ctx.params.name);
     const webhook = webhooks.get(name);
-    if (!webhook) throw new AppError(404, `Custom webhook '${name}' not found.`);
-    const caller = callerOf(ctx, deps);
+    if (!webhook) throw appError('webhook_not_found', name);
+    const caller = httpCaller(ctx, deps);
     const query = new URLSearchParams(ctx.querystring);
     query.delete('api-key'); // a credential, not the sender's data: receivers must not see or log it
     const request: WebhookRequest = {
