@@ -3,12 +3,14 @@ import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Base } from '../deps.ts';
 import type { Forwarder } from '../delivery/services.ts';
-import { FORWARDED_FIELDS } from '../domain/alert-fields.ts';
+import { copierOf, FORWARDED_FIELDS } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import type { Log } from '../log.ts';
 import type { AlongWritten, ForwardAlong, PluginRequest } from '../domain/plugin-hooks.ts';
 import { wantsEvent, type Destination, type ForwardKind } from './destinations.ts';
 import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from './loop.ts';
+
+const copyForwarded = copierOf(FORWARDED_FIELDS);
 
 /**
  * The body of a forwarded alert (reference §3): the stored fields, id = lastReceiveId so the remote
@@ -16,8 +18,7 @@ import { ALERTA_LOOP_HEADER, LOOP_HEADER, isNamed, loopNames, loopValue } from '
  * status or server-set fields (the remote derives its own).
  */
 export function forwardedAlert(alert: AlertRecord, now: number): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const k of FORWARDED_FIELDS) body[k] = alert[k];
+  const body: Record<string, unknown> = copyForwarded(alert);
   // Set in place: the keys keep the table's order.
   body.id = alert.lastReceiveId;
   body.createTime = new Date(now).toISOString();
