@@ -42,21 +42,16 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+import { flag, numberArg, textArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const duration = arg('duration', 10);
-const connections = arg('connections', 32);
-const forwardAt = process.argv.indexOf('--forward');
-const forward = forwardAt < 0 ? null : process.argv[forwardAt + 1] === 'live' ? 'live' : 'dead';
-const inlineAt = process.argv.indexOf('--inline');
-const inline = inlineAt < 0 ? {} : { FWD_INLINE_TIMEOUT: process.argv[inlineAt + 1] };
-const scenariosAt = process.argv.indexOf('--scenarios');
-const scenarios = scenariosAt < 0 ? 'abcd' : process.argv[scenariosAt + 1]!;
-const settle = arg('settle', 0);
-const rate = arg('rate', 0);
+const duration = numberArg('duration', 10);
+const connections = numberArg('connections', 32);
+const forward = !flag('forward') ? null : textArg('forward') === 'live' ? 'live' : 'dead';
+const inlineTimeout = textArg('inline');
+const inline = inlineTimeout === undefined ? {} : { FWD_INLINE_TIMEOUT: inlineTimeout };
+const scenarios = textArg('scenarios') ?? 'abcd';
+const settle = numberArg('settle', 0);
+const rate = numberArg('rate', 0);
 
 /** A destination that takes every request at once, in its own process (not the load generator's). */
 async function startStubDestination() {
@@ -221,7 +216,7 @@ backlog = async () => {
   );
   return Number(rows[0]!.n);
 };
-const rules = arg('rules', 0);
+const rules = numberArg('rules', 0);
 // The receiver: answers at once and counts what it got.
 let delivered = 0;
 const receiver = createServer((req, res) => {
@@ -260,10 +255,10 @@ if (rules > 0) {
   }
   await post('/notifications/rules', {
     name: 'every-production-alert',
-    environment: process.argv.includes('--rules-miss') ? 'Nowhere' : 'Prod.*',
+    environment: flag('rules-miss') ? 'Nowhere' : 'Prod.*',
     service: 'net.*',
     receivers: ['bench'],
-    groupWait: arg('group-wait', 10),
+    groupWait: numberArg('group-wait', 10),
   });
 }
 try {

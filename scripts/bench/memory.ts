@@ -23,15 +23,12 @@ import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts'
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 import type { ViewSpec } from './memory-clients.ts';
 import { SEED_ENVIRONMENTS, seedAlerts } from './seed.ts';
+import { numberArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const alerts = arg('alerts', 100_000);
-const socketCount = arg('sockets', 500);
-const rate = arg('rate', 100);
-const traffic = arg('traffic', 60);
+const alerts = numberArg('alerts', 100_000);
+const socketCount = numberArg('sockets', 500);
+const rate = numberArg('rate', 100);
+const traffic = numberArg('traffic', 60);
 
 const WALL =
   'status=open&status=ack&severity!=normal&severity!=ok&severity!=cleared&severity!=debug&severity!=trace';

@@ -33,24 +33,17 @@ import { cpuOf, liveMetrics, machineCpu, Phase, round1, selfCpu, serverPush } fr
 import { STAT, clock } from './push-shared.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
+import { flag, numberArg, textArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const argText = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const clientsArg = argText('clients');
-const rate = arg('rate', 500);
-const duration = arg('duration', 10);
-const connections = arg('connections', 32);
-const resources = arg('resources', 3000);
-const redis = process.argv.includes('--redis');
+const clientsArg = textArg('clients');
+const rate = numberArg('rate', 500);
+const duration = numberArg('duration', 10);
+const connections = numberArg('connections', 32);
+const resources = numberArg('resources', 3000);
+const redis = flag('redis');
 /** Clients subscribe with `patches` (as the web UI does) unless `--full` (as the CLI does). */
-const patches = !process.argv.includes('--full');
-const only = argText('scenario')?.toLowerCase();
+const patches = !flag('full');
+const only = textArg('scenario')?.toLowerCase();
 
 /** The measuring clients, in a worker thread of their own (push-probe.ts). */
 async function startProbes(origin: string, count: number) {

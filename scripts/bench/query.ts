@@ -30,19 +30,15 @@ import { createDb } from '../../server/db/pool.ts';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { seedAlerts } from './seed.ts';
+import { flag, numberArg, textArg } from './args.ts';
 
-const option = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
-const duration = arg('duration', 5);
-const count = arg('alerts', 100_000);
-const explain = process.argv.includes('--explain');
-const keep = process.argv.includes('--keep');
-const housekeeping = process.argv.includes('--housekeeping');
-const reuse = option('db');
-const only = option('only');
+const duration = numberArg('duration', 5);
+const count = numberArg('alerts', 100_000);
+const explain = flag('explain');
+const keep = flag('keep');
+const housekeeping = flag('housekeeping');
+const reuse = textArg('db');
+const only = textArg('only');
 
 const CONSOLE = 'status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime&page-size=50';
 const ENDPOINTS: [string, string][] = [

@@ -31,16 +31,13 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+import { flag, numberArg, textArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const duration = arg('duration', 10);
-const connections = arg('connections', 32);
-const rounds = arg('rounds', 2);
-const rules = arg('rules', 0);
-const forward = process.argv.includes('--forward');
+const duration = numberArg('duration', 10);
+const connections = numberArg('connections', 32);
+const rounds = numberArg('rounds', 2);
+const rules = numberArg('rules', 0);
+const forward = flag('forward');
 const run = promisify(execFile);
 
 // ---- pgbench -----------------------------------------------------------------------------------
@@ -241,9 +238,7 @@ try {
   // `distinct` compares upserts of rows that exist: both sides hold its 10,000 rows / alerts first
   // (otherwise the first round's POSTs would mostly create alerts while pgbench mostly updates).
   await seed(plain.url, `${api}/alert`);
-  const only = process.argv.includes('--only')
-    ? process.argv[process.argv.indexOf('--only') + 1]!.split(',')
-    : null;
+  const only = textArg('only')?.split(',') ?? null;
   for (let round = 1; round <= rounds; round++) {
     for (const shape of ['hot', 'distinct', 'new', 'floor', 'bare'] as const) {
       if (only && !only.includes(shape)) continue;

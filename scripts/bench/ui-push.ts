@@ -15,27 +15,18 @@
  * Usage: node scripts/bench/ui-push.ts [--alerts 200] [--rate 50] [--probes 200] [--every 150]
  *        [--source page|node]
  */
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { chromium, type Page } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+import { buildWeb, numberArg, textArg } from './args.ts';
 
-// The wall and console are served from web/build: build it first when missing or stale, as `npm start` does.
-const built = spawnSync(process.execPath, ['scripts/build-web.ts'], {
-  cwd: new URL('../..', import.meta.url).pathname,
-  stdio: 'inherit',
-});
-if (built.status !== 0) process.exit(built.status ?? 1);
+buildWeb();
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const count = arg('alerts', 200);
-const rate = arg('rate', 50);
-const probes = arg('probes', 200);
-const every = arg('every', 150);
+const count = numberArg('alerts', 200);
+const rate = numberArg('rate', 50);
+const probes = numberArg('probes', 200);
+const every = numberArg('every', 150);
 /** A probe alert, given its unique resource: new and critical, so it always enters the wall. */
 const PROBE = {
   event: 'ProbeDown',
@@ -44,8 +35,7 @@ const PROBE = {
   service: ['probe'],
   text: 'POST to visible probe',
 };
-const fromNode =
-  process.argv.includes('--source') && process.argv[process.argv.indexOf('--source') + 1] === 'node';
+const fromNode = textArg('source') === 'node';
 
 const db = await createTestDatabase('bench_ui_push');
 const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', PLUGINS: 'remote_ip' });

@@ -8,27 +8,18 @@
  * frame (less sensitive to other load than wall time). Target: ≥ 50 fps.
  * Usage: node scripts/bench/ui.ts [--alerts 10000] [--rate 100] [--duration 30] [--scroll]
  */
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { chromium, type Page } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
+import { buildWeb, flag, numberArg } from './args.ts';
 
-// The wall and console are served from web/build: build it first when missing or stale, as `npm start` does.
-const built = spawnSync(process.execPath, ['scripts/build-web.ts'], {
-  cwd: new URL('../..', import.meta.url).pathname,
-  stdio: 'inherit',
-});
-if (built.status !== 0) process.exit(built.status ?? 1);
+buildWeb();
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const count = arg('alerts', 10_000);
-const rate = arg('rate', 100);
-const scroll = process.argv.includes('--scroll');
-const duration = arg('duration', scroll ? 10 : 30);
+const count = numberArg('alerts', 10_000);
+const rate = numberArg('rate', 100);
+const scroll = flag('scroll');
+const duration = numberArg('duration', scroll ? 10 : 30);
 
 const db = await createTestDatabase('bench_ui');
 const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', PLUGINS: 'remote_ip' });
