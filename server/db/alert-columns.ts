@@ -51,6 +51,8 @@ const epochMs = (name: string) => sql.fragment`(extract(epoch FROM ${column('a',
 /**
  * The notified copy (NotifiedAlertSchema) built in SQL from alerts `a`, to read: `json`, sent as
  * the text it is built as, where `jsonb`'s output conversion cost more than finding the alert.
+ * Migration 0044's trigger builds the same object of a deleted alert (it calls this `snapshotSql`,
+ * its earlier name); tests/api/alert-fields.test.ts compares the two.
  */
 export const notifiedSnapshot = sql.fragment`json_build_object(${list(
   FIELD_LIST.filter((f) => (NOTIFIED_FIELDS as readonly string[]).includes(f.name)).map((f) => {

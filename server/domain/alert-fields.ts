@@ -110,7 +110,7 @@ export const FIELD_LIST: readonly (FieldSpec & { readonly name: AlertField })[] 
   ALERT_FIELDS,
 ).map(([name, spec]) => ({ ...spec, name: name as AlertField }));
 
-const namesWhere = <K extends AlertField>(test: (f: FieldSpec) => boolean) =>
+const namesWhere = <K extends AlertField>(test: (f: (typeof FIELD_LIST)[number]) => boolean) =>
   FIELD_LIST.filter(test).map((f) => f.name as K);
 
 export const NOTIFIED_FIELDS: readonly NotifiedField[] = namesWhere<NotifiedField>((f) => !!f.notified);
@@ -119,7 +119,7 @@ export const SUBMITTED_FIELDS: readonly SubmittedField[] = namesWhere<SubmittedF
 /** The keys of a forwarded alert: what the sender sets but `status`, which the remote decides itself. */
 export type ForwardedField = Exclude<SubmittedField, 'status'>;
 export const FORWARDED_FIELDS: readonly ForwardedField[] = namesWhere<ForwardedField>(
-  (f) => !!f.submitted && f.column !== 'status',
+  (f) => !!f.submitted && f.name !== 'status',
 );
 
 const shape = Object.fromEntries(FIELD_LIST.map((f) => [f.name, f.row])) as {
@@ -138,8 +138,8 @@ export type NotifiedAlert = z.infer<typeof NotifiedAlertSchema>;
 /**
  * A function copying `keys` of a record into a new object, made once: its body is one object
  * literal, so every copy has the same shape and costs what a literal written out does (a loop
- * adding the keys one by one took several times as long, and so did JSON of its objects).
- * The keys come from the table above, quoted by JSON.stringify.
+ * adding the keys one by one took about four times as long). The keys come from the table above,
+ * quoted by JSON.stringify.
  */
 export function copierOf<K extends AlertField>(keys: readonly K[]): (a: AlertRecord) => Pick<AlertRecord, K> {
   const body = keys.map((k) => `${JSON.stringify(k)}: a[${JSON.stringify(k)}]`).join(', ');
