@@ -17,7 +17,8 @@ function valueOf(alert: LiveAlert, ref: FieldRef): Value {
     if (v === undefined || v === null) return null;
     return typeof v === 'string' ? v : JSON.stringify(v);
   }
-  const raw = (alert as unknown as Record<string, unknown>)[ref.field.name];
+  const byName: Readonly<Record<string, unknown>> = alert;
+  const raw = byName[ref.field.name];
   if (raw === undefined || raw === null) return null;
   if (ref.field.type === 'time') return Date.parse(String(raw));
   return raw as Value;

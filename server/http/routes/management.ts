@@ -157,10 +157,11 @@ export function managementRoutes(deps: Deps): Router {
       `pid: ${process.pid}`,
       `uptime: ${Date.now() - deps.startedAt}`,
     );
-    for (const name of Object.keys(config)
+    const settings: Readonly<Record<string, unknown>> = config;
+    for (const name of Object.keys(settings)
       .filter((k) => /^[A-Z]/.test(k))
       .sort()) {
-      lines.push(`${name}: ${safeValue(name, (config as unknown as Record<string, unknown>)[name])}`);
+      lines.push(`${name}: ${safeValue(name, settings[name])}`);
     }
     ctx.type = 'text/plain';
     ctx.body = `${lines.join('\n')}\n`;
