@@ -173,6 +173,20 @@ export async function retryLater(
     WHERE id = ${p.id} AND owner = ${p.owner}`);
 }
 
+/**
+ * Extends this owner's lease on rows still being sent (the delivery queue's heartbeat); rows
+ * settled, released or taken over meanwhile are left alone.
+ */
+export async function renewLease(
+  db: CommonQueryMethods,
+  p: { ids: readonly number[]; owner: string; leaseMs: number },
+): Promise<void> {
+  if (p.ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE forward_queue SET lease_until = now() + ${p.leaseMs} * interval '1 millisecond'
+    WHERE id = ANY(${sql.array(p.ids, 'int8')}) AND owner = ${p.owner}`);
+}
+
 /** Gives rows back untouched (this instance is stopping): the next claim takes them at once. */
 export async function release(db: CommonQueryMethods, ids: readonly number[], owner: string): Promise<void> {
   if (ids.length === 0) return;

@@ -20,6 +20,15 @@ export type Attempt =
   /** This instance is stopping; the rows go back to the queue as they were. */
   | { outcome: 'stopped' };
 
+/**
+ * How long claimed rows stay this instance's without a word from it. The queue renews the lease
+ * every third of it while the rows are being delivered, so a slow send is never taken over by
+ * another instance, and a crashed instance's rows come due again within one lease (and the next
+ * poll): that is how long a receiver or destination may wait for an event sent again after a crash
+ * (tests/api/notifications-redelivery.test.ts).
+ */
+export const LEASE_MS = 6_000;
+
 /** When to try again after a failure, and when to give up. */
 export interface RetryPolicy {
   /** The first delay; each further failure doubles it. */
@@ -65,21 +74,15 @@ export interface Delivery<W> {
   /** The log field naming a lane: `destination`, `receiver`. */
   readonly laneField: string;
   readonly retry: RetryPolicy;
-  /** How long claimed rows stay this instance's. */
-  leaseMs(lane: Lane): number;
   /**
-   * Leases a lane's due rows (few while it probes after a failure): null when none are due,
-   * `waitMs` when the lane may not send yet (a rate limit).
+   * Leases a lane's due rows for LEASE_MS (few while it probes after a failure): null when none
+   * are due, `waitMs` when the lane may not send yet (a rate limit).
    */
   claim(lane: Lane): Promise<Claim<W>>;
   /** Sends claimed work and settles every row of it (removed, retried later or released). */
   deliver(lane: Lane, work: W): Promise<void>;
-  /**
-   * Extends the lease on rows still being delivered. Given, the lease is renewed every third of
-   * `leaseMs` while `deliver` runs, so the lease can be short: a crashed instance's rows come due
-   * again within one lease (tests/api/notifications-redelivery.test.ts).
-   */
-  renew?(ids: readonly number[], leaseMs: number): Promise<void>;
+  /** Extends this instance's lease on rows still being delivered (rows no longer its own are left alone). */
+  renew(ids: readonly number[], leaseMs: number): Promise<void>;
   /** Which lanes to kick on a poll; every lane when not given. */
   due?(lanes: readonly string[]): Promise<Iterable<string>>;
 }
@@ -203,11 +206,11 @@ export class Lane {
         const claimed = await delivery.claim(this);
         if (claimed === null) break;
         if ('waitMs' in claimed) return this.wakeIn(claimed.waitMs);
-        const renewing = this.keepLeased(claimed.ids);
+        const release = this.holdLease(claimed.ids);
         try {
           await delivery.deliver(this, claimed.work);
         } finally {
-          if (renewing) clearInterval(renewing);
+          release();
         }
       }
     } while (this.again);
@@ -222,16 +225,19 @@ export class Lane {
     this.wake.unref();
   }
 
-  /** Renews the lease on `ids` every third of it until the caller clears the timer (one renewal at a time). */
-  private keepLeased(ids: readonly number[]): NodeJS.Timeout | null {
+  /**
+   * Renews the lease on `ids` every third of LEASE_MS (one renewal at a time) until the returned
+   * function is called: for rows delivered outside the drain loop (forwarding's inline sends).
+   */
+  holdLease(ids: readonly number[]): () => void {
     const { delivery, log } = this.queue;
-    if (!delivery.renew || ids.length === 0) return null;
-    const leaseMs = delivery.leaseMs(this);
+    if (ids.length === 0) return () => {};
     let renewing = false;
     const timer = setInterval(() => {
       if (renewing) return;
       renewing = true;
-      delivery.renew!(ids, leaseMs)
+      delivery
+        .renew(ids, LEASE_MS)
         .catch((err: unknown) =>
           log.warn(
             { error: (err as Error).message, [delivery.laneField]: this.key },
@@ -239,9 +245,9 @@ export class Lane {
           ),
         )
         .finally(() => (renewing = false));
-    }, leaseMs / 3);
+    }, LEASE_MS / 3);
     timer.unref();
-    return timer;
+    return () => clearInterval(timer);
   }
 }
 

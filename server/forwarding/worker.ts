@@ -2,7 +2,14 @@ import type { Config } from '../config.ts';
 import * as queue from '../db/forward-queue.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { Base } from '../deps.ts';
-import { DeliveryQueue, type Claim, type Lane, type LaneState, type RetryPolicy } from '../delivery/queue.ts';
+import {
+  DeliveryQueue,
+  LEASE_MS,
+  type Claim,
+  type Lane,
+  type LaneState,
+  type RetryPolicy,
+} from '../delivery/queue.ts';
 import type { Forwarder as ForwarderService } from '../delivery/services.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations, type Destination } from './destinations.ts';
@@ -19,8 +26,6 @@ const BATCH = 16;
 const INLINE = 16;
 /** Rows of one alert leased together and sent one after the other (its head and those behind it). */
 const CHAIN = 32;
-/** A lease outlives the request timeout by this much, so a row is never sent twice at once. */
-const LEASE_MARGIN_MS = 30_000;
 
 /** FWD_RETRY_DELAY, FWD_RETRY_MAX_DELAY and FWD_MAX_ATTEMPTS as the delivery queue takes them. */
 export const forwardRetry = (
@@ -42,12 +47,6 @@ function chainsOf(rows: readonly QueuedRow[]): Map<string, QueuedRow[]> {
   return chains;
 }
 
-/** A claim's rows and when their lease ends (epoch ms). */
-interface Leased {
-  rows: readonly QueuedRow[];
-  leasedUntil: number;
-}
-
 /** What forwarding keeps per destination beside its lane: the connections and the inline sends. */
 interface Outlet {
   destination: Destination;
@@ -65,7 +64,7 @@ interface Outlet {
  */
 export class Forwarder implements ForwarderService {
   private readonly deps: Base;
-  private readonly queue: DeliveryQueue<Leased>;
+  private readonly queue: DeliveryQueue<readonly QueuedRow[]>;
   private readonly outlets: ReadonlyMap<string, Outlet>;
   /** Settled rows, removed in batches; the lanes of destinations with a new head are kicked. */
   private readonly removals: Removals<QueuedRow>;
@@ -81,15 +80,14 @@ export class Forwarder implements ForwarderService {
         { destination: d, agent: agentFor(d, BATCH + INLINE), inline: new Set(), overdue: new Set() },
       ]),
     );
-    this.queue = new DeliveryQueue<Leased>(
+    this.queue = new DeliveryQueue<readonly QueuedRow[]>(
       {
         name: 'forward',
         laneField: 'destination',
         retry: forwardRetry(deps.config),
-        // No renewal: the lease covers the longest request, so a crashed instance's rows wait it out.
-        leaseMs: (lane) => this.leaseMs(this.outlet(lane.key)),
         claim: (lane) => this.claim(lane),
-        deliver: (lane, leased) => this.deliver(lane, leased),
+        deliver: (lane, rows) => this.deliver(lane, rows),
+        renew: (ids, leaseMs) => queue.renewLease(deps.db, { ids, owner: this.owner, leaseMs }),
         due: async (lanes) => {
           if (++this.polls % MARK_EVERY === 0) this.markHeads();
           return lanes;
@@ -164,7 +162,7 @@ export class Forwarder implements ForwarderService {
     if (this.deps.config.FWD_INLINE_TIMEOUT <= 0) return 0;
     const outlet = this.outlets.get(destination);
     const lane = this.queue.lane(destination);
-    return outlet && lane && this.takesInline(outlet, lane) ? this.leaseMs(outlet) : 0;
+    return outlet && lane && this.takesInline(outlet, lane) ? LEASE_MS : 0;
   }
 
   async deliverInline(rows: readonly QueuedRow[]): Promise<void> {
@@ -201,11 +199,6 @@ export class Forwarder implements ForwarderService {
     return outlet;
   }
 
-  /** How long a leased row is held: the request timeout and a margin, so no one else sends it meanwhile. */
-  private leaseMs(outlet: Outlet): number {
-    return outlet.destination.timeoutMs + LEASE_MARGIN_MS;
-  }
-
   /**
    * May an event be sent inline now? Only while this instance has no failure on record for the
    * destination and no inline request to it outlasted the inline timeout (a dead or slow one must
@@ -225,46 +218,43 @@ export class Forwarder implements ForwarderService {
    * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
    */
   private deliverNow(outlet: Outlet, lane: Lane, row: QueuedRow): Promise<void> {
-    const attempt: Promise<void> = this.deliverChain(lane, [row], Date.now() + this.leaseMs(outlet))
+    const release = lane.holdLease([row.id]);
+    const attempt: Promise<void> = this.deliverChain(lane, [row])
       .catch((err: unknown) => this.deps.log.error({ err, destination: lane.key }, 'forward.inline_failed'))
       .finally(() => {
+        release();
         outlet.inline.delete(attempt);
       });
     outlet.inline.add(attempt);
     return attempt;
   }
 
-  private async claim(lane: Lane): Promise<Claim<Leased>> {
-    const leaseMs = this.leaseMs(this.outlet(lane.key));
-    const leasedUntil = Date.now() + leaseMs;
+  private async claim(lane: Lane): Promise<Claim<readonly QueuedRow[]>> {
     const rows = await queue.claim(this.deps.db, {
       destination: lane.key,
       owner: this.owner,
       limit: lane.isProbing ? 1 : BATCH,
       chain: lane.isProbing ? 1 : CHAIN,
-      leaseMs,
+      leaseMs: LEASE_MS,
     });
-    return rows.length ? { work: { rows, leasedUntil }, ids: rows.map((r) => r.id) } : null;
+    return rows.length ? { work: rows, ids: rows.map((r) => r.id) } : null;
   }
 
-  private async deliver(lane: Lane, { rows, leasedUntil }: Leased): Promise<void> {
-    await Promise.all(
-      [...chainsOf(rows).values()].map((chain) => this.deliverChain(lane, chain, leasedUntil)),
-    );
+  private async deliver(lane: Lane, rows: readonly QueuedRow[]): Promise<void> {
+    await Promise.all([...chainsOf(rows).values()].map((chain) => this.deliverChain(lane, chain)));
   }
 
   /**
    * Sends an alert's leased rows one after the other, then has the settled ones removed. Stops
    * at the first that is to be tried again (the rest go back to the queue behind it, untouched), and
-   * before a request that could outlast the lease (`leasedUntil`, epoch ms).
+   * after a failure elsewhere in the destination (it probes now). The lease is renewed meanwhile.
    */
-  private async deliverChain(lane: Lane, chain: readonly QueuedRow[], leasedUntil: number): Promise<void> {
-    const { timeoutMs } = this.outlet(lane.key).destination;
+  private async deliverChain(lane: Lane, chain: readonly QueuedRow[]): Promise<void> {
     const settled: QueuedRow[] = [];
     let done = 0;
     try {
       while (done < chain.length) {
-        if (done > 0 && (lane.isProbing || Date.now() + timeoutMs >= leasedUntil)) break;
+        if (done > 0 && lane.isProbing) break;
         const row = chain[done]!;
         const outcome = await this.attempt(lane, row);
         done += 1;

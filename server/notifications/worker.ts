@@ -5,7 +5,14 @@ import { endingAfter } from '../db/blackouts.ts';
 import { matchesBlackout } from '../domain/blackouts.ts';
 import * as store from '../db/notifications.ts';
 import type { NotifiedAlert, QueuedRow } from '../db/notifications.ts';
-import { DeliveryQueue, type Attempt, type Claim, type Lane, type RetryPolicy } from '../delivery/queue.ts';
+import {
+  DeliveryQueue,
+  LEASE_MS,
+  type Attempt,
+  type Claim,
+  type Lane,
+  type RetryPolicy,
+} from '../delivery/queue.ts';
 import type { NotificationMetrics } from './metrics.ts';
 import { CAPABILITIES, wants, type ReceiverDef } from './receivers.ts';
 import { isAlarm, linksOf, type Item, type Message } from './render/common.ts';
@@ -15,14 +22,6 @@ import { Agents, requestsFor, sendMessage, type Sent } from './senders/index.ts'
 
 /** How often the queue is looked at for due messages (other instances' rows, retries, group waits). */
 const POLL_MS = 1000;
-/**
- * How long claimed rows stay this instance's without a word from it. The queue renews the lease
- * every third of it while a message is sent, so a slow send is never taken over by another
- * instance; a crashed instance's rows come due again within one lease (and the next poll): that is
- * how long a receiver may wait for a message sent again after a crash
- * (tests/api/notifications-redelivery.test.ts).
- */
-export const LEASE_MS = 6_000;
 /** Alerts in one grouped message, and requests leased at once for a paging service. */
 const GROUP_LIMIT = 200;
 const PER_ALERT_LIMIT = 50;
@@ -89,7 +88,6 @@ export class Worker {
         name: 'notify',
         laneField: 'receiver',
         retry: notifyRetry(deps.config),
-        leaseMs: () => LEASE_MS,
         claim: (lane) => this.claim(lane),
         deliver: (lane, { receiver, rows }) => this.deliver(lane, receiver, rows),
         renew: (ids, leaseMs) => store.renewLease(deps.db, { ids, owner: this.queue.owner, leaseMs }),

@@ -14,7 +14,7 @@ import { createApi } from '../helpers/api.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 import { sleep, until } from '../helpers/live.ts';
 import { startServerProcess } from '../helpers/process.ts';
-import { LEASE_MS } from '../../server/notifications/worker.ts';
+import { LEASE_MS } from '../../server/delivery/queue.ts';
 
 /** A webhook receiver that answers each request after `delayMs(n)` (n counts from 0; null: never). */
 class SlowHook {
