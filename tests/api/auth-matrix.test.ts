@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createToken } from '../../server/auth/tokens.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { insertKeys } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
 
 /**
@@ -127,14 +127,14 @@ const KEYS = {
 };
 
 async function seedKeys(ctx: AppContext) {
-  for (const [name, k] of Object.entries(KEYS)) {
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO keys (id, key, "user", scopes, expire_time, customer)
-       VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 day', $4)`,
-      [k.key, `${name}@example.com`, k.scopes, name === 'admin' ? null : 'acme'],
-    );
-  }
+  await insertKeys(
+    ctx.db.url,
+    Object.entries(KEYS).map(([name, k]) => ({
+      ...k,
+      user: `${name}@example.com`,
+      customer: name === 'admin' ? null : 'acme',
+    })),
+  );
 }
 
 /** Would a caller holding `held` be let through to an endpoint that needs `need`? */

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { ReceiverSchema, RuleSchema } from '../../shared/notifications.ts';
 import type { Api, Answer } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { insertKeys } from '../helpers/db.ts';
 import { sleep } from '../helpers/live.ts';
 import { MailServer, StubService } from '../helpers/receivers.ts';
 
@@ -47,11 +47,7 @@ test.before(async (ctx) => {
     [PLAIN, ['read', 'write']],
     [ALERTS, ['read:alerts', 'write:alerts']],
   ] as const) {
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO keys (id, key, "user", scopes, expire_time) VALUES (gen_random_uuid(), $1, 'u@example.com', $2, now() + interval '1 day')`,
-      [key, scopes],
-    );
+    await insertKeys(ctx.db.url, [{ key, user: 'u@example.com', scopes }]);
   }
 });
 test.after(async (ctx) => {

@@ -17,7 +17,7 @@ import {
 import { BUILTIN_SCOPES } from '../../server/auth/scopes.ts';
 import { hashPassword } from '../../server/auth/passwords.ts';
 import type { Answer, Api } from '../helpers/api.ts';
-import { queryDb } from '../helpers/db.ts';
+import { insertKeys, queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 
 const SETTINGS = {
@@ -39,12 +39,7 @@ const call = (
   });
 
 async function insertKey(ctx: AppContext, key: string, user: string, scopes: string[], customer?: string) {
-  await queryDb(
-    ctx.db.url,
-    `INSERT INTO keys (id, key, "user", scopes, expire_time, customer)
-     VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 day', $4)`,
-    [key, user, scopes, customer ?? null],
-  );
+  await insertKeys(ctx.db.url, [{ key, user, scopes, customer }]);
 }
 
 function assertError(a: Answer, status: number, message?: string) {

@@ -5,7 +5,7 @@ import type { Alert } from '../../shared/alerts.ts';
 import type { RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { audienceOf } from '../../server/auth/tokens.ts';
-import { queryDb } from '../helpers/db.ts';
+import { customerKeys, insertKeys } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
 
 /**
@@ -33,19 +33,7 @@ tenancy.before(async (ctx) => {
     ADMIN_USERS: 'admin@example.com',
     PLUGINS: 'remote_ip',
   });
-  for (const [who, key] of Object.entries(KEYS)) {
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO keys (id, key, "user", scopes, expire_time, customer)
-       VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 day', $4)`,
-      [
-        key,
-        `${who}@example.com`,
-        who === 'admin' ? ['admin', 'read', 'write'] : ['read', 'write'],
-        who === 'admin' ? null : who,
-      ],
-    );
-  }
+  await insertKeys(ctx.db.url, customerKeys(KEYS));
   ctx.alerts = {} as Ctx['alerts'];
   for (const who of ['acme', 'globex'] as const) {
     const res = await ctx.api.post(

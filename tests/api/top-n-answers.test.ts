@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestOptions } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { customerKeys, insertKeys, queryDb } from '../helpers/db.ts';
 import { TOP_GROUP_BY } from '../../server/domain/search.ts';
 
 /**
@@ -45,18 +45,7 @@ top.before(async (ctx) => {
     ADMIN_USERS: 'admin@example.com',
     PLUGINS: 'remote_ip',
   });
-  for (const [who, key] of Object.entries(KEYS))
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO keys (id, key, "user", scopes, expire_time, customer)
-       VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 day', $4)`,
-      [
-        key,
-        `${who}@example.com`,
-        who === 'admin' ? ['admin', 'read', 'write'] : ['read', 'write'],
-        who === 'admin' ? null : who,
-      ],
-    );
+  await insertKeys(ctx.db.url, customerKeys(KEYS));
   // 240 alerts: events e0..e11 with counts that tie in pairs, services from a list of lists,
   // values NULL / '' / text, customers NULL / acme / globex.
   const services = [['web'], ['db', 'web'], [], ['api', 'api'], ['Web'], ['db'], ['zeta', 'alpha', 'mid']];

@@ -1427,17 +1427,12 @@ secured.before(async (ctx) => {
     SECRET_KEY: 'webhooks-secret',
     PLUGINS: 'remote_ip',
   });
-  const { queryDb } = await import('../helpers/db.ts');
+  const { insertKeys } = await import('../helpers/db.ts');
   for (const [key, scopes] of [
     [KEY, ['write:webhooks']],
     [READ_KEY, ['read']],
   ] as const) {
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO keys (id, key, "user", scopes, expire_time)
-       VALUES (gen_random_uuid(), $1, 'hooks@example.com', $2, now() + interval '1 day')`,
-      [key, scopes],
-    );
+    await insertKeys(ctx.db.url, [{ key, user: 'hooks@example.com', scopes }]);
   }
 });
 secured.after(stopApp);

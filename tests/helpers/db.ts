@@ -47,3 +47,34 @@ export async function queryDb<R extends pg.QueryResultRow>(
     await client.end();
   }
 }
+
+/** An API key as a test stores it: no customer unless given. */
+export interface StoredKey {
+  key: string;
+  user: string;
+  scopes: readonly string[];
+  customer?: string | null;
+}
+
+/** API keys written straight into `keys`, valid for a day (the server hashes the plain value on insert). */
+export async function insertKeys(url: string, keys: readonly StoredKey[]): Promise<void> {
+  for (const k of keys)
+    await queryDb(
+      url,
+      `INSERT INTO keys (id, key, "user", scopes, expire_time, customer)
+       VALUES (gen_random_uuid(), $1, $2, $3, now() + interval '1 day', $4)`,
+      [k.key, k.user, k.scopes, k.customer ?? null],
+    );
+}
+
+/**
+ * Keys named by who holds them: `admin` an administrator of every customer, any other name a
+ * reader and writer of the customer of that name; user `<name>@example.com`.
+ */
+export const customerKeys = (keys: Record<string, string>): StoredKey[] =>
+  Object.entries(keys).map(([who, key]) => ({
+    key,
+    user: `${who}@example.com`,
+    scopes: who === 'admin' ? ['admin', 'read', 'write'] : ['read', 'write'],
+    customer: who === 'admin' ? null : who,
+  }));
