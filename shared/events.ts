@@ -104,7 +104,7 @@ export type SubscribeAnswer =
       pageSize: number;
     } & ViewCounts)
   | ({ status: 'ok'; mode: 'catch-up'; view: string; position: Position; replayed: number } & ViewCounts)
-  | { status: 'error'; message: string; code: number };
+  | { status: 'error'; message: string; code: number; errorCode?: string };
 
 export interface ViewAlerts {
   view: string;

@@ -114,7 +114,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
         (answer) => (typeof ack === 'function' ? ack(answer) : undefined),
         (err: unknown) => {
           const e = answerFor(err, 'live.subscribe_failed');
-          if (typeof ack === 'function') ack({ status: 'error', message: e.message, code: e.status });
+          if (typeof ack === 'function')
+            ack({ status: 'error', message: e.message, code: e.status, errorCode: e.errorCode });
         },
       );
     });

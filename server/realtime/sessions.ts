@@ -92,7 +92,7 @@ export function createSessions(deps: Deps, answerFor: AnswerFor): Sessions {
       } catch (err) {
         const e = answerFor(err, 'live.auth_failed');
         const refusal = new Error(e.message) as Error & { data: unknown };
-        refusal.data = { status: 'error', message: e.message, code: e.status };
+        refusal.data = { status: 'error', message: e.message, code: e.status, errorCode: e.errorCode };
         next(refusal);
       }
     },

@@ -370,8 +370,16 @@ multi(
     const c = await connect(ctx, ctx.originA);
     for (const query of ['foo=bar', `q=${encodeURIComponent('(a')}`]) {
       const answer = await c.subscribe(query);
-      const http = (await (await ctx.apiA.get(`/alerts?${query}`)).json()) as { message: string };
-      assert.equal(answer, { status: 'error', message: http.message, code: 400 }, query);
+      const http = (await (await ctx.apiA.get(`/alerts?${query}`)).json()) as {
+        message: string;
+        errorCode: string;
+      };
+      assert.type(http.errorCode, 'string');
+      assert.equal(
+        answer,
+        { status: 'error', message: http.message, code: 400, errorCode: http.errorCode },
+        query,
+      );
     }
     // The socket stays usable.
     const view = await c.view(`group=${unique('after-error')}`);

@@ -79,7 +79,11 @@ app('a bare operator as q is a 400 naming the position on every read, bulk and t
     for (const op of ['AND', 'OR', 'NOT', '||', '&&']) {
       const answer = await live.subscribe(`q=${encodeURIComponent(op)}`);
       const http = await api.call('GET', `/alerts?q=${encodeURIComponent(op)}`);
-      assert.equal(answer, { status: 'error', message: http.body.message, code: 400 }, op);
+      assert.equal(
+        answer,
+        { status: 'error', message: http.body.message, code: 400, errorCode: 'invalid_query' },
+        op,
+      );
     }
     // The socket stays usable.
     const view = await live.view(`group=${group}`);
@@ -149,7 +153,12 @@ app('an invalid regular expression is our 400 everywhere, never the database tex
   try {
     const answer = await live.subscribe(q);
     assert.is(answer.status, 'error');
-    assert.equal(answer, { status: 'error', message: 'Invalid regular expression', code: 400 });
+    assert.equal(answer, {
+      status: 'error',
+      message: 'Invalid regular expression',
+      code: 400,
+      errorCode: 'invalid_regex',
+    });
   } finally {
     live.close();
   }
@@ -170,6 +179,7 @@ app(
         status: 'error',
         message: 'Invalid regular expression',
         code: 400,
+        errorCode: 'invalid_regex',
       });
     } finally {
       live.close();
