@@ -3,8 +3,8 @@
  * (query, optional groupBy) and counts what it receives.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, GroupField, ServerToClientEvents } from '../../shared/events.ts';
+import type { GroupField } from '../../shared/events.ts';
+import { openSocket, subscribeOnConnect, type BenchSocket } from './socket.ts';
 
 export interface ViewSpec {
   name: string;
@@ -13,39 +13,24 @@ export interface ViewSpec {
 }
 const { origin, views } = workerData as { origin: string; views: ViewSpec[] };
 const totals = { messages: 0, alerts: 0, removed: 0, resyncs: 0, disconnects: 0 };
-const sockets: Socket<ServerToClientEvents, ClientToServerEvents>[] = [];
+const sockets: BenchSocket[] = [];
 
-function connectOne(spec: ViewSpec): Promise<void> {
-  return new Promise((ok, fail) => {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(origin, {
-      path: '/api/socket.io',
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      timeout: 300_000,
-    });
-    socket.on('alert.updated', (m) => {
-      totals.messages++;
-      totals.alerts += m.alerts.length;
-    });
-    socket.on('alert.removed-from-view', (m) => {
-      totals.messages++;
-      totals.removed += m.ids.length;
-    });
-    socket.on('counts', () => totals.messages++);
-    socket.on('resync', () => totals.resyncs++);
-    socket.on('disconnect', () => totals.disconnects++);
-    socket.once('connect_error', (err) => fail(err));
-    socket.once('connect', () => {
-      const req = { query: spec.query, ...(spec.groupBy ? { groupBy: spec.groupBy } : {}) };
-      socket.timeout(300_000).emit('subscribe', req, (err, answer) => {
-        if (err || answer.status !== 'ok')
-          return fail(err ?? new Error(`subscribe refused: ${JSON.stringify(answer)}`));
-        sockets.push(socket);
-        ok();
-      });
-    });
+async function connectOne(spec: ViewSpec): Promise<void> {
+  const socket = openSocket(origin, 300_000);
+  socket.on('alert.updated', (m) => {
+    totals.messages++;
+    totals.alerts += m.alerts.length;
   });
+  socket.on('alert.removed-from-view', (m) => {
+    totals.messages++;
+    totals.removed += m.ids.length;
+  });
+  socket.on('counts', () => totals.messages++);
+  socket.on('resync', () => totals.resyncs++);
+  socket.on('disconnect', () => totals.disconnects++);
+  const req = { query: spec.query, ...(spec.groupBy ? { groupBy: spec.groupBy } : {}) };
+  await subscribeOnConnect(socket, req, 300_000, `view ${spec.name}`);
+  sockets.push(socket);
 }
 
 for (let i = 0; i < views.length; i += 10) await Promise.all(views.slice(i, i + 10).map(connectOne));

@@ -4,9 +4,9 @@
  * machine of its own), and written to the phase's shared memory (push-shared.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
+import type { ViewAlerts } from '../../shared/events.ts';
 import { HISTOGRAM_BUCKETS, STAT, clock, type PhaseBuffers } from './push-shared.ts';
+import { openSocket, subscribeOnConnect, type BenchSocket } from './socket.ts';
 
 const { origin, count, patches } = workerData as { origin: string; count: number; patches: boolean };
 
@@ -66,35 +66,20 @@ function delivered(index: number, m: ViewAlerts) {
   }
 }
 
-const sockets: Socket<ServerToClientEvents, ClientToServerEvents>[] = [];
-function connectOne(index: number): Promise<void> {
-  return new Promise((ok, fail) => {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(origin, {
-      path: '/api/socket.io',
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      timeout: 30_000,
-    });
-    socket.on('alert.updated', (m) => delivered(index, m));
-    socket.on('alert.removed-from-view', () => phase && (phase.stats[STAT.removed]! += 1));
-    socket.on('counts', () => phase && (phase.stats[STAT.countsMessages]! += 1));
-    socket.on('resync', () => phase && (phase.stats[STAT.resyncs]! += 1));
-    socket.on('disconnect', () => phase && (phase.stats[STAT.disconnects]! += 1));
-    socket.once('connect_error', (err) =>
-      fail(new Error(`probe ${index} could not connect: ${err.message}`)),
-    );
-    socket.once('connect', () => {
-      socket.io.engine.on('packet', (packet) => {
-        if (phase && typeof packet.data === 'string') phase.stats[STAT.bytes]! += packet.data.length;
-      });
-      socket.timeout(60_000).emit('subscribe', { query: '', patches }, (err, answer) => {
-        if (err || answer.status !== 'ok') return fail(err ?? new Error(`probe ${index}: subscribe refused`));
-        sockets.push(socket);
-        ok();
-      });
+const sockets: BenchSocket[] = [];
+async function connectOne(index: number): Promise<void> {
+  const socket = openSocket(origin, 30_000);
+  socket.on('alert.updated', (m) => delivered(index, m));
+  socket.on('alert.removed-from-view', () => phase && (phase.stats[STAT.removed]! += 1));
+  socket.on('counts', () => phase && (phase.stats[STAT.countsMessages]! += 1));
+  socket.on('resync', () => phase && (phase.stats[STAT.resyncs]! += 1));
+  socket.on('disconnect', () => phase && (phase.stats[STAT.disconnects]! += 1));
+  await subscribeOnConnect(socket, { query: '', patches }, 60_000, `probe ${index}`, () => {
+    socket.io.engine.on('packet', (packet) => {
+      if (phase && typeof packet.data === 'string') phase.stats[STAT.bytes]! += packet.data.length;
     });
   });
+  sockets.push(socket);
 }
 
 for (let i = 0; i < count; i += 50) {

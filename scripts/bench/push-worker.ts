@@ -4,37 +4,23 @@
  * one event loop with hundreds of others (each real client has a machine of its own).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents, ViewAlerts } from '../../shared/events.ts';
+import type { ViewAlerts } from '../../shared/events.ts';
+import { openSocket, subscribeOnConnect, type BenchSocket } from './socket.ts';
 
 const { origin, count, patches } = workerData as { origin: string; count: number; patches: boolean };
 const totals = { messages: 0, alerts: 0, resyncs: 0, disconnects: 0 };
-const sockets: Socket<ServerToClientEvents, ClientToServerEvents>[] = [];
+const sockets: BenchSocket[] = [];
 
-function connectOne(): Promise<void> {
-  return new Promise((ok, fail) => {
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(origin, {
-      path: '/api/socket.io',
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      timeout: 30_000,
-    });
-    socket.on('alert.updated', (m: ViewAlerts) => {
-      totals.messages++;
-      totals.alerts += m.alerts.length + (m.patches?.length ?? 0);
-    });
-    socket.on('resync', () => totals.resyncs++);
-    socket.on('disconnect', () => totals.disconnects++);
-    socket.once('connect_error', (err) => fail(err));
-    socket.once('connect', () => {
-      socket.timeout(60_000).emit('subscribe', { query: '', patches }, (err, answer) => {
-        if (err || answer.status !== 'ok') return fail(err ?? new Error('subscribe refused'));
-        sockets.push(socket);
-        ok();
-      });
-    });
+async function connectOne(): Promise<void> {
+  const socket = openSocket(origin, 30_000);
+  socket.on('alert.updated', (m: ViewAlerts) => {
+    totals.messages++;
+    totals.alerts += m.alerts.length + (m.patches?.length ?? 0);
   });
+  socket.on('resync', () => totals.resyncs++);
+  socket.on('disconnect', () => totals.disconnects++);
+  await subscribeOnConnect(socket, { query: '', patches }, 60_000, 'load client');
+  sockets.push(socket);
 }
 
 for (let i = 0; i < count; i += 50) {

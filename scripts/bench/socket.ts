@@ -1,0 +1,43 @@
+/**
+ * The live socket as the benches' worker threads open it (memory-clients.ts, push-probe.ts,
+ * push-worker.ts): websocket only, a connection of its own, and no reconnecting, so a drop is
+ * counted as a disconnect instead of being hidden by a retry.
+ */
+import { io, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents, SubscribeRequest } from '../../shared/events.ts';
+
+export type BenchSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+export function openSocket(origin: string, timeoutMs: number): BenchSocket {
+  return io(origin, {
+    path: '/api/socket.io',
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    timeout: timeoutMs,
+  });
+}
+
+/**
+ * Resolves once the socket has connected and the server accepted `request`; `label` names the
+ * client in the error when either fails. `onConnect` runs before subscribing (e.g. to hook packets).
+ */
+export function subscribeOnConnect(
+  socket: BenchSocket,
+  request: SubscribeRequest,
+  timeoutMs: number,
+  label: string,
+  onConnect?: () => void,
+): Promise<void> {
+  return new Promise((ok, fail) => {
+    socket.once('connect_error', (err) => fail(new Error(`${label} could not connect: ${err.message}`)));
+    socket.once('connect', () => {
+      onConnect?.();
+      socket.timeout(timeoutMs).emit('subscribe', request, (err, answer) => {
+        if (err || answer.status !== 'ok')
+          return fail(err ?? new Error(`${label}: subscribe refused: ${JSON.stringify(answer)}`));
+        ok();
+      });
+    });
+  });
+}
