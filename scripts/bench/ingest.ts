@@ -43,6 +43,7 @@ import pg from 'pg';
 import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
+import { addBenchRules } from './notification-rules.ts';
 
 const duration = numberArg('duration', 10);
 const connections = numberArg('connections', 32);
@@ -228,36 +229,9 @@ const receiver = createServer((req, res) => {
 });
 if (rules > 0) {
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', () => ok()));
-  const api = url.replace(/\/alert$/, '');
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${api}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  };
   const port = (receiver.address() as AddressInfo).port;
-  await post('/notifications/receivers', {
-    name: 'bench',
-    type: 'webhook',
-    settings: { url: `http://127.0.0.1:${port}/hook` },
-  });
-  for (let k = 1; k < rules; k++) {
-    await post('/notifications/rules', {
-      name: `miss-${k}`,
-      environment: `Staging|Dev-${k}`,
-      event: `(disk|cpu)_${k}.*`,
-      minSeverity: 'major',
-      tags: [`team=${k}`],
-      receivers: ['bench'],
-    });
-  }
-  await post('/notifications/rules', {
-    name: 'every-production-alert',
+  await addBenchRules(url.replace(/\/alert$/, ''), rules, `http://127.0.0.1:${port}/hook`, {
     environment: flag('rules-miss') ? 'Nowhere' : 'Prod.*',
-    service: 'net.*',
-    receivers: ['bench'],
     groupWait: numberArg('group-wait', 10),
   });
 }

@@ -24,6 +24,7 @@ import { startServerProcess, type ServerProcess } from '../../tests/helpers/proc
 import type { ViewSpec } from './memory-clients.ts';
 import { SEED_ENVIRONMENTS, seedAlerts } from './seed.ts';
 import { numberArg } from './args.ts';
+import { closeWorkers } from './socket.ts';
 
 const alerts = numberArg('alerts', 100_000);
 const socketCount = numberArg('sockets', 500);
@@ -209,16 +210,7 @@ try {
       `| ${String(r.stage)} | ${String(r.rssMB)} | ${String(r.peakMB)} | ${String(r.cpuSeconds)} |`,
     );
 } finally {
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<void>((ok) => {
-          w.once('exit', () => ok());
-          w.postMessage('close');
-          setTimeout(() => void w.terminate(), 3000).unref();
-        }),
-    ),
-  );
+  await closeWorkers(workers);
   await server?.stop();
   await dropTestDatabase(db.name);
 }

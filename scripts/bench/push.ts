@@ -34,6 +34,7 @@ import { STAT, clock } from './push-shared.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
+import { closeWorkers } from './socket.ts';
 
 const clientsArg = textArg('clients');
 const rate = numberArg('rate', 500);
@@ -137,16 +138,7 @@ async function startLoadClients(origin: string, count: number): Promise<LoadClie
       );
     },
     async close() {
-      await Promise.all(
-        workers.map(
-          (w) =>
-            new Promise<void>((ok) => {
-              w.once('exit', () => ok());
-              w.postMessage('close');
-              setTimeout(() => void w.terminate(), 3000).unref();
-            }),
-        ),
-      );
+      await closeWorkers(workers);
     },
   };
 }

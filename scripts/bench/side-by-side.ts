@@ -32,6 +32,7 @@ import pg from 'pg';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
+import { addBenchRules } from './notification-rules.ts';
 
 const duration = numberArg('duration', 10);
 const connections = numberArg('connections', 32);
@@ -201,37 +202,8 @@ try {
   await client.query(TABLE);
   await client.end();
   if (rules > 0) {
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${api}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    };
     // Nothing listens on port 9: deliveries fail and back off, as with a dead forward destination.
-    await post('/notifications/receivers', {
-      name: 'bench',
-      type: 'webhook',
-      settings: { url: 'http://127.0.0.1:9/hook' },
-    });
-    for (let k = 1; k < rules; k++) {
-      await post('/notifications/rules', {
-        name: `miss-${k}`,
-        environment: `Staging|Dev-${k}`,
-        event: `(disk|cpu)_${k}.*`,
-        minSeverity: 'major',
-        tags: [`team=${k}`],
-        receivers: ['bench'],
-      });
-    }
-    await post('/notifications/rules', {
-      name: 'every-production-alert',
-      environment: 'Prod.*',
-      service: 'net.*',
-      receivers: ['bench'],
-      groupWait: 10,
-    });
+    await addBenchRules(api, rules, 'http://127.0.0.1:9/hook', { environment: 'Prod.*', groupWait: 10 });
   }
   await http(api, 'hot'); // warm-up (connections, prepared statements)
   await pgbench(plain.url, 'hot');

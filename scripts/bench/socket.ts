@@ -3,6 +3,7 @@
  * push-worker.ts): websocket only, a connection of its own, and no reconnecting, so a drop is
  * counted as a disconnect instead of being hidden by a retry.
  */
+import type { Worker } from 'node:worker_threads';
 import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents, SubscribeRequest } from '../../shared/events.ts';
 
@@ -40,4 +41,18 @@ export function subscribeOnConnect(
       });
     });
   });
+}
+
+/** Asks each socket worker to close its sockets and exit; one that has not exited in 3 s is terminated. */
+export async function closeWorkers(workers: Worker[]): Promise<void> {
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((ok) => {
+          w.once('exit', () => ok());
+          w.postMessage('close');
+          setTimeout(() => void w.terminate(), 3000).unref();
+        }),
+    ),
+  );
 }
