@@ -10,8 +10,8 @@ import { assignCustomer, type Caller } from './caller.ts';
 import { and, not, type Cond } from './query/conditions.ts';
 import {
   LIST_RESERVED,
-  assertPageInRange,
   booleanParam,
+  pageFieldsOf,
   pagingOf,
   paramsOf,
   valuesCondition,
@@ -358,17 +358,7 @@ export async function listBlackouts(
     }),
     blackoutsDb.countBlackouts(deps.db, selection),
   ]);
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, total);
   const blackouts = rows.map((r) => presentBlackout(r, caller.baseUrl, now));
-  return {
-    status: 'ok',
-    ...(blackouts.length === 0 ? { message: 'not found' } : {}),
-    blackouts,
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
-  };
+  return { status: 'ok', ...(blackouts.length === 0 ? { message: 'not found' } : {}), blackouts, ...paging };
 }

@@ -7,7 +7,7 @@ import type { CustomerRow } from '../db/customers.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { filtersOf, isId } from './perms.ts';
-import { assertPageInRange, pagingOf } from './query/params.ts';
+import { pageFieldsOf, pagingOf } from './query/params.ts';
 
 const presentCustomer = (row: CustomerRow, baseUrl: string): Customer => ({
   id: row.id,
@@ -81,18 +81,13 @@ export async function listCustomers(
     customersDb.listCustomers(deps.db, selection, { limit: pageSize, offset: (page - 1) * pageSize }),
     customersDb.countCustomers(deps.db, selection),
   ]);
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, total);
   const customers = rows.map((r) => presentCustomer(r, baseUrl));
   return {
     status: 'ok',
     ...(customers.length === 0 ? { message: 'not found' } : {}),
     customers,
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
+    ...paging,
     time: new Date(deps.clock.now()).toISOString(),
   };
 }

@@ -5,7 +5,7 @@ import type { GroupRow } from '../db/groups.ts';
 import { findUserById } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
+import { pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
 import { isId } from './users.ts';
 
 /** The API's group (api.md §9); `count` = number of members. */
@@ -63,19 +63,9 @@ export async function listGroups(deps: Deps, search: URLSearchParams, baseUrl: s
     groupsDb.listGroups(deps.db, names, pageSize, (page - 1) * pageSize),
     groupsDb.countGroups(deps.db, names),
   ]);
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, total);
   const groups = rows.map((r) => presentGroup(r, baseUrl));
-  return {
-    status: 'ok',
-    ...(groups.length === 0 ? { message: 'not found' } : {}),
-    groups,
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
-  };
+  return { status: 'ok', ...(groups.length === 0 ? { message: 'not found' } : {}), groups, ...paging };
 }
 
 /** PUT /group/:id */

@@ -11,7 +11,7 @@ import type { Base, Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { presentHeartbeat } from '../present.ts';
 import { parseScalar } from './query/conditions.ts';
-import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
+import { LIST_RESERVED, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
 
 const DEFAULT_ORIGIN = `alertwall/${hostname()}`;
 /** /management/healthcheck: a heartbeat older than this many timeouts is stale (spec "Limits"). */
@@ -234,8 +234,7 @@ export async function listHeartbeats(
   const now = deps.clock.now();
   const selection = { filters: query.filters, customers: caller.customers };
   const total = await heartbeatsDb.countHeartbeats(deps.db, selection);
-  const pages = Math.ceil(total / query.pageSize);
-  assertPageInRange(query.page, pages, total);
+  const paging = pageFieldsOf(query.page, query.pageSize, total);
   const rows = total
     ? await heartbeatsDb.listHeartbeats(deps.db, selection, {
         statuses: query.statuses,
@@ -248,10 +247,6 @@ export async function listHeartbeats(
   const options = presentOptions(deps, caller.baseUrl, now);
   return {
     heartbeats: rows.map((row) => presentHeartbeat(row, options)),
-    total,
-    page: query.page,
-    pageSize: query.pageSize,
-    pages,
-    more: query.page < pages,
+    ...paging,
   };
 }

@@ -11,7 +11,7 @@ import { appError } from '../errors.ts';
 import { assignCustomer } from './caller.ts';
 import { assertGrantable, filtersOf } from './perms.ts';
 import { invalidDate, parseIsoDate } from './query/conditions.ts';
-import { assertPageInRange, pagingOf } from './query/params.ts';
+import { pageFieldsOf, pagingOf } from './query/params.ts';
 
 const ADMIN_SCOPES = ['admin', 'read', 'write'];
 const DAY_MS = 86_400_000;
@@ -219,19 +219,9 @@ export async function listKeys(
     keysDb.listKeys(deps.db, selection, { limit: pageSize, offset: (page - 1) * pageSize }),
     keysDb.countKeys(deps.db, selection),
   ]);
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, total);
   const keys = rows.map((r) => presentKey(r, baseUrl, now));
-  return {
-    status: 'ok',
-    ...(keys.length === 0 ? { message: 'not found' } : {}),
-    keys,
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
-  };
+  return { status: 'ok', ...(keys.length === 0 ? { message: 'not found' } : {}), keys, ...paging };
 }
 
 /**

@@ -7,7 +7,7 @@ import * as permsDb from '../db/perms.ts';
 import type { PermRow } from '../db/perms.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { LIST_RESERVED, assertPageInRange, pagingOf, paramsOf } from './query/params.ts';
+import { LIST_RESERVED, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs; anything else names nothing (404, never a database error). */
@@ -141,19 +141,13 @@ export async function listPerms(
     (p) => (!match || match.includes(p.match)) && (!scopes || p.scopes.some((s) => scopes.includes(s))),
   );
   const all = [...builtins, ...(await permsDb.listPerms(deps.db, { match, scopes }))];
-  const total = all.length;
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, all.length);
   const permissions = all.slice((page - 1) * pageSize, page * pageSize).map((p) => presentPerm(p, baseUrl));
   return {
     status: 'ok',
     ...(permissions.length === 0 ? { message: 'not found' } : {}),
     permissions,
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
+    ...paging,
     time: new Date(deps.clock.now()).toISOString(),
   };
 }

@@ -22,6 +22,7 @@ import { resolveField } from './query/fields.ts';
 import {
   assertPageInRange,
   integerParam,
+  pageFieldsOf,
   paramsOf,
   parseAlertQuery,
   type AlertQuery,
@@ -104,8 +105,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
     isSwitchOn(deps, 'auto-refresh-allow'),
   ]);
   const counts = countsOf(countRows);
-  const pages = Math.ceil(counts.total / q.pageSize);
-  assertPageInRange(q.page, pages, counts.total);
+  const paging = pageFieldsOf(q.page, q.pageSize, counts.total);
   const histories = q.showHistory
     ? await query.historiesOf(
         deps.db,
@@ -118,11 +118,7 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
     status: 'ok',
     ...(alerts.length === 0 ? { message: 'not found' } : {}),
     alerts,
-    total: counts.total,
-    page: q.page,
-    pageSize: q.pageSize,
-    pages,
-    more: q.page < pages,
+    ...paging,
     severityCounts: counts.severityCounts,
     statusCounts: counts.statusCounts,
     lastTime: iso(lastTime),
@@ -249,16 +245,8 @@ export async function topAlerts(
 
 /** Pages a derived list with the request's page and page-size (416 past the end, as /alerts). */
 function pageOf<T>(items: T[], q: AlertQuery) {
-  const pages = Math.ceil(items.length / q.pageSize);
-  assertPageInRange(q.page, pages, items.length);
-  return {
-    items: items.slice((q.page - 1) * q.pageSize, q.page * q.pageSize),
-    total: items.length,
-    page: q.page,
-    pageSize: q.pageSize,
-    pages,
-    more: q.page < pages,
-  };
+  const paging = pageFieldsOf(q.page, q.pageSize, items.length);
+  return { items: items.slice((q.page - 1) * q.pageSize, q.page * q.pageSize), ...paging };
 }
 
 function addCounts(item: Counts, r: { severity: string; status: string; n: number }) {

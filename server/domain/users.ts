@@ -19,7 +19,7 @@ import * as usersDb from '../db/users.ts';
 import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { assertPageInRange, booleanParam, pagingOf, paramsOf } from './query/params.ts';
+import { booleanParam, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** User and group ids are UUIDs; anything else names nothing (404, never a database error). */
@@ -177,8 +177,7 @@ export async function listUsers(deps: Deps, search: URLSearchParams, baseUrl: st
     usersDb.listUsers(deps.db, filter, pageSize, (page - 1) * pageSize),
     usersDb.countUsers(deps.db, filter),
   ]);
-  const pages = Math.ceil(total / pageSize);
-  assertPageInRange(page, pages, total);
+  const paging = pageFieldsOf(page, pageSize, total);
   const users = rows.map((r) => presentUser(r, baseUrl, deps.config.AUTH_PROVIDER));
   return {
     status: 'ok',
@@ -188,11 +187,7 @@ export async function listUsers(deps: Deps, search: URLSearchParams, baseUrl: st
     groups: [],
     orgs: [],
     time: new Date(deps.clock.now()).toISOString(),
-    total,
-    page,
-    pageSize,
-    pages,
-    more: page < pages,
+    ...paging,
   };
 }
 

@@ -207,3 +207,13 @@ function sortKeyOf(raw: string): SortKey {
 export function assertPageInRange(page: number, pages: number, total: number): void {
   if (total > 0 && page > pages) throw appError('page_out_of_range', pages);
 }
+
+/**
+ * The paging fields every list answer carries (api.md §3), after the 416 for a page past the last
+ * one (tests/api/alerts-search.test.ts, tests/api/keys.test.ts).
+ */
+export function pageFieldsOf(page: number, pageSize: number, total: number) {
+  const pages = Math.ceil(total / pageSize);
+  assertPageInRange(page, pages, total);
+  return { total, page, pageSize, pages, more: page < pages };
+}
