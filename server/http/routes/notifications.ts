@@ -8,6 +8,7 @@ import {
   RuleUpdateSchema,
 } from '../../../shared/notifications.ts';
 import type { Deps } from '../../deps.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { appError } from '../../errors.ts';
 import * as notifications from '../../notifications/manage.ts';
 import { bodyObject } from '../body.ts';
@@ -32,49 +33,17 @@ const ADMIN = 'admin:notifications';
  */
 export function notificationRoutes(deps: Deps): Router {
   const router = new Router();
-  const nonEmpty = (body: Record<string, unknown>) => {
-    if (Object.keys(body).length === 0) throw appError('nothing_to_change');
-    return body;
-  };
-
-  /** GET /notifications/receivers */
-  router.get('/notifications/receivers', requireScope(deps, READ), async (ctx) => {
-    const receivers = await notifications.listReceivers(deps, httpCaller(ctx, deps));
-    ctx.body = { status: 'ok', receivers, total: receivers.length };
-  });
-
-  /** POST /notifications/receivers */
-  router.post('/notifications/receivers', requireScope(deps, ADMIN), async (ctx) => {
-    const receiver = await notifications.createReceiver(
-      deps,
-      httpCaller(ctx, deps),
-      ReceiverInputSchema.parse(bodyObject(ctx)),
-    );
-    ctx.status = 201;
-    ctx.body = { status: 'ok', id: receiver.id, receiver };
-  });
-
-  /** GET /notifications/receivers/:id (id or name) */
-  router.get('/notifications/receivers/:id', requireScope(deps, READ), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', receiver: await notifications.getReceiver(deps, httpCaller(ctx, deps), id) };
-  });
-
-  /** PUT /notifications/receivers/:id */
-  router.put('/notifications/receivers/:id', requireScope(deps, ADMIN), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    const change = ReceiverUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
-    ctx.body = {
-      status: 'ok',
-      receiver: await notifications.updateReceiver(deps, httpCaller(ctx, deps), id, change),
-    };
-  });
-
-  /** DELETE /notifications/receivers/:id */
-  router.delete('/notifications/receivers/:id', requireScope(deps, ADMIN), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteReceiver(deps, httpCaller(ctx, deps), id);
-    ctx.body = { status: 'ok' };
+  /** /notifications/receivers and /notifications/receivers/:id (id or name) */
+  collectionRoutes(router, deps, {
+    one: 'receiver',
+    many: 'receivers',
+    InputSchema: ReceiverInputSchema,
+    UpdateSchema: ReceiverUpdateSchema,
+    list: notifications.listReceivers,
+    create: notifications.createReceiver,
+    get: notifications.getReceiver,
+    update: notifications.updateReceiver,
+    remove: notifications.deleteReceiver,
   });
 
   /** POST /notifications/receivers/:id/test — sends a test message now and says what happened. */
@@ -83,44 +52,17 @@ export function notificationRoutes(deps: Deps): Router {
     ctx.body = await notifications.testReceiver(deps, httpCaller(ctx, deps), id);
   });
 
-  /** GET /notifications/rules, in routing order */
-  router.get('/notifications/rules', requireScope(deps, READ), async (ctx) => {
-    const rules = await notifications.listRules(deps, httpCaller(ctx, deps));
-    ctx.body = { status: 'ok', rules, total: rules.length };
-  });
-
-  /** POST /notifications/rules */
-  router.post('/notifications/rules', requireScope(deps, ADMIN), async (ctx) => {
-    const rule = await notifications.createRule(
-      deps,
-      httpCaller(ctx, deps),
-      RuleInputSchema.parse(bodyObject(ctx)),
-    );
-    ctx.status = 201;
-    ctx.body = { status: 'ok', id: rule.id, rule };
-  });
-
-  /** GET /notifications/rules/:id (id or name) */
-  router.get('/notifications/rules/:id', requireScope(deps, READ), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    ctx.body = { status: 'ok', rule: await notifications.getRule(deps, httpCaller(ctx, deps), id) };
-  });
-
-  /** PUT /notifications/rules/:id */
-  router.put('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    const change = RuleUpdateSchema.parse(nonEmpty(bodyObject(ctx)));
-    ctx.body = {
-      status: 'ok',
-      rule: await notifications.updateRule(deps, httpCaller(ctx, deps), id, change),
-    };
-  });
-
-  /** DELETE /notifications/rules/:id */
-  router.delete('/notifications/rules/:id', requireScope(deps, ADMIN), async (ctx) => {
-    const { id } = KeyParamsSchema.parse(ctx.params);
-    await notifications.deleteRule(deps, httpCaller(ctx, deps), id);
-    ctx.body = { status: 'ok' };
+  /** /notifications/rules (listed in routing order) and /notifications/rules/:id (id or name) */
+  collectionRoutes(router, deps, {
+    one: 'rule',
+    many: 'rules',
+    InputSchema: RuleInputSchema,
+    UpdateSchema: RuleUpdateSchema,
+    list: notifications.listRules,
+    create: notifications.createRule,
+    get: notifications.getRule,
+    update: notifications.updateRule,
+    remove: notifications.deleteRule,
   });
 
   /** GET /alert/:id/notifications — queued and delivered notifications of one alert */
@@ -131,4 +73,54 @@ export function notificationRoutes(deps: Deps): Router {
   });
 
   return router;
+}
+
+/** What the handlers of receivers and of rules differ in: their names, schemas and manage.ts functions. */
+interface Collection<T extends { id: string }, Input, Update> {
+  one: 'receiver' | 'rule';
+  many: 'receivers' | 'rules';
+  InputSchema: z.ZodType<Input>;
+  UpdateSchema: z.ZodType<Update>;
+  list(deps: Deps, caller: Caller): Promise<T[]>;
+  create(deps: Deps, caller: Caller, input: Input): Promise<T>;
+  get(deps: Deps, caller: Caller, key: string): Promise<T>;
+  update(deps: Deps, caller: Caller, key: string, change: Update): Promise<T>;
+  remove(deps: Deps, caller: Caller, key: string): Promise<void>;
+}
+
+/**
+ * GET and POST /notifications/{many}, GET, PUT and DELETE /notifications/{many}/:id (id or name):
+ * the same five handlers for receivers and rules (tests/api/notifications.test.ts).
+ */
+function collectionRoutes<T extends { id: string }, Input, Update>(
+  router: Router,
+  deps: Deps,
+  c: Collection<T, Input, Update>,
+): void {
+  const path = `/notifications/${c.many}`;
+  router.get(path, requireScope(deps, READ), async (ctx) => {
+    const items = await c.list(deps, httpCaller(ctx, deps));
+    ctx.body = { status: 'ok', [c.many]: items, total: items.length };
+  });
+  router.post(path, requireScope(deps, ADMIN), async (ctx) => {
+    const item = await c.create(deps, httpCaller(ctx, deps), c.InputSchema.parse(bodyObject(ctx)));
+    ctx.status = 201;
+    ctx.body = { status: 'ok', id: item.id, [c.one]: item };
+  });
+  router.get(`${path}/:id`, requireScope(deps, READ), async (ctx) => {
+    const { id } = KeyParamsSchema.parse(ctx.params);
+    ctx.body = { status: 'ok', [c.one]: await c.get(deps, httpCaller(ctx, deps), id) };
+  });
+  router.put(`${path}/:id`, requireScope(deps, ADMIN), async (ctx) => {
+    const { id } = KeyParamsSchema.parse(ctx.params);
+    const body = bodyObject(ctx);
+    if (Object.keys(body).length === 0) throw appError('nothing_to_change');
+    const change = c.UpdateSchema.parse(body);
+    ctx.body = { status: 'ok', [c.one]: await c.update(deps, httpCaller(ctx, deps), id, change) };
+  });
+  router.delete(`${path}/:id`, requireScope(deps, ADMIN), async (ctx) => {
+    const { id } = KeyParamsSchema.parse(ctx.params);
+    await c.remove(deps, httpCaller(ctx, deps), id);
+    ctx.body = { status: 'ok' };
+  });
 }
