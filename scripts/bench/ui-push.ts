@@ -20,6 +20,7 @@ import { chromium, type Page } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { buildWeb, numberArg, textArg } from './args.ts';
+import { postAtRate } from './paced-load.ts';
 
 buildWeb();
 
@@ -60,7 +61,7 @@ const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox'],
 });
-let load: Promise<void> | null = null;
+let load: Promise<number> | null = null;
 let stop = false;
 let loadErrors = 0;
 try {
@@ -83,37 +84,22 @@ try {
   await page.waitForTimeout(2000);
 
   // Background load: updates of the seeded alerts (value and severity change), `rate` a second.
-  load = (async () => {
-    const severities = ['major', 'minor', 'warning'];
-    const started = Date.now();
-    let sent = 0;
-    while (!stop) {
-      const due = Math.floor(((Date.now() - started) / 1000) * rate);
-      const batch: Promise<unknown>[] = [];
-      for (; sent < due; sent++) {
-        const i = 1 + Math.floor(Math.random() * count);
-        batch.push(
-          fetch(`${origin}/api/alert`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({
-              resource: `host${i}`,
-              event: `event${i % 20}`,
-              environment: 'Production',
-              severity: severities[sent % 3],
-              service: [`svc${i % 10}`],
-              value: String(sent),
-            }),
-          }).then(
-            (r) => r.arrayBuffer(),
-            () => void loadErrors++, // counted, not fatal: the probe is what is measured
-          ),
-        );
-      }
-      await Promise.all(batch);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const severities = ['major', 'minor', 'warning'];
+  load = postAtRate({
+    origin,
+    rate,
+    count,
+    done: () => stop,
+    alert: (i, sent) => ({
+      resource: `host${i}`,
+      event: `event${i % 20}`,
+      environment: 'Production',
+      severity: severities[sent % 3],
+      service: [`svc${i % 10}`],
+      value: String(sent),
+    }),
+    onError: () => void loadErrors++, // counted, not fatal: the probe is what is measured
+  });
 
   const result = fromNode
     ? await probeFromNode(page)

@@ -13,6 +13,7 @@ import { chromium, type Page } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { buildWeb, flag, numberArg } from './args.ts';
+import { postAtRate } from './paced-load.ts';
 
 buildWeb();
 
@@ -172,29 +173,19 @@ async function updatesBench(page: Page) {
   });
   const severities = ['critical', 'major', 'minor', 'warning', 'informational'];
   const started = Date.now();
-  let sent = 0;
-  while (Date.now() - started < duration * 1000) {
-    const due = Math.floor(((Date.now() - started) / 1000) * rate);
-    const batch: Promise<unknown>[] = [];
-    for (; sent < due; sent++) {
-      const i = 1 + Math.floor(Math.random() * count);
-      batch.push(
-        fetch(`${origin}/api/alert`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({
-            resource: `host${i}`,
-            event: `event${i % 20}`,
-            environment: i % 2 ? 'Development' : 'Production',
-            severity: severities[Math.floor(Math.random() * 5)],
-            service: [`svc${i % 10}`],
-          }),
-        }),
-      );
-    }
-    await Promise.all(batch);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const sent = await postAtRate({
+    origin,
+    rate,
+    count,
+    done: () => Date.now() - started >= duration * 1000,
+    alert: (i) => ({
+      resource: `host${i}`,
+      event: `event${i % 20}`,
+      environment: i % 2 ? 'Development' : 'Production',
+      severity: severities[Math.floor(Math.random() * 5)],
+      service: [`svc${i % 10}`],
+    }),
+  });
   const { longTasks, frames } = await page.evaluate(() => {
     const w = window as unknown as { longTasks: number[]; frames: number[] };
     return { longTasks: w.longTasks, frames: w.frames };
