@@ -193,6 +193,14 @@ function record(bus: Bus) {
   return { heard, resumes, ids: () => heard.map((h) => h.id) };
 }
 
+/** Two instances' buses on one fresh channel of `server`, each recording what it hears. */
+async function twoInstances(server: PrivateRedis) {
+  const channel = `test.bus.${randomUUID()}`;
+  const one = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+  const two = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
+  return { one, two, seenOne: record(one), seenTwo: record(two) };
+}
+
 async function eventually(what: string, check: () => boolean, timeoutMs = 10_000) {
   for (const deadline = Date.now() + timeoutMs; !check(); await sleep(20)) {
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
@@ -238,10 +246,7 @@ outage(
   'a restart of Redis: what one instance published meanwhile goes out in order, once; each subscriber hears all of it after its resume',
   async () => {
     const server = await privateRedis();
-    const channel = `test.bus.${randomUUID()}`;
-    const one = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
-    const two = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
-    const [seenOne, seenTwo] = [record(one), record(two)];
+    const { one, two, seenOne, seenTwo } = await twoInstances(server);
     await one.publish(deleted('before'));
     await eventually('both hear the first', () => seenOne.heard.length === 1 && seenTwo.heard.length === 1);
 
@@ -275,10 +280,7 @@ outage(
   'a paused Redis (commands time out and are sent again): nothing lost, nothing twice, no break for subscribers',
   async () => {
     const server = await privateRedis();
-    const channel = `test.bus.${randomUUID()}`;
-    const one = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
-    const two = await open({ log, metrics: createMetrics() }, { url: server.url, channel });
-    const [seenOne, seenTwo] = [record(one), record(two)];
+    const { one, seenOne, seenTwo } = await twoInstances(server);
     server.pause();
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) await one.publish(deleted(`paused-${i}`));
