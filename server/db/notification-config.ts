@@ -1,8 +1,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import {
-  EscalationSchema,
+  ReceiverSchema,
   ReceiverTypeSchema,
+  RuleSchema,
   type Escalation,
   type ReceiverType,
 } from '../../shared/notifications.ts';
@@ -71,18 +72,17 @@ export interface RuleDef {
   updateTime: number | null;
 }
 
-const ReceiverRowSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: ReceiverTypeSchema,
-  enabled: z.boolean(),
-  rateLimit: z.number().nullable(),
-  sendResolved: z.boolean(),
-  settings: z.record(z.string(), z.unknown()),
-  customer: z.string().nullable(),
-  createTime: z.number(),
-  updateTime: z.number(),
-});
+/** The API's receiver fields as stored (settings unmasked), times as epoch ms. */
+const ReceiverRowSchema = ReceiverSchema.pick({
+  id: true,
+  name: true,
+  type: true,
+  enabled: true,
+  rateLimit: true,
+  sendResolved: true,
+  settings: true,
+  customer: true,
+}).extend({ createTime: z.number(), updateTime: z.number() });
 const receiverColumns = sql.fragment`id::text, name, type, enabled, rate_limit AS "rateLimit",
   send_resolved AS "sendResolved", settings, customer, create_time AS "createTime",
   update_time AS "updateTime"`;
@@ -160,22 +160,20 @@ const MatchSchema = z.object({
   tags: z.array(z.string()).nullish(),
   customer: z.string().nullish(),
 });
-const RuleRowSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    priority: z.number(),
-    enabled: z.boolean(),
-    match: MatchSchema,
-    receivers: z.array(z.string()),
-    continue: z.boolean(),
-    groupWait: z.number(),
-    repeatInterval: z.number(),
-    escalations: z.array(EscalationSchema),
-    owner: z.string().nullable(),
-    createTime: z.number(),
-    updateTime: z.number(),
-  })
+/** The API's rule fields as stored: the match conditions in one jsonb column, times as epoch ms. */
+const RuleRowSchema = RuleSchema.pick({
+  id: true,
+  name: true,
+  priority: true,
+  enabled: true,
+  receivers: true,
+  continue: true,
+  groupWait: true,
+  repeatInterval: true,
+  escalations: true,
+  owner: true,
+})
+  .extend({ match: MatchSchema, createTime: z.number(), updateTime: z.number() })
   .transform(({ match: m, ...r }): RuleDef => ({
     ...r,
     environment: m.environment ?? null,
