@@ -125,7 +125,9 @@ export function claim(
 /**
  * Removes rows that were delivered or given up on (only those `owner` holds) and marks the rows
  * queued behind them as heads (forward_settle, migration 0036), in one round trip; names the
- * destinations that got a new head, whose loops should look for work now.
+ * destinations that got a new head, whose loops should look for work now. Two removals of one
+ * alert's rows for one destination take turns (migration 0053): each marking alone could still see
+ * the other's row as the oldest, and mark nothing (tests/api/forward-heads.test.ts).
  */
 export async function settle(
   db: CommonQueryMethods,

@@ -104,6 +104,35 @@ test('queued while the removal of the row ahead is not yet committed: it waits, 
   assert.equal(await rows(ctx, 'a-removed-first'), ['behind: head']);
 });
 
+test('two heads of one alert removed at once: the second removal waits, then marks the row behind', async (ctx) => {
+  const db = ctx.running.deps.db;
+  // Two receipts of one alert on two instances, each queuing before the other commits: neither
+  // sees the other's row, so both are heads, inserted leased for inline delivery.
+  const second = onSignal(() => enqueue(ctx.other, [event('a-two-heads', 'two', 60_000)], 'instance-2'));
+  const [one] = await db.transaction(async (t) => {
+    const leased = await enqueue(t, [event('a-two-heads', 'one', 60_000)], OWNER);
+    second.go();
+    await second.result;
+    return leased;
+  });
+  const [two] = await second.result;
+  assert.ok(one && two, 'both inserted leased');
+  await enqueue(db, [event('a-two-heads', 'three')]);
+  assert.equal(await rows(ctx, 'a-two-heads'), ['one: head', 'two: head', 'three: behind']);
+
+  // Both delivered and removed at the same moment: each removal's marking, alone, would still see
+  // the other head and mark nothing, leaving `three` to the safety net (tens of seconds).
+  const removal = onSignal(() => settle(ctx.other, [two.id], 'instance-2'));
+  await db.transaction(async (t) => {
+    assert.equal(await settle(t, [one.id], OWNER), [], '`two` is still ahead of `three`');
+    removal.go();
+    await sleep(200);
+    assert.not.ok(await isDone(removal.result), 'the second removal of the alert waits for the first');
+  });
+  assert.equal(await removal.result, [DESTINATION], 'the destination is named: it has a new head');
+  assert.equal(await rows(ctx, 'a-two-heads'), ['three: head']);
+});
+
 test('a removal marks the oldest remaining row, and only rows its owner holds go', async (ctx) => {
   const db = ctx.running.deps.db;
   const [ahead] = await enqueue(db, [event('a-chain', 'r1', 60_000)], OWNER);
