@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { BlackoutListSchema, BlackoutSchema, type Blackout } from '../../shared/blackouts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { alertDraft } from '../helpers/alert-draft.ts';
 import type { Caller } from '../../server/domain/caller.ts';
 import * as domain from '../../server/domain/blackouts.ts';
 import { AppError } from '../../server/errors.ts';
@@ -64,29 +65,6 @@ const caller = (customers: string[] | null, user: string | null = null): Caller 
   user,
   baseUrl: 'http://blackouts.test/api',
   customers,
-});
-
-const draft = (over: Partial<AlertDraft> = {}): AlertDraft => ({
-  id: crypto.randomUUID(),
-  resource: 'web01',
-  event: 'NodeDown',
-  environment: 'Production',
-  severity: 'major',
-  correlate: [],
-  status: 'open',
-  service: ['web'],
-  group: 'Misc',
-  value: null,
-  text: '',
-  tags: [],
-  attributes: {},
-  origin: 'test/origin',
-  type: 'exceptionAlert',
-  createTime: Date.now(),
-  timeout: 86400,
-  rawData: null,
-  customer: null,
-  ...over,
 });
 
 async function failure(fn: () => Promise<unknown>): Promise<unknown> {
@@ -430,7 +408,7 @@ crud('matching: each field set on the blackout must match', async ({ api }) => {
     assert.is(
       domain.matchesBlackout(
         row,
-        draft({ environment: env, ...base, ...alert, createTime: Date.now() } as Partial<AlertDraft>),
+        alertDraft({ environment: env, ...base, ...alert, createTime: Date.now() } as Partial<AlertDraft>),
         false,
       ),
       expected,
@@ -466,7 +444,7 @@ crud('customer matching with CUSTOMER_VIEWS: blackout customer null or equal', a
   const env = freshEnv('customer');
   const any = await createBlackout(api, { environment: env, resource: 'any' });
   const acme = await createBlackout(api, { environment: env, resource: 'acme', customer: 'acme' });
-  const find = (over: Partial<AlertDraft>) => withViews.findActive(draft({ environment: env, ...over }));
+  const find = (over: Partial<AlertDraft>) => withViews.findActive(alertDraft({ environment: env, ...over }));
   assert.is((await find({ resource: 'any', customer: 'zeta' }))?.id, any.id);
   assert.is((await find({ resource: 'any', customer: null }))?.id, any.id);
   assert.is((await find({ resource: 'acme', customer: 'acme' }))?.id, acme.id);
@@ -476,7 +454,7 @@ crud('customer matching with CUSTOMER_VIEWS: blackout customer null or equal', a
   assert.is(
     (
       await running.deps.blackoutCache.findActive(
-        draft({ environment: env, resource: 'acme', customer: 'zeta' }),
+        alertDraft({ environment: env, resource: 'acme', customer: 'zeta' }),
       )
     )?.id,
     acme.id,

@@ -6,6 +6,7 @@ import type { LiveEvent } from '../../shared/events.ts';
 import { HeartbeatSchema } from '../../shared/heartbeats.ts';
 import type { Deps } from '../../server/deps.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { alertDraft } from '../helpers/alert-draft.ts';
 import { receiveHeartbeat } from '../../server/domain/heartbeats.ts';
 import heartbeat from '../../server/plugins/heartbeat.ts';
 import { PluginSignal, type Plugin, type PluginContext } from '../../server/plugins/types.ts';
@@ -16,28 +17,19 @@ let n = 0;
 /** An origin no other test uses, so each test owns its heartbeat. */
 const fresh = (label: string) => `${label}-${++n}-${Date.now()}`;
 
-const draft = (over: Partial<AlertDraft> = {}): AlertDraft => ({
-  id: crypto.randomUUID(),
-  resource: 'host1',
-  event: 'Heartbeat',
-  environment: 'Production',
-  severity: 'major',
-  correlate: [],
-  status: 'open',
-  service: ['Core', 'Web'],
-  group: 'System',
-  value: null,
-  text: '',
-  tags: ['dc1'],
-  attributes: { ignored: true },
-  origin: fresh('cron/host1'),
-  type: 'exceptionAlert',
-  createTime: Date.now() - 1500,
-  timeout: 120,
-  rawData: null,
-  customer: null,
-  ...over,
-});
+const draft = (over: Partial<AlertDraft> = {}): AlertDraft =>
+  alertDraft({
+    resource: 'host1',
+    event: 'Heartbeat',
+    service: ['Core', 'Web'],
+    group: 'System',
+    tags: ['dc1'],
+    attributes: { ignored: true },
+    origin: fresh('cron/host1'),
+    createTime: Date.now() - 1500,
+    timeout: 120,
+    ...over,
+  });
 
 const StoredSchema = z.object({
   id: z.string(),

@@ -5,6 +5,7 @@ import { ZodError } from 'zod';
 import { BlackoutInputSchema, BlackoutSchema, BlackoutUpdateSchema } from '../../shared/blackouts.ts';
 import type { BlackoutRow } from '../../server/db/blackouts.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
+import { alertDraft } from '../helpers/alert-draft.ts';
 import { assignCustomer } from '../../server/domain/caller.ts';
 import {
   matchesBlackout,
@@ -38,28 +39,17 @@ const row = (over: Partial<BlackoutRow> = {}): BlackoutRow => ({
   ...over,
 });
 
-const alert = (over: Partial<AlertDraft> = {}): AlertDraft => ({
-  id: 'a1',
-  resource: 'web01',
-  event: 'NodeDown',
-  environment: 'Production',
-  severity: 'major',
-  correlate: [],
-  status: 'open',
-  service: ['web', 'api'],
-  group: 'Net',
-  value: null,
-  text: '',
-  tags: ['dc1', 'linux'],
-  attributes: {},
-  origin: 'nagios',
-  type: 'exceptionAlert',
-  createTime: T0 + 60_000,
-  timeout: 86400,
-  rawData: null,
-  customer: 'acme',
-  ...over,
-});
+const alert = (over: Partial<AlertDraft> = {}): AlertDraft =>
+  alertDraft({
+    id: 'a1',
+    service: ['web', 'api'],
+    group: 'Net',
+    tags: ['dc1', 'linux'],
+    origin: 'nagios',
+    createTime: T0 + 60_000,
+    customer: 'acme',
+    ...over,
+  });
 
 // ---------------------------------------------------------------------------------------------
 

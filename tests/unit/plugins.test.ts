@@ -8,6 +8,7 @@ import { loadConfig } from '../../server/config.ts';
 import { isDatabaseUnavailable } from '../../server/db/unavailable.ts';
 import type { Base } from '../../server/deps.ts';
 import type { AlertDraft, AlertRecord } from '../../server/domain/alert-types.ts';
+import { alertDraft } from '../helpers/alert-draft.ts';
 import { AppError, appError as catalogueError } from '../../server/errors.ts';
 import { createLog, type Log } from '../../server/log.ts';
 import { createMetrics } from '../../server/metrics.ts';
@@ -96,28 +97,17 @@ const headers =
   (name: string): string =>
     Object.entries(given).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? '';
 
-const draft = (over: Partial<AlertDraft> = {}): AlertDraft => ({
-  id: '7c0a1b52-3f5e-4a43-9b8d-0d3f6a1e2c11',
-  resource: 'web01',
-  event: 'HttpError',
-  environment: 'Production',
-  severity: 'minor',
-  correlate: [],
-  status: 'open',
-  service: ['Web'],
-  group: 'Misc',
-  value: null,
-  text: 'HTTP 500 rate high',
-  tags: [],
-  attributes: {},
-  origin: 'nagios/host1',
-  type: 'exceptionAlert',
-  createTime: SATURDAY,
-  timeout: 86400,
-  rawData: null,
-  customer: null,
-  ...over,
-});
+const draft = (over: Partial<AlertDraft> = {}): AlertDraft =>
+  alertDraft({
+    id: '7c0a1b52-3f5e-4a43-9b8d-0d3f6a1e2c11',
+    event: 'HttpError',
+    severity: 'minor',
+    service: ['Web'],
+    text: 'HTTP 500 rate high',
+    origin: 'nagios/host1',
+    createTime: SATURDAY,
+    ...over,
+  });
 
 const record = (over: Partial<AlertRecord> = {}): AlertRecord => ({
   ...draft(),
