@@ -1,29 +1,34 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { BlackoutSchema } from '../../shared/blackouts.ts';
 import type { AlertDraft } from '../domain/alert-types.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
 import { finiteTime } from './pool.ts';
 
-/** A stored blackout; times in epoch milliseconds. */
-export const BlackoutRowSchema = z.object({
-  id: z.string(),
-  priority: z.number().int(),
-  environment: z.string(),
-  service: z.array(z.string()),
-  resource: z.string().nullable(),
-  event: z.string().nullable(),
-  group: z.string().nullable(),
-  origin: z.string().nullable(),
-  tags: z.array(z.string()),
-  customer: z.string().nullable(),
+/**
+ * A stored blackout: the API's fields (shared/blackouts.ts) but times in epoch milliseconds and
+ * `duration` null when not given (the presenter derives it).
+ */
+export const BlackoutRowSchema = BlackoutSchema.pick({
+  id: true,
+  priority: true,
+  environment: true,
+  service: true,
+  resource: true,
+  event: true,
+  group: true,
+  origin: true,
+  tags: true,
+  customer: true,
+  user: true,
+  text: true,
+}).extend({
   startTime: z.number(),
   endTime: z.number(),
   duration: z.number().int().nullable(),
-  user: z.string().nullable(),
   createTime: z.number(),
-  text: z.string(),
 });
 export type BlackoutRow = z.infer<typeof BlackoutRowSchema>;
 
