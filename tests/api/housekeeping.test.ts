@@ -25,6 +25,9 @@ const ticking = (url: string) => bootInstance(url, { HOUSEKEEPING_INTERVAL: '1' 
 
 let n = 0;
 const fresh = (label: string) => `${label}-${++n}`;
+/** An alert with event `e` on a resource of its own (`label-N`). */
+const alertOn = (api: Api, label: string, severity: string, fields: Record<string, unknown> = {}) =>
+  createAlert(api, { resource: fresh(label), event: 'e', severity, ...fields });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface HousekeepingBody {
@@ -73,25 +76,10 @@ hk.before.each(async ({ db }) => {
 hk(
   'an alert whose timeout ran out expires: history `expired`, event published, answer lists it',
   async ({ api, db, running }) => {
-    const due = await createAlert(api, { resource: fresh('due'), event: 'e', severity: 'major', timeout: 1 });
-    const recent = await createAlert(api, {
-      resource: fresh('recent'),
-      event: 'e',
-      severity: 'major',
-      timeout: 3600,
-    });
-    const never = await createAlert(api, {
-      resource: fresh('never'),
-      event: 'e',
-      severity: 'major',
-      timeout: 0,
-    });
-    const closed = await createAlert(api, {
-      resource: fresh('closed'),
-      event: 'e',
-      severity: 'normal',
-      timeout: 60,
-    });
+    const due = await alertOn(api, 'due', 'major', { timeout: 1 });
+    const recent = await alertOn(api, 'recent', 'major', { timeout: 3600 });
+    const never = await alertOn(api, 'never', 'major', { timeout: 0 });
+    const closed = await alertOn(api, 'closed', 'normal', { timeout: 60 });
     await ageReceipt(db.url, never.id, 100_000);
     await ageReceipt(db.url, closed.id, 120); // closed alerts expire too (lifecycle §9, verified quirk)
     await sleep(1100);
@@ -138,12 +126,12 @@ hk(
 hk(
   'an acked alert whose ack timeout ran out returns to its status before the ack (history `timeout`)',
   async ({ api, db, running }) => {
-    const acked = await createAlert(api, { resource: fresh('acked'), event: 'e', severity: 'minor' });
+    const acked = await alertOn(api, 'acked', 'minor');
     assert.is((await put(api, `/alert/${acked.id}/action`, { action: 'ack', timeout: 1 })).status, 200);
-    const forever = await createAlert(api, { resource: fresh('ack-forever'), event: 'e', severity: 'minor' });
+    const forever = await alertOn(api, 'ack-forever', 'minor');
     // No timeout given: ACK_TIMEOUT (0) is recorded, which means never.
     assert.is((await put(api, `/alert/${forever.id}/action`, { action: 'ack' })).status, 200);
-    const fresher = await createAlert(api, { resource: fresh('ack-fresh'), event: 'e', severity: 'minor' });
+    const fresher = await alertOn(api, 'ack-fresh', 'minor');
     assert.is((await put(api, `/alert/${fresher.id}/action`, { action: 'ack', timeout: 3600 })).status, 200);
     await ageUpdate(db.url, forever.id, 100_000);
     await ageUpdate(db.url, fresher.id, 600);
@@ -173,19 +161,15 @@ hk(
 hk(
   'a shelved alert whose shelve timeout ran out is unshelved; shelve after ack returns to ack',
   async ({ api, db }) => {
-    const shelved = await createAlert(api, { resource: fresh('shelved'), event: 'e', severity: 'minor' });
+    const shelved = await alertOn(api, 'shelved', 'minor');
     assert.is((await put(api, `/alert/${shelved.id}/action`, { action: 'shelve', timeout: 1 })).status, 200);
-    const ackedFirst = await createAlert(api, {
-      resource: fresh('ack-shelve'),
-      event: 'e',
-      severity: 'minor',
-    });
+    const ackedFirst = await alertOn(api, 'ack-shelve', 'minor');
     assert.is((await put(api, `/alert/${ackedFirst.id}/action`, { action: 'ack', timeout: 0 })).status, 200);
     assert.is(
       (await put(api, `/alert/${ackedFirst.id}/action`, { action: 'shelve', timeout: 1 })).status,
       200,
     );
-    const keep = await createAlert(api, { resource: fresh('shelve-default'), event: 'e', severity: 'minor' });
+    const keep = await alertOn(api, 'shelve-default', 'minor');
     // No timeout given: SHELVE_TIMEOUT (7200 s) applies and has not run out after an hour.
     assert.is((await put(api, `/alert/${keep.id}/action`, { action: 'shelve' })).status, 200);
     await ageUpdate(db.url, keep.id, 3600);
@@ -221,21 +205,11 @@ hk(
   'a `timeout` entry carries the timeout of the entry it restores, not the alert’s own timeout',
   async ({ api }) => {
     // Shelved after an ack: the ack (timeout 1234) is restored.
-    const shelved = await createAlert(api, {
-      resource: fresh('restore-ack'),
-      event: 'e',
-      severity: 'minor',
-      timeout: 7777,
-    });
+    const shelved = await alertOn(api, 'restore-ack', 'minor', { timeout: 7777 });
     assert.is((await put(api, `/alert/${shelved.id}/action`, { action: 'ack', timeout: 1234 })).status, 200);
     assert.is((await put(api, `/alert/${shelved.id}/action`, { action: 'shelve', timeout: 1 })).status, 200);
     // Acked after a repeat changed the alert's timeout: the creation entry (timeout 5000) is restored.
-    const acked = await createAlert(api, {
-      resource: fresh('restore-new'),
-      event: 'e',
-      severity: 'minor',
-      timeout: 5000,
-    });
+    const acked = await alertOn(api, 'restore-new', 'minor', { timeout: 5000 });
     const repeat = await createAlert(api, {
       resource: acked.resource,
       event: 'e',
@@ -264,33 +238,13 @@ hk(
 hk(
   'old closed, expired and informational alerts are deleted (alert.deleted each); recent ones stay',
   async ({ api, db, running }) => {
-    const oldClosed = await createAlert(api, {
-      resource: fresh('old-closed'),
-      event: 'e',
-      severity: 'normal',
-    });
-    const oldExpired = await createAlert(api, {
-      resource: fresh('old-expired'),
-      event: 'e',
-      severity: 'major',
-    });
+    const oldClosed = await alertOn(api, 'old-closed', 'normal');
+    const oldExpired = await alertOn(api, 'old-expired', 'major');
     assert.is((await put(api, `/alert/${oldExpired.id}/status`, { status: 'expired' })).status, 200);
-    const newClosed = await createAlert(api, {
-      resource: fresh('new-closed'),
-      event: 'e',
-      severity: 'normal',
-    });
-    const oldInfo = await createAlert(api, {
-      resource: fresh('old-info'),
-      event: 'e',
-      severity: 'informational',
-    });
-    const newInfo = await createAlert(api, {
-      resource: fresh('new-info'),
-      event: 'e',
-      severity: 'informational',
-    });
-    const oldOpen = await createAlert(api, { resource: fresh('old-open'), event: 'e', severity: 'major' });
+    const newClosed = await alertOn(api, 'new-closed', 'normal');
+    const oldInfo = await alertOn(api, 'old-info', 'informational');
+    const newInfo = await alertOn(api, 'new-info', 'informational');
+    const oldOpen = await alertOn(api, 'old-open', 'major');
     await ageReceipt(db.url, oldClosed.id, 7300); // DELETE_EXPIRED_AFTER 7200 s
     await ageReceipt(db.url, oldExpired.id, 7300);
     await ageReceipt(db.url, newClosed.id, 7000);
@@ -325,22 +279,10 @@ hk(
 hk(
   '`expired` and `info` parameters (hours) override the delete ages for that run; 0 keeps',
   async ({ api, db }) => {
-    const closed = await createAlert(api, { resource: fresh('closed-90m'), event: 'e', severity: 'normal' });
-    const info = await createAlert(api, {
-      resource: fresh('info-90m'),
-      event: 'e',
-      severity: 'informational',
-    });
-    const oldClosed = await createAlert(api, {
-      resource: fresh('closed-3h'),
-      event: 'e',
-      severity: 'normal',
-    });
-    const oldInfo = await createAlert(api, {
-      resource: fresh('info-13h'),
-      event: 'e',
-      severity: 'informational',
-    });
+    const closed = await alertOn(api, 'closed-90m', 'normal');
+    const info = await alertOn(api, 'info-90m', 'informational');
+    const oldClosed = await alertOn(api, 'closed-3h', 'normal');
+    const oldInfo = await alertOn(api, 'info-13h', 'informational');
     await ageReceipt(db.url, closed.id, 5400);
     await ageReceipt(db.url, info.id, 5400);
     await ageReceipt(db.url, oldClosed.id, 3 * 3600);
@@ -443,15 +385,10 @@ async function waitFor<T>(
 scheduled(
   'runs on its own every HOUSEKEEPING_INTERVAL seconds: expiry, unack and deletion',
   async ({ api, db }) => {
-    const due = await createAlert(api, {
-      resource: fresh('sched-due'),
-      event: 'e',
-      severity: 'major',
-      timeout: 1,
-    });
-    const acked = await createAlert(api, { resource: fresh('sched-ack'), event: 'e', severity: 'minor' });
+    const due = await alertOn(api, 'sched-due', 'major', { timeout: 1 });
+    const acked = await alertOn(api, 'sched-ack', 'minor');
     assert.is((await put(api, `/alert/${acked.id}/action`, { action: 'ack', timeout: 1 })).status, 200);
-    const old = await createAlert(api, { resource: fresh('sched-old'), event: 'e', severity: 'normal' });
+    const old = await alertOn(api, 'sched-old', 'normal');
     await ageReceipt(db.url, old.id, 7300);
     await waitFor('expiry', async () => (await getAlert(api, due.id)).status === 'expired');
     await waitFor('unack', async () => (await getAlert(api, acked.id)).status === 'open');
