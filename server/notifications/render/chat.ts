@@ -1,6 +1,7 @@
 import type { SettingsOf } from '../receivers.ts';
 import {
   colorOf,
+  escapeMarkup,
   factsOf,
   headline,
   isAlarm,
@@ -12,9 +13,6 @@ import {
   type Item,
   type Message,
 } from './common.ts';
-
-/** Slack's and Mattermost's markup needs &, < and > escaped in free text. */
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * The buttons POST /webhooks/slack understands: `callback_id` is the alert id, the pressed
@@ -33,10 +31,10 @@ function attachmentOf(m: Message, item: Item, buttons: boolean) {
     color: colorOf(item),
     title: `${labelOf(item.kind)}: ${headline(a)}`,
     ...(link ? { title_link: link } : {}),
-    text: escape(a.text),
+    text: escapeMarkup(a.text),
     fields: factsOf(a)
       .filter(([name]) => name !== 'Event' && name !== 'Resource')
-      .map(([title, value]) => ({ title, value: escape(value), short: true })),
+      .map(([title, value]) => ({ title, value: escapeMarkup(value), short: true })),
     ...(buttons && isAlarm(item.kind) && item.kind !== 'test'
       ? { callback_id: a.id, attachment_type: 'default', actions: BUTTONS }
       : {}),
@@ -55,7 +53,7 @@ function chatBody(m: Message, buttons: boolean) {
       text: m.links.console ? `and ${rest} more: <${m.links.console}|all alerts>` : `and ${rest} more`,
     });
   }
-  return { text: escape(summaryOf(m)), attachments };
+  return { text: escapeMarkup(summaryOf(m)), attachments };
 }
 
 /** Slack incoming webhook (or chat.postMessage with a token): Ack / Close buttons unless turned off. */

@@ -95,6 +95,13 @@ export function factsOf(a: NotifiedAlert): [string, string][] {
 }
 
 /** Resolved and acknowledged items are "over"; the rest want attention. */
+/**
+ * Free text escaped for Slack's, Mattermost's and Telegram's markup, which need only &, < and >
+ * escaped (tests/unit/notifications.test.ts).
+ */
+export const escapeMarkup = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 export const isAlarm = (kind: NotificationKind) => kind !== 'resolve' && kind !== 'ack';
 
 /** One line for a message's title: what happened to how many alerts. */

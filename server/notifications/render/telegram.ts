@@ -1,5 +1,6 @@
 import type { SettingsOf } from '../receivers.ts';
 import {
+  escapeMarkup,
   headline,
   isAlarm,
   JSON_HEADERS,
@@ -10,8 +11,6 @@ import {
   type Message,
 } from './common.ts';
 
-const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /**
  * A Telegram bot message (HTML). A single alert gets the buttons POST /webhooks/telegram
  * understands (`/ack <id>`, `/close <id>`, `/blackout <id>`), unless turned off.
@@ -19,12 +18,12 @@ const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').repla
 export function telegramRequest(m: Message, s: SettingsOf<'telegram'>, defaultApi: string): HttpRequest {
   const lines: string[] = [];
   const single = m.items.length === 1 ? m.items[0]! : null;
-  if (!single) lines.push(`<b>${html(summaryOf(m))}</b>`);
+  if (!single) lines.push(`<b>${escapeMarkup(summaryOf(m))}</b>`);
   for (const item of m.items.slice(0, LISTED)) {
     const link = m.links.alert(item.alert.id);
-    const title = html(`${labelOf(item.kind)}: ${headline(item.alert)}`);
-    lines.push(link ? `<a href="${html(link)}">${title}</a>` : `<b>${title}</b>`);
-    if (single && item.alert.text) lines.push(html(item.alert.text));
+    const title = escapeMarkup(`${labelOf(item.kind)}: ${headline(item.alert)}`);
+    lines.push(link ? `<a href="${escapeMarkup(link)}">${title}</a>` : `<b>${title}</b>`);
+    if (single && item.alert.text) lines.push(escapeMarkup(item.alert.text));
   }
   const rest = m.items.length - Math.min(m.items.length, LISTED);
   if (rest > 0) lines.push(`and ${rest} more`);
