@@ -11,3 +11,10 @@ export function bodyObject(ctx: Context): Record<string, unknown> {
   if (typeof body !== 'object' || Array.isArray(body)) throw appError('expected_object');
   return body as Record<string, unknown>;
 }
+
+/** 201 with the new resource's address in Location, as every create answers (tests/api/keys.test.ts). */
+export function answerCreated(ctx: Context, location: string, body: Record<string, unknown>): void {
+  ctx.status = 201;
+  ctx.set('Location', location);
+  ctx.body = body;
+}

@@ -17,7 +17,7 @@ import { presentNote } from '../../present.ts';
 import { httpCaller } from '../caller.ts';
 import { timed } from '../timed.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { bodyObject } from '../body.ts';
+import { answerCreated, bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: AlertIdSchema });
 const NoteParamsSchema = z.object({ id: AlertIdSchema, note_id: z.string().max(128) });
@@ -102,9 +102,11 @@ export function alertRoutes(deps: Deps): Router {
     const { id } = IdParamsSchema.parse(ctx.params);
     const caller = httpCaller(ctx, deps);
     const note = await addNote(deps, id, NoteInputSchema.parse(bodyObject(ctx)), caller);
-    ctx.status = 201;
-    ctx.set('Location', `${caller.baseUrl}/alert/${note.alert}/note/${note.id}`);
-    ctx.body = { status: 'ok', id: note.id, note: presentNote(note, caller.baseUrl) };
+    answerCreated(ctx, `${caller.baseUrl}/alert/${note.alert}/note/${note.id}`, {
+      status: 'ok',
+      id: note.id,
+      note: presentNote(note, caller.baseUrl),
+    });
   });
 
   /** GET /alert/:id/notes */

@@ -6,7 +6,7 @@ import * as blackouts from '../../domain/blackouts.ts';
 import { appError } from '../../errors.ts';
 import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { bodyObject } from '../body.ts';
+import { answerCreated, bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: BlackoutIdSchema });
 
@@ -19,9 +19,7 @@ export function blackoutRoutes(deps: Deps): Router {
     const input = BlackoutInputSchema.parse(bodyObject(ctx));
     const caller = httpCaller(ctx, deps);
     const blackout = await blackouts.createBlackout(deps, input, caller);
-    ctx.status = 201;
-    ctx.set('Location', blackout.href);
-    ctx.body = { status: 'ok', id: blackout.id, blackout };
+    answerCreated(ctx, blackout.href, { status: 'ok', id: blackout.id, blackout });
   });
 
   /** GET /blackouts */

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.ts';
 import * as keys from '../../domain/keys.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { bodyObject } from '../body.ts';
+import { answerCreated, bodyObject } from '../body.ts';
 
 const KeyParamsSchema = z.object({ key: KeyParamSchema });
 
@@ -23,9 +23,7 @@ export function keyRoutes(deps: Deps): Router {
   router.post('/key', requireScope(deps, 'write:keys'), async (ctx) => {
     const input = KeyInputSchema.parse(bodyObject(ctx));
     const data = await keys.createKey(deps, authOf(ctx), base(ctx), input);
-    ctx.status = 201;
-    ctx.set('Location', data.href);
-    ctx.body = { status: 'ok', key: data.key, data };
+    answerCreated(ctx, data.href, { status: 'ok', key: data.key, data });
   });
 
   /** GET /keys */

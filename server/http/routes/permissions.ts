@@ -12,7 +12,7 @@ import * as customers from '../../domain/customers.ts';
 import * as perms from '../../domain/perms.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { bodyObject } from '../body.ts';
+import { answerCreated, bodyObject } from '../body.ts';
 import { authOf } from './keys.ts';
 
 const IdParamsSchema = z.object({ id: z.string().max(128, 'id must be at most 128 characters') });
@@ -27,9 +27,7 @@ export function permissionRoutes(deps: Deps): Router {
   router.post('/perm', requireScope(deps, 'admin:perms'), async (ctx) => {
     const input = PermInputSchema.parse(bodyObject(ctx));
     const permission = await perms.createPerm(deps, authOf(ctx), base(ctx), input);
-    ctx.status = 201;
-    ctx.set('Location', permission.href);
-    ctx.body = { status: 'ok', id: permission.id, permission };
+    answerCreated(ctx, permission.href, { status: 'ok', id: permission.id, permission });
   });
 
   /** GET /perms */
@@ -66,9 +64,7 @@ export function permissionRoutes(deps: Deps): Router {
   router.post('/customer', requireScope(deps, 'admin:customers'), async (ctx) => {
     const input = CustomerInputSchema.parse(bodyObject(ctx));
     const customer = await customers.createCustomer(deps, base(ctx), input);
-    ctx.status = 201;
-    ctx.set('Location', customer.href);
-    ctx.body = { status: 'ok', id: customer.id, customer };
+    answerCreated(ctx, customer.href, { status: 'ok', id: customer.id, customer });
   });
 
   /** GET /customers */

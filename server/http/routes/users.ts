@@ -16,7 +16,7 @@ import * as users from '../../domain/users.ts';
 import { appError } from '../../errors.ts';
 import { apiBase } from '../../base-url.ts';
 import { requireScope } from '../middleware/require-scope.ts';
-import { bodyObject } from '../body.ts';
+import { answerCreated, bodyObject } from '../body.ts';
 
 const IdParamsSchema = z.object({ id: z.string() });
 const MemberParamsSchema = z.object({ id: z.string(), user_id: z.string() });
@@ -39,9 +39,7 @@ export function usersRoutes(deps: Deps): Router {
   router.post('/user', requireScope(deps, 'admin:users'), async (ctx) => {
     const input = UserInputSchema.parse(bodyObject(ctx));
     const user = await users.createUser(deps, authOf(ctx), input, base(ctx));
-    ctx.status = 201;
-    ctx.set('Location', user.href);
-    ctx.body = { status: 'ok', id: user.id, user };
+    answerCreated(ctx, user.href, { status: 'ok', id: user.id, user });
   });
 
   /** GET /user/me */
@@ -122,9 +120,7 @@ export function usersRoutes(deps: Deps): Router {
   router.post('/group', requireScope(deps, 'admin:groups'), async (ctx) => {
     const input = GroupInputSchema.parse(bodyObject(ctx));
     const group = await groups.createGroup(deps, input, base(ctx));
-    ctx.status = 201;
-    ctx.set('Location', group.href);
-    ctx.body = { status: 'ok', id: group.id, group };
+    answerCreated(ctx, group.href, { status: 'ok', id: group.id, group });
   });
 
   /** GET /groups */
