@@ -24,7 +24,7 @@ import { startServerProcess, type ServerProcess } from '../../tests/helpers/proc
 import type { ViewSpec } from './memory-clients.ts';
 import { SEED_ENVIRONMENTS, seedAlerts } from './seed.ts';
 import { numberArg } from './args.ts';
-import { closeWorkers } from './socket.ts';
+import { closeWorkers, workersReady } from './socket.ts';
 
 const alerts = numberArg('alerts', 100_000);
 const socketCount = numberArg('sockets', 500);
@@ -101,15 +101,7 @@ try {
     });
     workers.push(worker);
   }
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<void>((ok, fail) => {
-          w.once('error', fail);
-          w.on('message', (m: { type: string }) => m.type === 'ready' && ok());
-        }),
-    ),
-  );
+  await workersReady(workers);
   const subscribeSeconds = (Date.now() - t1) / 1000;
   await sleep(10_000);
   record('sockets subscribed + 10 s', { sockets: socketCount, subscribeSeconds });

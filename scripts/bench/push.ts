@@ -34,7 +34,7 @@ import { STAT, clock } from './push-shared.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
-import { closeWorkers } from './socket.ts';
+import { closeWorkers, workersReady } from './socket.ts';
 
 const clientsArg = textArg('clients');
 const rate = numberArg('rate', 500);
@@ -95,15 +95,7 @@ async function startLoadClients(origin: string, count: number): Promise<LoadClie
       workerData: { origin, count: share, patches },
     });
   });
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<void>((ok, fail) => {
-          w.once('error', fail);
-          w.on('message', (m: { type: string }) => m.type === 'ready' && ok());
-        }),
-    ),
-  );
+  await workersReady(workers);
   return {
     reset: () => workers.forEach((w) => w.postMessage('reset')),
     async report() {

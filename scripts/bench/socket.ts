@@ -43,6 +43,19 @@ export function subscribeOnConnect(
   });
 }
 
+/** Resolves once every socket worker has said `ready` (all its sockets subscribed); rejects on a worker's error. */
+export async function workersReady(workers: Worker[]): Promise<void> {
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((ok, fail) => {
+          w.once('error', fail);
+          w.on('message', (m: { type: string }) => m.type === 'ready' && ok());
+        }),
+    ),
+  );
+}
+
 /** Asks each socket worker to close its sockets and exit; one that has not exited in 3 s is terminated. */
 export async function closeWorkers(workers: Worker[]): Promise<void> {
   await Promise.all(
