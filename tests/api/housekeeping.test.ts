@@ -43,6 +43,16 @@ async function housekeeping(api: Api, query = '', method: 'GET' | 'POST' = 'GET'
   return { status: res.status, body: (await res.json()) as HousekeepingBody };
 }
 
+/** One housekeeping run, with the live events it published. */
+async function housekeepingHeard({ api, running }: Pick<AppContext, 'api' | 'running'>) {
+  const events: LiveEvent[] = [];
+  const off = running.deps.bus.subscribe((e) => events.push(e));
+  const { status, body } = await housekeeping(api);
+  await sleep(50);
+  off();
+  return { status, body, events };
+}
+
 /** Moves an alert's last receipt (and with it creation) into the past. */
 const ageReceipt = (url: string, id: string, seconds: number) =>
   queryDb(
@@ -84,11 +94,7 @@ hk(
     await ageReceipt(db.url, closed.id, 120); // closed alerts expire too (lifecycle §9, verified quirk)
     await sleep(1100);
 
-    const events: LiveEvent[] = [];
-    const off = running.deps.bus.subscribe((e) => events.push(e));
-    const { status, body } = await housekeeping(api);
-    await sleep(50);
-    off();
+    const { status, body, events } = await housekeepingHeard({ api, running });
 
     assert.is(status, 200);
     assert.equal(body, {
@@ -137,11 +143,7 @@ hk(
     await ageUpdate(db.url, fresher.id, 600);
     await sleep(1100);
 
-    const events: LiveEvent[] = [];
-    const off = running.deps.bus.subscribe((e) => events.push(e));
-    const { status, body } = await housekeeping(api);
-    await sleep(50);
-    off();
+    const { status, body, events } = await housekeepingHeard({ api, running });
 
     assert.is(status, 200);
     assert.equal(body, { status: 'ok', expired: [], unshelve: [], unack: [acked.id], count: 1 });
@@ -252,11 +254,7 @@ hk(
     await ageReceipt(db.url, newInfo.id, 43_000);
     await ageReceipt(db.url, oldOpen.id, 43_300); // neither closed nor informational, timeout 86400 s
 
-    const events: LiveEvent[] = [];
-    const off = running.deps.bus.subscribe((e) => events.push(e));
-    const { status, body } = await housekeeping(api);
-    await sleep(50);
-    off();
+    const { status, body, events } = await housekeepingHeard({ api, running });
 
     assert.is(status, 200);
     assert.equal(body, { status: 'ok', expired: [], unshelve: [], unack: [], count: 0 });
