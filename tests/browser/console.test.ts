@@ -58,6 +58,22 @@ async function watchedPage(context: BrowserContext | Browser) {
   return { page, subscriptions, requests };
 }
 
+/** A fresh page for one test, closed however the test ends. */
+async function withPage(
+  ctx: { browser: Browser },
+  options: Parameters<Browser['newPage']>[0],
+  use: (page: Page) => Promise<void>,
+) {
+  const page = await ctx.browser.newPage(options);
+  try {
+    await use(page);
+  } finally {
+    await page.close();
+  }
+}
+/** The smallest screen the console is laid out for. */
+const LAPTOP = { viewport: { width: 1366, height: 768 } };
+
 const rows = (page: Page) => page.getByTestId('alert-row');
 const resources = (page: Page) => page.getByTestId('resource').allTextContents();
 const live = (page: Page) =>
@@ -664,8 +680,7 @@ con('no socket at all: the console polls GET /alerts every 30 s and says so', as
 });
 
 con('preferences are the defaults when the URL gives none: theme and density', async (ctx) => {
-  const page = await ctx.browser.newPage({ colorScheme: 'light' });
-  try {
+  await withPage(ctx, { colorScheme: 'light' }, async (page) => {
     await postAlert(ctx, { resource: `prefs-${Date.now()}` });
     await prefs(page, { isDark: true, displayDensity: 'compact' });
     await page.goto(`${ctx.origin}/alerts`);
@@ -683,9 +698,7 @@ con('preferences are the defaults when the URL gives none: theme and density', a
     await rows(page).first().waitFor();
     await until(async () => (await background()) === 'rgb(250, 250, 250)', 'the URL wins');
     assert.not.ok(await page.getByLabel('Compact rows').isChecked());
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 for (const [width, height] of [
@@ -693,8 +706,7 @@ for (const [width, height] of [
   [1920, 1080],
 ] as const) {
   con(`fits ${width}×${height} without page-wide horizontal scroll; every control is named`, async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width, height } });
-    try {
+    await withPage(ctx, { viewport: { width, height } }, async (page) => {
       const tag = `fit${width}`;
       for (const r of ['a', 'b']) {
         await postAlert(ctx, {
@@ -748,27 +760,14 @@ for (const [width, height] of [
             .map((el) => el.outerHTML.slice(0, 120)),
         );
       assert.equal(unnamed, []);
-    } finally {
-      await page.close();
-    }
+    });
   });
 }
 
 con('thousands of alerts: only the rows in sight are in the DOM', async (ctx) => {
-  const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
-  try {
+  await withPage(ctx, LAPTOP, async (page) => {
     const count = 3000;
-    await queryDb(
-      ctx.db.url,
-      `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group",
-         value, text, tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat,
-         previous_severity, trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-       SELECT gen_random_uuid()::text, 'many' || lpad(i::text, 5, '0'), 'e', 'Production', 'minor', '{}', 'open',
-         ARRAY['svc'], 'Misc', '', 'seeded', '{}', '{}', 'console.test', 'exceptionAlert', now(), 86400, NULL, 0,
-         false, 'indeterminate', 'noChange', now(), gen_random_uuid()::text, now(), now()
-       FROM generate_series(1, $1::int) AS i`,
-      [count],
-    );
+    await seed(ctx, 'many', count);
     await page.goto(`${ctx.origin}/alerts?q=${q('many')}&sort-by=resource&page-size=${count}`);
     await page
       .getByTestId('total')
@@ -779,9 +778,7 @@ con('thousands of alerts: only the rows in sight are in the DOM', async (ctx) =>
     await page.locator('[data-stale]').evaluate((e) => (e.scrollTop = e.scrollHeight));
     await rows(page).filter({ hasText: 'many03000' }).waitFor();
     assert.ok((await rows(page).count()) < 100);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 /** Alerta's default columns (what a fresh server's `/config columns` holds). */
@@ -811,8 +808,7 @@ function seed(
 con(
   '10,000-alert scrolling: columns never move, and rows are reused, never added or removed',
   async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
-    try {
+    await withPage(ctx, LAPTOP, async (page) => {
       // Short texts first, very long ones further down: an automatic table layout would widen columns.
       await seed(
         ctx,
@@ -906,17 +902,14 @@ con(
       // Still a table to assistive technology.
       assert.is(await page.getByRole('columnheader', { name: /Severity/ }).count(), 1);
       assert.ok((await page.getByRole('row').count()) > 10);
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 con(
   'acked, shelved and closed rows wear the status colours; timeout left counts the ack or shelve',
   async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
-    try {
+    await withPage(ctx, LAPTOP, async (page) => {
       const tag = `st${Date.now()}`;
       const shelved = await postAlert(ctx, { resource: `${tag}-shelved`, timeout: 86400 });
       const acked = await postAlert(ctx, { resource: `${tag}-acked`, timeout: 86400 });
@@ -960,17 +953,14 @@ con(
       assert.is.not(s.row, o.row, 'a shelved row is tinted by its status, not its severity');
       assert.is.not(c.row, o.row, 'a closed row steps back');
       assert.is.not(c.text, o.text);
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 con(
   'dates show their year when it is not this one; actions fit 1366×768; skip link, ≤ 5 Tabs to the first row',
   async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
-    try {
+    await withPage(ctx, LAPTOP, async (page) => {
       const tag = `yr${Date.now()}`;
       const old = await postAlert(ctx, { resource: `${tag}-old`, text: 'x'.repeat(300) });
       await postAlert(ctx, { resource: `${tag}-new`, text: 'y'.repeat(300) });
@@ -1035,9 +1025,7 @@ con(
         /^Select /,
         'then its controls',
       );
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
@@ -1168,8 +1156,7 @@ restart(
       });
       assert.is(res.status, 201);
     }
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx, {}, async (page) => {
       await page.goto(`${origin}/alerts`);
       await rows(page).nth(1).waitFor();
       await live(page);
@@ -1189,9 +1176,7 @@ restart(
         .waitFor({ timeout: 15_000 });
       assert.is(await scroller.getAttribute('data-stale'), 'false');
       assert.equal(await resources(page), ['restart-keep']);
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
