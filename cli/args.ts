@@ -26,6 +26,23 @@ export interface OptionSpec {
   help: string;
 }
 
+/** `-E`: the environment of an alert (alert send) or of the alerts it covers (blackout). */
+export const ENVIRONMENT_OPTION: OptionSpec = {
+  name: 'environment',
+  flags: ['-E', '--environment'],
+  metavar: 'ENVIRONMENT',
+  help: 'Environment, e.g. Production',
+};
+
+/** `-S`, repeatable: the services of an alert (alert send) or of the alerts it covers (blackout). */
+export const SERVICE_OPTION: OptionSpec = {
+  name: 'service',
+  flags: ['-S', '--service'],
+  multiple: true,
+  metavar: 'SERVICE',
+  help: 'Affected service',
+};
+
 export interface ArgSpec {
   name: string;
   required?: boolean;

@@ -1,7 +1,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import type { Alert, Note } from '../../shared/alerts.ts';
 import type { HistoryListEntry } from '../../shared/queries.ts';
-import { keyValues, strings, UsageError } from '../args.ts';
+import { ENVIRONMENT_OPTION, keyValues, SERVICE_OPTION, strings, UsageError } from '../args.ts';
 import { answered, eachReported, listing, readStdin, type Command } from '../context.ts';
 import { localTime } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
@@ -76,12 +76,7 @@ const send: Command = {
   options: [
     { name: 'resource', flags: ['-r', '--resource'], metavar: 'RESOURCE', help: 'Resource under alarm' },
     { name: 'event', flags: ['-e', '--event'], metavar: 'EVENT', help: 'Event name' },
-    {
-      name: 'environment',
-      flags: ['-E', '--environment'],
-      metavar: 'ENVIRONMENT',
-      help: 'Environment, e.g. Production',
-    },
+    ENVIRONMENT_OPTION,
     {
       name: 'severity',
       flags: ['-s', '--severity'],
@@ -95,13 +90,7 @@ const send: Command = {
       metavar: 'EVENT',
       help: 'Related event',
     },
-    {
-      name: 'service',
-      flags: ['-S', '--service'],
-      multiple: true,
-      metavar: 'SERVICE',
-      help: 'Affected service',
-    },
+    SERVICE_OPTION,
     { name: 'group', flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group, e.g. OS, Performance' },
     { name: 'value', flags: ['-v', '--value'], metavar: 'VALUE', help: 'Event value' },
     { name: 'text', flags: ['-t', '--text'], metavar: 'DESCRIPTION', help: 'Description of the alert' },

@@ -1,5 +1,5 @@
 import type { Blackout } from '../../shared/blackouts.ts';
-import { strings, UsageError } from '../args.ts';
+import { ENVIRONMENT_OPTION, SERVICE_OPTION, strings, UsageError } from '../args.ts';
 import { answered, eachReported, listing, type Command } from '../context.ts';
 import { created, DELETE, enc, when } from './admin-common.ts';
 
@@ -9,19 +9,8 @@ export const blackout: Command = {
   name: 'blackout',
   summary: 'Suppress alerts',
   options: [
-    {
-      name: 'environment',
-      flags: ['-E', '--environment'],
-      metavar: 'ENVIRONMENT',
-      help: 'Environment, e.g. Production',
-    },
-    {
-      name: 'service',
-      flags: ['-S', '--service'],
-      multiple: true,
-      metavar: 'SERVICE',
-      help: 'Affected service',
-    },
+    ENVIRONMENT_OPTION,
+    SERVICE_OPTION,
     { name: 'resource', flags: ['-r', '--resource'], metavar: 'RESOURCE', help: 'Resource' },
     { name: 'event', flags: ['-e', '--event'], metavar: 'EVENT', help: 'Event name' },
     { name: 'group', flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group' },
