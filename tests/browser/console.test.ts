@@ -74,6 +74,19 @@ async function withPage(
 /** The smallest screen the console is laid out for. */
 const LAPTOP = { viewport: { width: 1366, height: 768 } };
 
+/** A watchedPage for one test, closed however the test ends. */
+async function watching(
+  ctx: { browser: Browser },
+  use: (watched: Awaited<ReturnType<typeof watchedPage>>) => Promise<void>,
+) {
+  const watched = await watchedPage(ctx.browser);
+  try {
+    await use(watched);
+  } finally {
+    await watched.page.close();
+  }
+}
+
 const rows = (page: Page) => page.getByTestId('alert-row');
 const resources = (page: Page) => page.getByTestId('resource').allTextContents();
 const live = (page: Page) =>
@@ -111,8 +124,7 @@ con.after(async (ctx) => {
 });
 
 con('columns come from /config (attributes as text, no customer column, timeout left ticks)', async (ctx) => {
-  const { page, requests, subscriptions } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page, requests, subscriptions }) => {
     const tag = `cols${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-a`, attributes: { owner: '<b>ops</b>' }, timeout: 3600 });
     await page.goto(`${ctx.origin}/alerts?q=${q(tag)}`);
@@ -154,14 +166,11 @@ con('columns come from /config (attributes as text, no customer column, timeout 
     assert.ok(after.includes('Group'));
     assert.ok(subscriptions.length > 0, 'subscriptions seen');
     for (const s of [...subscriptions, ...requests]) assert.not.match(s, /[?&]cols=/, s);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('filters live in the URL as API parameters; Reset returns to /config filter', async (ctx) => {
-  const { page, subscriptions } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page, subscriptions }) => {
     const tag = `filt${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-open`, service: ['svcA'] });
     const closed = await postAlert(ctx, { resource: `${tag}-closed`, service: ['svcA'] });
@@ -217,16 +226,13 @@ con('filters live in the URL as API parameters; Reset returns to /config filter'
       subscriptions.at(-1) ?? '',
       /^status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime$/,
     );
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con(
   'an old alerta-webui link is read once and rewritten; tabs for every configured environment',
   async (ctx) => {
-    const { page } = await watchedPage(ctx.browser);
-    try {
+    await watching(ctx, async ({ page }) => {
       const tag = `hash${Date.now()}`;
       for (const r of ['a', 'b', 'c']) await postAlert(ctx, { resource: `${tag}-${r}` });
       await action(ctx, await postAlert(ctx, { resource: `${tag}-d` }), 'close');
@@ -246,15 +252,12 @@ con(
       const tabs = page.getByRole('navigation', { name: 'Environments' });
       await tabs.getByRole('link', { name: 'Development (0)' }).waitFor();
       await tabs.getByRole('link', { name: 'Staging (1)' }).waitFor();
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 con('server-side paging and sort: page and page-size in the URL and the subscription', async (ctx) => {
-  const { page, subscriptions } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page, subscriptions }) => {
     const tag = `page${Date.now()}`;
     for (const r of ['a', 'b', 'c', 'd', 'e']) await postAlert(ctx, { resource: `${tag}-${r}` });
     await page.goto(`${ctx.origin}/alerts?q=${q(tag)}&sort-by=resource&page-size=2`);
@@ -285,14 +288,11 @@ con('server-side paging and sort: page and page-size in the URL and the subscrip
     assert.is(await rows(other).count(), 3);
     assert.ok(seen.some((s) => s.includes('page-size=3')));
     await other.close();
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('rows keep their places; the "N changes, re-sort" chip restores strict order', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `chip${Date.now()}`;
     for (const [r, value] of [
       ['a', '1'],
@@ -313,14 +313,11 @@ con('rows keep their places; the "N changes, re-sort" chip restores strict order
     await page.getByRole('button', { name: '1 change, re-sort' }).click();
     await until(async () => (await resources(page)).join() === `${tag}-b,${tag}-c,${tag}-a`, 're-sorted');
     assert.is(await page.getByTestId('resort').count(), 0);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('pause while reading: with the drawer open a pushed change waits; closing applies it', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `pause${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-a` });
     await postAlert(ctx, { resource: `${tag}-b` });
@@ -386,16 +383,13 @@ con('pause while reading: with the drawer open a pushed change waits; closing ap
     await page.keyboard.press('Escape');
     await page.getByRole('menu').waitFor({ state: 'detached' });
     await page.getByTestId('paused').waitFor({ state: 'detached' });
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con(
   'row actions: durations, default timeouts from preferences, custom actions, pending and errors',
   async (ctx) => {
-    const { page } = await watchedPage(ctx.browser);
-    try {
+    await watching(ctx, async ({ page }) => {
       const tag = `act${Date.now()}`;
       for (const r of ['a', 'b', 'c', 'd']) await postAlert(ctx, { resource: `${tag}-${r}` });
       await prefs(page, { ackTimeout: 600 });
@@ -481,9 +475,7 @@ con(
         page.getByRole('button', { name: 'page-oncall selected', exact: true }).click(),
       ]);
       assert.is((bulkCustom.postDataJSON() as { action: string }).action, 'page-oncall');
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
@@ -540,8 +532,7 @@ con(
 );
 
 con('keyboard: Enter opens the drawer, n writes a note on the cursor row', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `note${Date.now()}`;
     for (const r of ['a', 'b']) await postAlert(ctx, { resource: `${tag}-${r}` });
     await page.goto(`${ctx.origin}/alerts?q=${q(tag)}&sort-by=resource`);
@@ -563,14 +554,11 @@ con('keyboard: Enter opens the drawer, n writes a note on the cursor row', async
     await drawer.getByText('checking the disk').waitFor();
     await page.keyboard.press('?');
     await page.getByRole('definition').filter({ hasText: 'write a note on it' }).waitFor();
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('CSV export: every alert matching the view, not just the page in memory', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `csv${Date.now()}`;
     for (const r of ['a', 'b', 'c', 'd', 'e'])
       await postAlert(ctx, {
@@ -594,14 +582,11 @@ con('CSV export: every alert matching the view, not just the page in memory', as
     assert.ok(owner > 0, header.join());
     assert.ok(lines[1]!.includes(`${tag}-a,`) && lines[1]!.includes('"web,db"'), lines[1]);
     assert.ok(lines[5]!.endsWith(',o-e') || lines[5]!.includes(',o-e,'), lines[5]);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('saved searches: save the q under a name, apply it, delete it', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `saved${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-a` });
     await page.goto(`${ctx.origin}/alerts?q=${q(tag)}`);
@@ -624,14 +609,11 @@ con('saved searches: save the q under a name, apply it, delete it', async (ctx) 
     await page.reload();
     await page.getByText('Saved searches', { exact: true }).click();
     await list.getByText('None yet.').waitFor();
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('title and favicon count open critical and major alerts in the view', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `fav${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-a`, severity: 'critical' });
     await postAlert(ctx, { resource: `${tag}-b`, severity: 'major' });
@@ -649,14 +631,11 @@ con('title and favicon count open critical and major alerts in the view', async 
     await postAlert(ctx, { resource: `${tag}-e`, severity: 'critical' });
     await until(async () => (await page.title()) === '(3) Alerts', 'title (3)');
     await until(async () => (await badge()) === '3', 'badge 3');
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('no socket at all: the console polls GET /alerts every 30 s and says so', async (ctx) => {
-  const { page } = await watchedPage(ctx.browser);
-  try {
+  await watching(ctx, async ({ page }) => {
     const tag = `poll${Date.now()}`;
     await postAlert(ctx, { resource: `${tag}-a` });
     await page.clock.install();
@@ -674,9 +653,7 @@ con('no socket at all: the console polls GET /alerts every 30 s and says so', as
     await rows(page)
       .filter({ hasText: `${tag}-b` })
       .waitFor();
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 con('preferences are the defaults when the URL gives none: theme and density', async (ctx) => {
