@@ -38,6 +38,17 @@ export interface RetryPolicy {
   maxAttempts: number;
 }
 
+/** A policy from the settings' form: delays in seconds (the *_RETRY_DELAY and *_RETRY_MAX_DELAY settings). */
+export const retryPolicy = (
+  delaySeconds: number,
+  maxDelaySeconds: number,
+  maxAttempts: number,
+): RetryPolicy => ({
+  delayMs: delaySeconds * 1000,
+  maxDelayMs: maxDelaySeconds * 1000,
+  maxAttempts,
+});
+
 /** Delay before attempt `n + 1` after `n` failures: doubling from `delayMs` up to `maxDelayMs`. */
 export function backoffMs(failures: number, retry: Pick<RetryPolicy, 'delayMs' | 'maxDelayMs'>): number {
   return Math.round(Math.min(retry.maxDelayMs, retry.delayMs * 2 ** Math.max(0, Math.min(failures - 1, 30))));

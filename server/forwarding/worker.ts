@@ -8,6 +8,7 @@ import {
   type Claim,
   type Lane,
   type LaneState,
+  retryPolicy,
   type RetryPolicy,
 } from '../delivery/queue.ts';
 import type { Forwarder as ForwarderService } from '../delivery/services.ts';
@@ -30,11 +31,7 @@ const CHAIN = 32;
 /** FWD_RETRY_DELAY, FWD_RETRY_MAX_DELAY and FWD_MAX_ATTEMPTS as the delivery queue takes them. */
 export const forwardRetry = (
   config: Pick<Config, 'FWD_RETRY_DELAY' | 'FWD_RETRY_MAX_DELAY' | 'FWD_MAX_ATTEMPTS'>,
-): RetryPolicy => ({
-  delayMs: config.FWD_RETRY_DELAY * 1000,
-  maxDelayMs: config.FWD_RETRY_MAX_DELAY * 1000,
-  maxAttempts: config.FWD_MAX_ATTEMPTS,
-});
+): RetryPolicy => retryPolicy(config.FWD_RETRY_DELAY, config.FWD_RETRY_MAX_DELAY, config.FWD_MAX_ATTEMPTS);
 
 /** Claimed rows by alert, each alert's in queue order (the order the claim returned them in is not). */
 function chainsOf(rows: readonly QueuedRow[]): Map<string, QueuedRow[]> {

@@ -11,6 +11,7 @@ import {
   type Attempt,
   type Claim,
   type Lane,
+  retryPolicy,
   type RetryPolicy,
 } from '../delivery/queue.ts';
 import type { NotificationMetrics } from './metrics.ts';
@@ -29,11 +30,8 @@ const PER_ALERT_LIMIT = 50;
 /** NOTIFY_RETRY_DELAY, NOTIFY_RETRY_MAX_DELAY and NOTIFY_MAX_ATTEMPTS as the delivery queue takes them. */
 export const notifyRetry = (
   config: Pick<Config, 'NOTIFY_RETRY_DELAY' | 'NOTIFY_RETRY_MAX_DELAY' | 'NOTIFY_MAX_ATTEMPTS'>,
-): RetryPolicy => ({
-  delayMs: config.NOTIFY_RETRY_DELAY * 1000,
-  maxDelayMs: config.NOTIFY_RETRY_MAX_DELAY * 1000,
-  maxAttempts: config.NOTIFY_MAX_ATTEMPTS,
-});
+): RetryPolicy =>
+  retryPolicy(config.NOTIFY_RETRY_DELAY, config.NOTIFY_RETRY_MAX_DELAY, config.NOTIFY_MAX_ATTEMPTS);
 
 /**
  * Which alerts a blackout covers now: the blackouts in force are read once (outside any
