@@ -6,7 +6,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import {
   CustomerListSchema,
   CustomerSchema,
@@ -16,37 +15,14 @@ import {
 } from '../../shared/perms.ts';
 import { BUILTIN_SCOPES } from '../../server/auth/scopes.ts';
 import { hashPassword } from '../../server/auth/passwords.ts';
-import type { Answer, Api } from '../helpers/api.ts';
 import { insertKeys, queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError, callAs, securedSettings } from '../helpers/secured.ts';
 
-const SETTINGS = {
-  TEST_LABEL: 'perms',
-  AUTH_REQUIRED: 'True',
-  SECRET_KEY: 'test-secret-key-123',
-  ADMIN_USERS: 'admin@example.com',
-};
-
-/** A request as the API key `opts.key` (when given). */
-const call = (
-  api: Api,
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> =>
-  api.call(method, path, opts.body, {
-    headers: { ...(opts.key ? { Authorization: `Key ${opts.key}` } : {}), ...opts.headers },
-  });
+const SETTINGS = securedSettings('perms', 'test-secret-key-123');
 
 async function insertKey(ctx: AppContext, key: string, user: string, scopes: string[], customer?: string) {
   await insertKeys(ctx.db.url, [{ key, user, scopes, customer }]);
-}
-
-function assertError(a: Answer, status: number, message?: string) {
-  assert.is(a.status, status, JSON.stringify(a.body));
-  const body = ErrorBodySchema.parse(a.body);
-  assert.is(body.code, status);
-  if (message !== undefined) assert.is(body.message, message);
 }
 
 const ADMIN = 'admin-key-0123456789';
@@ -69,16 +45,20 @@ perms.before(async (ctx) => {
 perms.after(stopApp);
 
 perms('GET /scopes lists the built-in scopes, then CUSTOM_SCOPES', async ({ api }) => {
-  const a = await call(api, 'GET', '/scopes', { key: ADMIN });
+  const a = await callAs(api, 'GET', '/scopes', { key: ADMIN });
   assert.is(a.status, 200);
   const body = ScopesSchema.parse(a.body);
   assert.equal(body.scopes, [...BUILTIN_SCOPES, 'read:reports', 'write:reports.daily']);
   assert.is(body.total, body.scopes.length);
-  assertError(await call(api, 'GET', '/scopes', { key: READER }), 403, 'Missing required scope: read:perms');
+  assertError(
+    await callAs(api, 'GET', '/scopes', { key: READER }),
+    403,
+    'Missing required scope: read:perms',
+  );
 });
 
 perms('permission CRUD', async ({ api }) => {
-  const made = await call(api, 'POST', '/perm', {
+  const made = await callAs(api, 'POST', '/perm', {
     key: ADMIN,
     body: { match: 'ops', scopes: ['read:alerts', 'write:heartbeats'] },
   });
@@ -88,73 +68,76 @@ perms('permission CRUD', async ({ api }) => {
   assert.equal([perm.match, perm.scopes], ['ops', ['read:alerts', 'write:heartbeats']]);
   assert.ok(perm.href.endsWith(`/perm/${perm.id}`));
 
-  const got = await call(api, 'GET', `/perm/${perm.id}`, { key: ADMIN });
+  const got = await callAs(api, 'GET', `/perm/${perm.id}`, { key: ADMIN });
   assert.equal([got.status, got.body.total, got.body.permission], [200, 1, perm]);
 
-  const put = await call(api, 'PUT', `/perm/${perm.id}`, { key: ADMIN, body: { scopes: ['read:reports'] } });
+  const put = await callAs(api, 'PUT', `/perm/${perm.id}`, {
+    key: ADMIN,
+    body: { scopes: ['read:reports'] },
+  });
   assert.is(put.status, 200, JSON.stringify(put.body));
   assert.equal(PermissionSchema.parse(put.body.permission), { ...perm, scopes: ['read:reports'] });
   assertError(
-    await call(api, 'PUT', `/perm/${perm.id}`, { key: ADMIN, body: { scopes: ['read:nothing'] } }),
+    await callAs(api, 'PUT', `/perm/${perm.id}`, { key: ADMIN, body: { scopes: ['read:nothing'] } }),
     400,
     "'read:nothing' is not a valid Scope",
   );
-  assertError(await call(api, 'PUT', `/perm/${perm.id}`, { key: ADMIN, body: { match: 'guest' } }), 409);
+  assertError(await callAs(api, 'PUT', `/perm/${perm.id}`, { key: ADMIN, body: { match: 'guest' } }), 409);
 
-  assert.equal((await call(api, 'DELETE', `/perm/${perm.id}`, { key: ADMIN })).body, { status: 'ok' });
-  assertError(await call(api, 'GET', `/perm/${perm.id}`, { key: ADMIN }), 404, 'not found');
-  assertError(await call(api, 'DELETE', `/perm/${perm.id}`, { key: ADMIN }), 404);
-  assertError(await call(api, 'GET', '/perm/not-a-uuid', { key: ADMIN }), 404);
-  assertError(await call(api, 'PUT', '/perm/not-a-uuid', { key: ADMIN, body: { match: 'x' } }), 404);
+  assert.equal((await callAs(api, 'DELETE', `/perm/${perm.id}`, { key: ADMIN })).body, { status: 'ok' });
+  assertError(await callAs(api, 'GET', `/perm/${perm.id}`, { key: ADMIN }), 404, 'not found');
+  assertError(await callAs(api, 'DELETE', `/perm/${perm.id}`, { key: ADMIN }), 404);
+  assertError(await callAs(api, 'GET', '/perm/not-a-uuid', { key: ADMIN }), 404);
+  assertError(await callAs(api, 'PUT', '/perm/not-a-uuid', { key: ADMIN, body: { match: 'x' } }), 404);
 });
 
 perms('reserved role names and duplicate matches are 409; bad bodies 400', async ({ api }) => {
   for (const role of ['admin', 'user', 'guest']) {
     assertError(
-      await call(api, 'POST', '/perm', { key: ADMIN, body: { match: role, scopes: ['read'] } }),
+      await callAs(api, 'POST', '/perm', { key: ADMIN, body: { match: role, scopes: ['read'] } }),
       409,
       `${role} role already exists`,
     );
   }
   assert.is(
-    (await call(api, 'POST', '/perm', { key: ADMIN, body: { match: 'dup', scopes: [] } })).status,
+    (await callAs(api, 'POST', '/perm', { key: ADMIN, body: { match: 'dup', scopes: [] } })).status,
     201,
   );
-  assertError(await call(api, 'POST', '/perm', { key: ADMIN, body: { match: 'dup', scopes: [] } }), 409);
-  assertError(await call(api, 'POST', '/perm', { key: ADMIN, body: { match: 'x', scopes: 'read' } }), 400);
-  assertError(await call(api, 'POST', '/perm', { key: ADMIN, body: { scopes: ['read'] } }), 400);
+  assertError(await callAs(api, 'POST', '/perm', { key: ADMIN, body: { match: 'dup', scopes: [] } }), 409);
+  assertError(await callAs(api, 'POST', '/perm', { key: ADMIN, body: { match: 'x', scopes: 'read' } }), 400);
+  assertError(await callAs(api, 'POST', '/perm', { key: ADMIN, body: { scopes: ['read'] } }), 400);
   assertError(
-    await call(api, 'POST', '/perm', { key: ADMIN, body: { match: 'x', scopes: ['root'] } }),
+    await callAs(api, 'POST', '/perm', { key: ADMIN, body: { match: 'x', scopes: ['root'] } }),
     400,
     "'root' is not a valid Scope",
   );
-  assertError(await call(api, 'POST', '/perm', { key: ADMIN, body: 'ops' }), 400);
+  assertError(await callAs(api, 'POST', '/perm', { key: ADMIN, body: 'ops' }), 400);
 });
 
 perms('requested scopes must be within the caller', async ({ api }) => {
   assertError(
-    await call(api, 'POST', '/perm', {
+    await callAs(api, 'POST', '/perm', {
       key: PERM_ADMIN,
       body: { match: 'writers', scopes: ['write:alerts'] },
     }),
     403,
     "Requested scope 'write:alerts' not in existing scopes: admin:perms,read",
   );
-  const ok = await call(api, 'POST', '/perm', {
+  const ok = await callAs(api, 'POST', '/perm', {
     key: PERM_ADMIN,
     body: { match: 'readers', scopes: ['read:alerts'] },
   });
   assert.is(ok.status, 201, JSON.stringify(ok.body));
-  assertError(await call(api, 'POST', '/perm', { key: READER, body: { match: 'r', scopes: [] } }), 403);
-  assertError(await call(api, 'GET', '/perms', { key: READER }), 403, 'Missing required scope: read:perms');
+  assertError(await callAs(api, 'POST', '/perm', { key: READER, body: { match: 'r', scopes: [] } }), 403);
+  assertError(await callAs(api, 'GET', '/perms', { key: READER }), 403, 'Missing required scope: read:perms');
 });
 
 perms('GET /perms lists the built-in roles first, fresh ids each time', async ({ api }) => {
-  await call(api, 'POST', '/perm', {
+  await callAs(api, 'POST', '/perm', {
     key: ADMIN,
     body: { match: 'auditors', scopes: ['read:alerts', 'read:keys'] },
   });
-  const first = PermissionListSchema.parse((await call(api, 'GET', '/perms', { key: ADMIN })).body);
+  const first = PermissionListSchema.parse((await callAs(api, 'GET', '/perms', { key: ADMIN })).body);
   assert.equal(
     first.permissions.slice(0, 3).map((p) => [p.match, p.scopes]),
     [
@@ -166,21 +149,21 @@ perms('GET /perms lists the built-in roles first, fresh ids each time', async ({
   assert.ok(first.permissions.some((p) => p.match === 'auditors'));
   assert.is(first.total, first.permissions.length);
   assert.ok(Math.abs(Date.parse(first.time) - Date.now()) < 60_000);
-  const again = PermissionListSchema.parse((await call(api, 'GET', '/perms', { key: ADMIN })).body);
+  const again = PermissionListSchema.parse((await callAs(api, 'GET', '/perms', { key: ADMIN })).body);
   assert.is.not(again.permissions[0]!.id, first.permissions[0]!.id);
 
   const filtered = PermissionListSchema.parse(
-    (await call(api, 'GET', '/perms?scopes=read:keys', { key: ADMIN })).body,
+    (await callAs(api, 'GET', '/perms?scopes=read:keys', { key: ADMIN })).body,
   );
   assert.equal(
     filtered.permissions.map((p) => p.match),
     ['auditors'],
   );
   const paged = PermissionListSchema.parse(
-    (await call(api, 'GET', '/perms?page-size=2', { key: ADMIN })).body,
+    (await callAs(api, 'GET', '/perms?page-size=2', { key: ADMIN })).body,
   );
   assert.equal([paged.permissions.map((p) => p.match), paged.more], [['admin', 'user'], true]);
-  assertError(await call(api, 'GET', '/perms?colour=red', { key: ADMIN }), 400);
+  assertError(await callAs(api, 'GET', '/perms?colour=red', { key: ADMIN }), 400);
 });
 
 perms(
@@ -194,22 +177,26 @@ perms(
       [await hashPassword('s3cret-pass'), ['devops']],
     );
     const creds = { headers: basic('devops@example.com', 's3cret-pass') };
-    assertError(await call(api, 'GET', '/heartbeats', creds), 403, 'Missing required scope: read:heartbeats');
-    const made = await call(api, 'POST', '/perm', {
+    assertError(
+      await callAs(api, 'GET', '/heartbeats', creds),
+      403,
+      'Missing required scope: read:heartbeats',
+    );
+    const made = await callAs(api, 'POST', '/perm', {
       key: ADMIN,
       body: { match: 'dev.*', scopes: ['read:heartbeats'] },
     });
     assert.is(made.status, 201);
-    assert.is((await call(api, 'GET', '/heartbeats', creds)).status, 200);
+    assert.is((await callAs(api, 'GET', '/heartbeats', creds)).status, 200);
     // Only what the permission grants.
-    assertError(await call(api, 'GET', '/blackouts', creds), 403, 'Missing required scope: read:blackouts');
-    await call(api, 'DELETE', `/perm/${made.body.id as string}`, { key: ADMIN });
-    assertError(await call(api, 'GET', '/heartbeats', creds), 403);
+    assertError(await callAs(api, 'GET', '/blackouts', creds), 403, 'Missing required scope: read:blackouts');
+    await callAs(api, 'DELETE', `/perm/${made.body.id as string}`, { key: ADMIN });
+    assertError(await callAs(api, 'GET', '/heartbeats', creds), 403);
   },
 );
 
 perms('customer CRUD', async ({ api }) => {
-  const made = await call(api, 'POST', '/customer', {
+  const made = await callAs(api, 'POST', '/customer', {
     key: ADMIN,
     body: { match: 'acme.com', customer: 'Acme' },
   });
@@ -217,29 +204,29 @@ perms('customer CRUD', async ({ api }) => {
   const c = CustomerSchema.parse(made.body.customer);
   assert.equal([made.body.id, c.match, c.customer], [c.id, 'acme.com', 'Acme']);
   assert.ok(c.href.endsWith(`/customer/${c.id}`));
-  const got = await call(api, 'GET', `/customer/${c.id}`, { key: ADMIN });
+  const got = await callAs(api, 'GET', `/customer/${c.id}`, { key: ADMIN });
   assert.equal([got.status, got.body.total, got.body.customer], [200, 1, c]);
-  const put = await call(api, 'PUT', `/customer/${c.id}`, { key: ADMIN, body: { customer: 'Acme Corp' } });
+  const put = await callAs(api, 'PUT', `/customer/${c.id}`, { key: ADMIN, body: { customer: 'Acme Corp' } });
   assert.equal(CustomerSchema.parse(put.body.customer), { ...c, customer: 'Acme Corp' });
-  const list = CustomerListSchema.parse((await call(api, 'GET', '/customers', { key: ADMIN })).body);
+  const list = CustomerListSchema.parse((await callAs(api, 'GET', '/customers', { key: ADMIN })).body);
   assert.equal([list.total, list.customers[0]!.customer, typeof list.time], [1, 'Acme Corp', 'string']);
-  assert.is((await call(api, 'DELETE', `/customer/${c.id}`, { key: ADMIN })).status, 200);
-  assertError(await call(api, 'GET', `/customer/${c.id}`, { key: ADMIN }), 404);
-  const empty = CustomerListSchema.parse((await call(api, 'GET', '/customers', { key: ADMIN })).body);
+  assert.is((await callAs(api, 'DELETE', `/customer/${c.id}`, { key: ADMIN })).status, 200);
+  assertError(await callAs(api, 'GET', `/customer/${c.id}`, { key: ADMIN }), 404);
+  const empty = CustomerListSchema.parse((await callAs(api, 'GET', '/customers', { key: ADMIN })).body);
   assert.equal([empty.status, empty.total, empty.message], ['ok', 0, 'not found']);
 
   assertError(
-    await call(api, 'POST', '/customer', { key: ADMIN, body: { match: 'x' } }),
+    await callAs(api, 'POST', '/customer', { key: ADMIN, body: { match: 'x' } }),
     400,
     'Missing mandatory value for customer',
   );
-  assertError(await call(api, 'POST', '/customer', { key: ADMIN, body: { match: 7, customer: 'X' } }), 400);
+  assertError(await callAs(api, 'POST', '/customer', { key: ADMIN, body: { match: 7, customer: 'X' } }), 400);
   assertError(
-    await call(api, 'POST', '/customer', { key: PERM_ADMIN, body: { match: 'x', customer: 'X' } }),
+    await callAs(api, 'POST', '/customer', { key: PERM_ADMIN, body: { match: 'x', customer: 'X' } }),
     403,
   );
   assertError(
-    await call(api, 'GET', '/customers', { key: READER }),
+    await callAs(api, 'GET', '/customers', { key: READER }),
     403,
     'Missing required scope: read:customers',
   );
@@ -264,22 +251,22 @@ views('non-admins see only the lookups of their own customers', async ({ api }) 
     ['ops-team', 'acme'],
     ['globex.com', 'globex'],
   ] as const) {
-    const a = await call(api, 'POST', '/customer', { key: ADMIN, body: { match, customer } });
+    const a = await callAs(api, 'POST', '/customer', { key: ADMIN, body: { match, customer } });
     assert.is(a.status, 201);
     ids[match] = a.body.id as string;
   }
   const mine = CustomerListSchema.parse(
-    (await call(api, 'GET', '/customers', { key: 'acme-reader-key-01234' })).body,
+    (await callAs(api, 'GET', '/customers', { key: 'acme-reader-key-01234' })).body,
   );
   assert.equal([mine.total, mine.customers.map((c) => c.match).sort()], [2, ['acme.com', 'ops-team']]);
-  const all = CustomerListSchema.parse((await call(api, 'GET', '/customers', { key: ADMIN })).body);
+  const all = CustomerListSchema.parse((await callAs(api, 'GET', '/customers', { key: ADMIN })).body);
   assert.is(all.total, 3);
   assertError(
-    await call(api, 'GET', `/customer/${ids['globex.com']!}`, { key: 'acme-reader-key-01234' }),
+    await callAs(api, 'GET', `/customer/${ids['globex.com']!}`, { key: 'acme-reader-key-01234' }),
     404,
   );
   assert.is(
-    (await call(api, 'GET', `/customer/${ids['acme.com']!}`, { key: 'acme-reader-key-01234' })).status,
+    (await callAs(api, 'GET', `/customer/${ids['acme.com']!}`, { key: 'acme-reader-key-01234' })).status,
     200,
   );
 });
