@@ -258,130 +258,113 @@ export type AppMetrics = ReturnType<typeof createAppMetrics>;
 export function createMetrics(options: { defaults?: boolean; prefix?: string; startedAt?: number } = {}) {
   const registry = new Registry();
   if (options.defaults) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  // Every metric below is registered in this app's registry; label names are typed for their callers.
+  const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const gauge = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string = string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames: readonly L[] = [],
+  ) => new Histogram<L>({ name, help, buckets, labelNames, registers });
+  const keyedHistogram = <L extends string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames: readonly L[],
+  ) => new KeyedHistogram<L>({ name, help, buckets, labelNames, registers });
+  const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
   return {
     registry,
     app: createAppMetrics(registry, options.prefix ?? 'service', options.startedAt ?? Date.now()),
-    httpRequests: new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method and status class',
-      labelNames: ['method', 'status'] as const,
-      registers: [registry],
-    }),
-    httpDuration: new KeyedHistogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time to answer an HTTP request',
-      labelNames: ['method'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-    busPublished: new Counter({
-      name: 'bus_messages_published_total',
-      help: 'Messages published on the event bus',
-      labelNames: ['type'] as const,
-      registers: [registry],
-    }),
-    busReceived: new Counter({
-      name: 'bus_messages_received_total',
-      help: 'Valid messages received from the event bus',
-      labelNames: ['type'] as const,
-      registers: [registry],
-    }),
-    pluginDuration: new KeyedHistogram({
-      name: 'plugin_duration_seconds',
-      help: 'Time spent in plugin hooks',
-      labelNames: ['plugin', 'hook'] as const,
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
-      registers: [registry],
-    }),
-    pluginErrors: new Counter({
-      name: 'plugin_errors_total',
-      help: 'Plugin hook calls that failed',
-      labelNames: ['plugin', 'hook'] as const,
-      registers: [registry],
-    }),
-    liveSockets: new Gauge({
-      name: 'live_sockets',
-      help: 'Live sockets connected to this instance',
-      registers: [registry],
-    }),
-    liveEvents: new Counter({
-      name: 'live_events_total',
-      help: 'Alert changes sent to live sockets, or folded into a later state for a slow socket',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
-    liveChangesMissed: new Counter({
-      name: 'live_changes_missed_total',
-      help: 'Changes this instance never heard on the bus (a gap in the shared sequence): its views were reloaded',
-      registers: [registry],
-    }),
-    livePushLatency: new Histogram({
-      name: 'live_push_latency_seconds',
-      help: 'Time from publishing a change to sending it to live sockets',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-    liveFlush: new Histogram({
-      name: 'live_flush_seconds',
-      help: 'Time one flush of live deltas takes, writing to every socket (the event loop waits meanwhile)',
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
-      registers: [registry],
-    }),
-    receiveDirect: new Counter({
-      name: 'receive_direct_total',
-      help:
-        'Receipts tried as plain duplicates written without reading the alert first: written, or ' +
+    httpRequests: counter('http_requests_total', 'HTTP requests answered, by method and status class', [
+      'method',
+      'status',
+    ]),
+    httpDuration: keyedHistogram(
+      'http_request_duration_seconds',
+      'Time to answer an HTTP request',
+      latencyBuckets,
+      ['method'],
+    ),
+    busPublished: counter('bus_messages_published_total', 'Messages published on the event bus', ['type']),
+    busReceived: counter('bus_messages_received_total', 'Valid messages received from the event bus', [
+      'type',
+    ]),
+    pluginDuration: keyedHistogram(
+      'plugin_duration_seconds',
+      'Time spent in plugin hooks',
+      [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+      ['plugin', 'hook'],
+    ),
+    pluginErrors: counter('plugin_errors_total', 'Plugin hook calls that failed', ['plugin', 'hook']),
+    liveSockets: gauge('live_sockets', 'Live sockets connected to this instance'),
+    liveEvents: counter(
+      'live_events_total',
+      'Alert changes sent to live sockets, or folded into a later state for a slow socket',
+      ['outcome'],
+    ),
+    liveChangesMissed: counter(
+      'live_changes_missed_total',
+      'Changes this instance never heard on the bus (a gap in the shared sequence): its views were reloaded',
+    ),
+    livePushLatency: histogram(
+      'live_push_latency_seconds',
+      'Time from publishing a change to sending it to live sockets',
+      latencyBuckets,
+    ),
+    liveFlush: histogram(
+      'live_flush_seconds',
+      'Time one flush of live deltas takes, writing to every socket (the event loop waits meanwhile)',
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    ),
+    receiveDirect: counter(
+      'receive_direct_total',
+      'Receipts tried as plain duplicates written without reading the alert first: written, or ' +
         'missed (the alert had changed or was gone; decided the usual way)',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
-    busDropped: new Counter({
-      name: 'bus_messages_dropped_total',
-      help: 'Bus messages dropped because they did not match the event schema',
-      registers: [registry],
-    }),
-    busOutbox: new Gauge({
-      name: 'bus_outbox_messages',
-      help: 'Changes committed and waiting in this instance to be published on the bus (Redis unreachable or slow)',
-      registers: [registry],
-    }),
-    busOutboxDropped: new Counter({
-      name: 'bus_outbox_dropped_total',
-      help: 'Changes dropped from a full outbox (BUS_OUTBOX_SIZE): every live view was reloaded instead',
-      registers: [registry],
-    }),
-    busConnected: new Gauge({
-      name: 'bus_connected',
-      help: '1 when this instance publishes to and hears from the bus (Redis), 0 while it cannot',
-      registers: [registry],
-    }),
-    forwardEvents: new Counter({
-      name: 'forward_events_total',
-      help:
-        'Forwarded events by destination, kind (alert, action, delete) and outcome: queued, delivered, ' +
+      ['outcome'],
+    ),
+    busDropped: counter(
+      'bus_messages_dropped_total',
+      'Bus messages dropped because they did not match the event schema',
+    ),
+    busOutbox: gauge(
+      'bus_outbox_messages',
+      'Changes committed and waiting in this instance to be published on the bus (Redis unreachable or slow)',
+    ),
+    busOutboxDropped: counter(
+      'bus_outbox_dropped_total',
+      'Changes dropped from a full outbox (BUS_OUTBOX_SIZE): every live view was reloaded instead',
+    ),
+    busConnected: gauge(
+      'bus_connected',
+      '1 when this instance publishes to and hears from the bus (Redis), 0 while it cannot',
+    ),
+    forwardEvents: counter(
+      'forward_events_total',
+      'Forwarded events by destination, kind (alert, action, delete) and outcome: queued, delivered, ' +
         'failed (an attempt that will be retried), rejected (refused by the destination), expired ' +
         '(out of attempts), lost (could not be queued)',
-      labelNames: ['destination', 'kind', 'outcome'] as const,
-      registers: [registry],
-    }),
-    forwardDuration: new Histogram({
-      name: 'forward_request_duration_seconds',
-      help: 'Time a destination took to answer a forwarded request (or to fail)',
-      labelNames: ['destination'] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    }),
-    forwardQueued: new Gauge({
-      name: 'forward_queue_events',
-      help: 'Events waiting for each destination (every instance), as of the last status or metrics request',
-      labelNames: ['destination'] as const,
-      registers: [registry],
-    }),
-    forwardLoops: new Counter({
-      name: 'forward_loops_total',
-      help: 'Requests not processed because their loop header named this server',
-      registers: [registry],
-    }),
+      ['destination', 'kind', 'outcome'],
+    ),
+    forwardDuration: histogram(
+      'forward_request_duration_seconds',
+      'Time a destination took to answer a forwarded request (or to fail)',
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ['destination'],
+    ),
+    forwardQueued: gauge(
+      'forward_queue_events',
+      'Events waiting for each destination (every instance), as of the last status or metrics request',
+      ['destination'],
+    ),
+    forwardLoops: counter(
+      'forward_loops_total',
+      'Requests not processed because their loop header named this server',
+    ),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;
