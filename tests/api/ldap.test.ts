@@ -8,9 +8,10 @@
 import { decodeJwt } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ErrorBodySchema } from '../../shared/errors.ts';
+import type { Answer } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError, callUnleaked, securedSettings } from '../helpers/secured.ts';
 import { reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-test-admin-key-0123456789abcdef';
@@ -21,24 +22,9 @@ interface Ctx extends AppContext {
   slapd: Slapd;
 }
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
-}
-
-async function call(
-  ctx: Ctx,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const res = await ctx.api.request(method, path, body, { headers });
-  const text = await res.text();
-  assert.not.ok(/-pw\b/.test(text), 'a password leaked');
-  return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, headers: res.headers };
-}
+/** A request whose answer holds no directory password. */
+const call = (ctx: Ctx, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  callUnleaked(ctx.api, { 'a password': /-pw\b/ }, method, path, body, headers);
 
 const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
 const basic = (user: string, password: string) => ({
@@ -56,37 +42,29 @@ async function tokenOf(ctx: Ctx, username: string, password: string): Promise<st
   return a.body.token as string;
 }
 
-function assertError(a: Answer, status: number, message: string) {
-  assert.is(a.status, status, JSON.stringify(a.body));
-  const body = ErrorBodySchema.parse(a.body);
-  assert.is(body.code, status);
-  assert.is(body.message, message);
-}
-
 const ldap = suite<Ctx>('LDAP login with DN templates', {} as Ctx);
 
 ldap.before((ctx) =>
   reportFailure(async () => {
     ctx.slapd = await startSlapd();
-    await startApp(ctx, {
-      TEST_LABEL: 'ldap',
-      AUTH_REQUIRED: 'True',
-      SECRET_KEY: 'test-secret-key-123',
-      AUTH_PROVIDER: 'ldap',
-      LDAP_URL: ctx.slapd.url,
-      LDAP_DOMAINS: JSON.stringify({
-        'example.com': 'uid=%s,ou=people,dc=example,dc=com',
-        // Domains in settings compare without case, like logins.
-        'Example.ORG': 'uid={},ou=users,dc=example,dc=org',
+    await startApp(
+      ctx,
+      securedSettings('ldap', 'test-secret-key-123', {
+        AUTH_PROVIDER: 'ldap',
+        LDAP_URL: ctx.slapd.url,
+        LDAP_DOMAINS: JSON.stringify({
+          'example.com': 'uid=%s,ou=people,dc=example,dc=com',
+          // Domains in settings compare without case, like logins.
+          'Example.ORG': 'uid={},ou=users,dc=example,dc=org',
+        }),
+        LDAP_DOMAINS_BASEDN: JSON.stringify({
+          'example.com': 'ou=groups,dc=example,dc=com',
+          'example.org': 'ou=groups,dc=example,dc=org',
+        }),
+        LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'EXAMPLE.org': '(member={userdn})' }),
+        ADMIN_KEY,
       }),
-      LDAP_DOMAINS_BASEDN: JSON.stringify({
-        'example.com': 'ou=groups,dc=example,dc=com',
-        'example.org': 'ou=groups,dc=example,dc=org',
-      }),
-      LDAP_DOMAINS_GROUP: JSON.stringify({ 'example.com': GROUPS_COM, 'EXAMPLE.org': '(member={userdn})' }),
-      ADMIN_USERS: 'admin@example.com',
-      ADMIN_KEY,
-    });
+    );
   }),
 );
 ldap.after(async (ctx) => {

@@ -10,53 +10,33 @@ import { boot } from '../../server/boot.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createToken } from '../../server/auth/tokens.ts';
 import { createLog } from '../../server/log.ts';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { UserSchema } from '../../shared/users.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError, callUnleaked, securedSettings } from '../helpers/secured.ts';
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  text: string;
-  headers: Headers;
-}
-
-const SETTINGS = {
-  TEST_LABEL: 'users',
-  AUTH_REQUIRED: 'True',
-  SECRET_KEY: 'test-secret-key-123',
-  ADMIN_USERS: 'admin@example.com',
+const SETTINGS = securedSettings('users', 'test-secret-key-123', {
   ADMIN_PASSWORD: 'admin-pass',
   // The rate-limit test speaks for other client addresses through X-Forwarded-For.
   USE_PROXYFIX: 'True',
-};
+});
 
-async function call(
+/** A request whose answer holds no password and no password hash. */
+const call = (
   ctx: AppContext,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<Answer> {
-  const res = await ctx.api.request(method, path, body, { headers });
-  const text = await res.text();
-  assert.not.match(text, /\$2[aby]?\$/, 'a bcrypt hash leaked');
-  assert.not.ok(/admin-pass|sign-me-up-1/.test(text), 'a password leaked');
-  return {
-    status: res.status,
-    body: JSON.parse(text) as Record<string, unknown>,
-    text,
-    headers: res.headers,
-  };
-}
-
-function assertError(r: Answer, status: number, message?: string) {
-  assert.is(r.status, status, r.text);
-  const body = ErrorBodySchema.parse(r.body);
-  assert.is(body.code, status);
-  if (message !== undefined) assert.is(body.message, message);
-}
+) =>
+  callUnleaked(
+    ctx.api,
+    { 'a bcrypt hash': /\$2[aby]?\$/, 'a password': /admin-pass|sign-me-up-1/ },
+    method,
+    path,
+    body,
+    headers,
+  );
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const from = (ip: string) => ({ 'X-Forwarded-For': ip });

@@ -8,11 +8,7 @@ import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { Answer, Api } from './api.ts';
 
 /** Settings of an app that requires authentication, admin@example.com its admin; `extra` wins. */
-export const securedSettings = (
-  label: string,
-  secretKey: string,
-  extra: Record<string, string> = {},
-): Record<string, string> => ({
+export const securedSettings = (label: string, secretKey: string, extra: Record<string, string> = {}) => ({
   TEST_LABEL: label,
   AUTH_REQUIRED: 'True',
   SECRET_KEY: secretKey,
