@@ -3,12 +3,11 @@ import {
   colorOf,
   escapeMarkup,
   factsOf,
-  headline,
-  isAlarm,
   JSON_HEADERS,
-  labelOf,
-  LISTED,
+  listedOf,
+  offersActions,
   summaryOf,
+  titleOf,
   type HttpRequest,
   type Item,
   type Message,
@@ -27,15 +26,15 @@ function attachmentOf(m: Message, item: Item, buttons: boolean) {
   const a = item.alert;
   const link = m.links.alert(a.id);
   return {
-    fallback: `${labelOf(item.kind)}: ${headline(a)}`,
+    fallback: titleOf(item),
     color: colorOf(item),
-    title: `${labelOf(item.kind)}: ${headline(a)}`,
+    title: titleOf(item),
     ...(link ? { title_link: link } : {}),
     text: escapeMarkup(a.text),
     fields: factsOf(a)
       .filter(([name]) => name !== 'Event' && name !== 'Resource')
       .map(([title, value]) => ({ title, value: escapeMarkup(value), short: true })),
-    ...(buttons && isAlarm(item.kind) && item.kind !== 'test'
+    ...(buttons && offersActions(item)
       ? { callback_id: a.id, attachment_type: 'default', actions: BUTTONS }
       : {}),
   };
@@ -43,8 +42,7 @@ function attachmentOf(m: Message, item: Item, buttons: boolean) {
 
 /** The message body both services take: text plus one attachment per alert (the first LISTED). */
 function chatBody(m: Message, buttons: boolean) {
-  const listed = m.items.slice(0, LISTED);
-  const rest = m.items.length - listed.length;
+  const { listed, rest } = listedOf(m);
   const attachments: Record<string, unknown>[] = listed.map((i) => attachmentOf(m, i, buttons));
   if (rest > 0) {
     attachments.push({

@@ -104,12 +104,19 @@ export const escapeMarkup = (s: string) =>
 
 export const isAlarm = (kind: NotificationKind) => kind !== 'resolve' && kind !== 'ack';
 
+/** Whether a service may offer Ack / Close for an item: an alarm, and not a test message's. */
+export const offersActions = (item: Item) => isAlarm(item.kind) && item.kind !== 'test';
+
+/** `FIRING: [Critical] Production web01: HttpDown`: what happened to one alert. */
+export const titleOf = (item: Item) => `${labelOf(item.kind)}: ${headline(item.alert)}`;
+
+/** The message's item when it carries exactly one, else null. */
+export const singleOf = (m: Message): Item | null => (m.items.length === 1 ? m.items[0]! : null);
+
 /** One line for a message's title: what happened to how many alerts. */
 export function summaryOf(m: Message): string {
-  if (m.items.length === 1) {
-    const item = m.items[0]!;
-    return `${labelOf(item.kind)}: ${headline(item.alert)}`;
-  }
+  const single = singleOf(m);
+  if (single) return titleOf(single);
   const counts = new Map<string, number>();
   for (const i of m.items) counts.set(labelOf(i.kind), (counts.get(labelOf(i.kind)) ?? 0) + 1);
   const parts = [...counts].map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ');
@@ -117,7 +124,13 @@ export function summaryOf(m: Message): string {
 }
 
 /** How many alerts a grouped message lists one by one; the rest are counted and linked. */
-export const LISTED = 20;
+const LISTED = 20;
+
+/** The items a message lists one by one, and how many more it only counts. */
+export function listedOf(m: Message): { listed: Item[]; rest: number } {
+  const listed = m.items.slice(0, LISTED);
+  return { listed, rest: m.items.length - listed.length };
+}
 
 /** Per-severity colours (the established Slack plugin's), and green for what is over. */
 const COLORS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { factsOf, headline, labelOf, summaryOf, type Message } from './common.ts';
+import { factsOf, summaryOf, titleOf, type Message } from './common.ts';
 
 export interface Mail {
   subject: string;
@@ -22,7 +22,7 @@ export function renderMail(m: Message): Mail {
   for (const item of m.items) {
     const a = item.alert;
     const link = m.links.alert(a.id);
-    const title = `${labelOf(item.kind)}: ${headline(a)}`;
+    const title = titleOf(item);
     text.push(title, ...factsOf(a).map(([k, v]) => `  ${k}: ${v}`));
     if (a.text) text.push(`  ${a.text}`);
     if (link) text.push(`  ${link}`);

@@ -2,12 +2,12 @@ import type { SettingsOf } from '../receivers.ts';
 import {
   colorOf,
   factsOf,
-  headline,
-  isAlarm,
   JSON_HEADERS,
-  labelOf,
-  LISTED,
+  listedOf,
+  offersActions,
+  singleOf,
   summaryOf,
+  titleOf,
   type HttpRequest,
   type Message,
 } from './common.ts';
@@ -18,12 +18,11 @@ import {
  * POST /webhooks/msteams — Ack and Close buttons that post `{action, alert_id}` there.
  */
 export function teamsRequest(m: Message, s: SettingsOf<'msteams'>): HttpRequest {
-  const listed = m.items.slice(0, LISTED);
-  const rest = m.items.length - listed.length;
+  const { listed, rest } = listedOf(m);
   const sections: Record<string, unknown>[] = listed.map((item) => {
     const link = m.links.alert(item.alert.id);
     return {
-      activityTitle: `${labelOf(item.kind)}: ${headline(item.alert)}`,
+      activityTitle: titleOf(item),
       activitySubtitle: item.alert.text,
       facts: factsOf(item.alert).map(([name, value]) => ({ name, value })),
       ...(link
@@ -37,8 +36,8 @@ export function teamsRequest(m: Message, s: SettingsOf<'msteams'>): HttpRequest 
   });
   if (rest > 0) sections.push({ text: `and ${rest} more` });
   const actions: Record<string, unknown>[] = [];
-  const single = m.items.length === 1 ? m.items[0]! : null;
-  if (single && s.actionUrl && isAlarm(single.kind) && single.kind !== 'test') {
+  const single = singleOf(m);
+  if (single && s.actionUrl && offersActions(single)) {
     const headers = s.actionKey ? [{ name: 'X-API-Key', value: s.actionKey }] : [];
     for (const action of ['ack', 'close']) {
       actions.push({

@@ -1,12 +1,12 @@
 import type { SettingsOf } from '../receivers.ts';
 import {
   escapeMarkup,
-  headline,
-  isAlarm,
   JSON_HEADERS,
-  labelOf,
-  LISTED,
+  listedOf,
+  offersActions,
+  singleOf,
   summaryOf,
+  titleOf,
   type HttpRequest,
   type Message,
 } from './common.ts';
@@ -17,15 +17,15 @@ import {
  */
 export function telegramRequest(m: Message, s: SettingsOf<'telegram'>, defaultApi: string): HttpRequest {
   const lines: string[] = [];
-  const single = m.items.length === 1 ? m.items[0]! : null;
+  const single = singleOf(m);
+  const { listed, rest } = listedOf(m);
   if (!single) lines.push(`<b>${escapeMarkup(summaryOf(m))}</b>`);
-  for (const item of m.items.slice(0, LISTED)) {
+  for (const item of listed) {
     const link = m.links.alert(item.alert.id);
-    const title = escapeMarkup(`${labelOf(item.kind)}: ${headline(item.alert)}`);
+    const title = escapeMarkup(titleOf(item));
     lines.push(link ? `<a href="${escapeMarkup(link)}">${title}</a>` : `<b>${title}</b>`);
     if (single && item.alert.text) lines.push(escapeMarkup(item.alert.text));
   }
-  const rest = m.items.length - Math.min(m.items.length, LISTED);
   if (rest > 0) lines.push(`and ${rest} more`);
   const body: Record<string, unknown> = {
     chat_id: s.chatId,
@@ -33,7 +33,7 @@ export function telegramRequest(m: Message, s: SettingsOf<'telegram'>, defaultAp
     parse_mode: 'HTML',
     disable_web_page_preview: true,
   };
-  if (single && s.buttons !== false && isAlarm(single.kind) && single.kind !== 'test') {
+  if (single && s.buttons !== false && offersActions(single)) {
     const id = single.alert.id;
     body.reply_markup = {
       inline_keyboard: [
