@@ -2,59 +2,57 @@ import { formatTime, type Alert, type HistoryEntry, type LiveAlert, type Note } 
 import { heartbeatStatus, type Heartbeat } from '../shared/heartbeats.ts';
 import type { HeartbeatRow } from './db/heartbeats.ts';
 import type { NoteRecord } from './db/notes.ts';
-import { FIELD_LIST, type AlertField, type FieldSpec, type LiveField } from './domain/alert-fields.ts';
+import {
+  FIELD_LIST,
+  HISTORY_FIELD_LIST,
+  type AlertField,
+  type ColumnSpec,
+  type HistoryField,
+  type LiveField,
+} from './domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from './domain/alert-types.ts';
 
 // Stored rows may hold times outside 0001–9999 (written before validation, or by hand): never throw on them.
 const iso = formatTime;
 
-/** A history entry as the API shows it. */
-export function presentHistoryEntry(h: HistoryRecord, baseUrl: string): HistoryEntry {
-  return {
-    id: h.id,
-    href: `${baseUrl}/alert/${h.id}`,
-    event: h.event,
-    severity: h.severity,
-    status: h.status,
-    value: h.value,
-    text: h.text,
-    type: h.type,
-    updateTime: iso(h.updateTime),
-    user: h.user,
-    timeout: h.timeout,
-  };
-}
-
 /**
- * A presenter of `fields` made once from the field table: one object literal, times as ISO text
- * (see copierOf in domain/alert-fields.ts for why it is compiled rather than looped).
+ * A presenter of `fields` of a record made once from its field table: one object literal, times as
+ * ISO text (see copierOf in domain/alert-fields.ts for why it is compiled rather than looped).
+ * `withHref` adds the alert's href (an entry's id is its receipt's, which the same href finds).
  */
-function presenterOf(fields: readonly (FieldSpec & { readonly name: string })[], withHref: boolean) {
-  const value = (f: FieldSpec & { readonly name: string }) =>
+function presenterOf<R>(fields: readonly (ColumnSpec & { readonly name: string })[], withHref: boolean) {
+  const value = (f: ColumnSpec & { readonly name: string }) =>
     f.sqlType === 'timestamptz' ? `iso(a[${JSON.stringify(f.name)}])` : `a[${JSON.stringify(f.name)}]`;
   const entries = fields.map((f) => `${JSON.stringify(f.name)}: ${value(f)}`);
   // href comes right after id, as the API has always written it.
   if (withHref) entries.splice(1, 0, 'href: `${baseUrl}/alert/${a.id}`');
   return new Function('a', 'baseUrl', 'iso', `return { ${entries.join(', ')} };`) as (
-    a: AlertRecord,
+    a: R,
     baseUrl: string,
     format: typeof iso,
   ) => Record<string, unknown>;
 }
-const presentLive = presenterOf(
+const presentLive = presenterOf<AlertRecord>(
   FIELD_LIST.filter((f) => !f.heavy),
   true,
 );
-const presentHeavy = presenterOf(
+const presentHeavy = presenterOf<AlertRecord>(
   FIELD_LIST.filter((f) => f.heavy),
   false,
 );
+const presentEntry = presenterOf<HistoryRecord>(HISTORY_FIELD_LIST, true);
 
-// The API's alert has exactly the table's fields besides href and history: adding a field to one
-// and not the other fails the typecheck here.
+// The API's alert and history entry have exactly their table's fields besides href (and the
+// alert's history): adding a field to one and not the other fails the typecheck here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _apiHasTheFields: Same<keyof Alert, AlertField | 'href' | 'history'> = true;
 const _liveHasTheLiveFields: Same<keyof LiveAlert, LiveField | 'href'> = true;
+const _entryHasTheFields: Same<keyof HistoryEntry, HistoryField | 'href'> = true;
+
+/** A history entry as the API shows it. */
+export function presentHistoryEntry(h: HistoryRecord, baseUrl: string): HistoryEntry {
+  return presentEntry(h, baseUrl, iso) as HistoryEntry;
+}
 
 /** An alert without its heavy fields (rawData) and history: what live clients receive. */
 export function presentLiveAlert(a: AlertRecord, baseUrl: string): LiveAlert {

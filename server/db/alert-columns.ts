@@ -1,7 +1,15 @@
 import { sql, type SqlToken } from 'slonik';
-import { FIELD_LIST, NOTIFIED_FIELDS, type SqlType } from '../domain/alert-fields.ts';
+import {
+  FIELD_LIST,
+  HISTORY_FIELD_LIST,
+  NOTIFIED_FIELDS,
+  type HistoryRecord,
+  type SqlType,
+} from '../domain/alert-fields.ts';
+import { finiteTime } from './pool.ts';
 
-// The SQL text of the alert's fields, derived from the field table (domain/alert-fields.ts). Each
+// The SQL text of the alert's and the history entry's fields, derived from their field tables
+// (domain/alert-fields.ts). Each
 // fragment is built once, here at load: `sql.fragment` serializes what it embeds, so a statement
 // using one costs what it did when the lists were written out by hand.
 
@@ -65,3 +73,49 @@ export const notifiedSnapshot = sql.fragment`json_build_object(${list(
     return sql.fragment`${sql.literalValue(f.name)}, ${value}`;
   }),
 )})`;
+
+/** The entry's fields of `alert_history`, qualified by `table` if given, as their record keys. */
+const historySelect = (table?: string) =>
+  list(
+    HISTORY_FIELD_LIST.map((f) => {
+      const name = table ? column(table, f.column) : sql.identifier([f.column]);
+      return f.column === f.name ? name : sql.fragment`${name} AS ${sql.identifier([f.name])}`;
+    }),
+  );
+
+/** The select list of a history entry from `alert_history` (unqualified). */
+export const historyColumns = historySelect();
+/** The select list of a history entry from `alert_history h`. */
+export const historyColumnsOfH = historySelect('h');
+
+/**
+ * A history entry of `alert_history h` as a json object of its record (time in epoch ms, kept
+ * within the years a Date can show): how the receive statements read the alert's prior history.
+ */
+export const historyJson = sql.fragment`json_build_object(${list(
+  HISTORY_FIELD_LIST.map((f) => {
+    const value =
+      f.sqlType === 'timestamptz'
+        ? sql.fragment`extract(epoch FROM ${finiteTime('h', f.column)}) * 1000`
+        : column('h', f.column);
+    return sql.fragment`${sql.literalValue(f.name)}, ${value}`;
+  }),
+)})`;
+
+/** The columns a history entry is inserted with (in the order of `historyRow`); the caller adds `alert_id`. */
+export const historyInsertColumns = list(HISTORY_FIELD_LIST.map((f) => sql.identifier([f.column])));
+
+/**
+ * One entry as a VALUES row, each value cast to its column's type. Compiled once from the table
+ * into one template literal (see copierOf in domain/alert-fields.ts): the receive path builds a row
+ * per entry, and this costs what the row written out did. Names are quoted by JSON.stringify; the
+ * casts are the table's SqlTypes.
+ */
+export const historyRow = new Function(
+  'sql',
+  `return (e) => sql.fragment\`(${HISTORY_FIELD_LIST.map((f) => {
+    const value = `e[${JSON.stringify(f.name)}]`;
+    const bound = f.sqlType === 'timestamptz' ? `sql.timestamp(new Date(${value}))` : value;
+    return `\${${bound}}::${f.sqlType}`;
+  }).join(', ')})\`;`,
+)(sql) as (e: HistoryRecord) => Fragment;

@@ -2,7 +2,8 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { Bound, Cond, Scalar } from '../domain/query/conditions.ts';
 import { typeOf, type FieldRef } from '../domain/query/fields.ts';
-import { HistoryRowSchema } from './alerts.ts';
+import { AlertRowSchema, HistoryRowSchema, type HistoryRecord } from '../domain/alert-fields.ts';
+import { historyColumns, historyColumnsOfH } from './alert-columns.ts';
 
 /**
  * A selection of alerts: the translated filters and `q`, and the caller's customer restriction
@@ -214,12 +215,11 @@ const AlertHistoryRowSchema = HistoryRowSchema.extend({ alertId: z.string() });
 
 /** The stored history (newest first) of each of the given alerts. */
 export async function historiesOf(db: CommonQueryMethods, ids: readonly string[]) {
-  if (ids.length === 0) return new Map<string, z.infer<typeof HistoryRowSchema>[]>();
+  if (ids.length === 0) return new Map<string, HistoryRecord[]>();
   const rows = await db.any(sql.type(AlertHistoryRowSchema)`
-    SELECT alert_id AS "alertId", id, event, severity, status, value, text, type, update_time AS "updateTime",
-      "user", timeout
+    SELECT alert_id AS "alertId", ${historyColumns}
     FROM alert_history WHERE alert_id = ANY(${sql.array([...ids], 'text')}) ORDER BY alert_id, seq DESC`);
-  const byAlert = new Map<string, z.infer<typeof HistoryRowSchema>[]>();
+  const byAlert = new Map<string, HistoryRecord[]>();
   for (const { alertId, ...h } of rows) {
     const list = byAlert.get(alertId);
     if (list) list.push(h);
@@ -228,24 +228,25 @@ export async function historiesOf(db: CommonQueryMethods, ids: readonly string[]
   return byAlert;
 }
 
-const FlatHistoryRowSchema = HistoryRowSchema.extend({
-  resource: z.string(),
-  environment: z.string(),
-  service: z.array(z.string()),
-  group: z.string(),
-  tags: z.array(z.string()),
-  attributes: z.record(z.string(), z.unknown()),
-  origin: z.string(),
-  customer: z.string().nullable(),
-});
+const FlatHistoryRowSchema = HistoryRowSchema.extend(
+  AlertRowSchema.pick({
+    resource: true,
+    environment: true,
+    service: true,
+    group: true,
+    tags: true,
+    attributes: true,
+    origin: true,
+    customer: true,
+  }).shape,
+);
 export type FlatHistoryRow = z.infer<typeof FlatHistoryRowSchema>;
 
 /** History entries of every matching alert, newest first, with the alert's fields as they are now. */
 export function historyOfSelection(db: CommonQueryMethods, s: Selection, limit: number, offset: number) {
   return db.any(sql.type(FlatHistoryRowSchema)`/* ad hoc */
-    SELECT h.id, h.event, h.severity, h.status, h.value, h.text, h.type, h.update_time AS "updateTime",
-      h."user", h.timeout, a.resource, a.environment, a.service, a."group", a.tags, a.attributes, a.origin,
-      a.customer
+    SELECT ${historyColumnsOfH}, a.resource, a.environment, a.service, a."group", a.tags, a.attributes,
+      a.origin, a.customer
     FROM alert_history h JOIN alerts a ON a.id = h.alert_id
     WHERE ${whereOf(s)}
     ORDER BY h.update_time DESC, h.seq DESC

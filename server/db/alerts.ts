@@ -1,23 +1,9 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { MAX_ATTRIBUTES, MAX_LIST, SERVER_ATTRIBUTES } from '../../shared/alerts.ts';
-import { AlertRowSchema } from '../domain/alert-fields.ts';
+import { AlertRowSchema, HistoryRowSchema } from '../domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
-import { columns } from './alert-columns.ts';
-import { finiteTime } from './pool.ts';
-
-export const HistoryRowSchema = z.object({
-  id: z.string(),
-  event: z.string(),
-  severity: z.string().nullable(),
-  status: z.string().nullable(),
-  value: z.string().nullable(),
-  text: z.string(),
-  type: z.string(),
-  updateTime: z.number(),
-  user: z.string().nullable(),
-  timeout: z.number().nullable(),
-}) satisfies z.ZodType<HistoryRecord>;
+import { columns, historyColumns, historyInsertColumns, historyJson, historyRow } from './alert-columns.ts';
 
 export const ts = (ms: number) => sql.timestamp(new Date(ms));
 
@@ -29,10 +15,7 @@ export type WrittenAlert = z.infer<typeof WrittenRowSchema>;
 
 /** The written alert's existing history, read in the same statement (which cannot see its own inserts). */
 export const priorHistory = (limit: number) => sql.fragment`
-  (SELECT COALESCE(json_agg(json_build_object(
-      'id', h.id, 'event', h.event, 'severity', h.severity, 'status', h.status, 'value', h.value, 'text', h.text,
-      'type', h.type, 'updateTime', extract(epoch FROM ${finiteTime('h', 'update_time')}) * 1000, 'user', h."user", 'timeout', h.timeout)
-    ORDER BY h.seq DESC), '[]'::json)
+  (SELECT COALESCE(json_agg(${historyJson} ORDER BY h.seq DESC), '[]'::json)
    FROM (SELECT * FROM alert_history h WHERE h.alert_id = w.id ORDER BY h.seq DESC LIMIT ${limit}) h) AS history`;
 export const texts = (values: readonly string[]) => sql.array(values, 'text');
 
@@ -149,15 +132,7 @@ export function historyWrites(
   source: string,
 ) {
   if (entries.length === 0) return sql.fragment``;
-  const rows = sql.join(
-    entries.map(
-      (
-        e,
-      ) => sql.fragment`(${e.id}::text, ${e.event}::text, ${e.severity}::text, ${e.status}::text, ${e.value}::text,
-        ${e.text}::text, ${e.type}::text, ${ts(e.updateTime)}::timestamptz, ${e.user}::text, ${e.timeout}::integer)`,
-    ),
-    sql.fragment`, `,
-  );
+  const rows = sql.join(entries.map(historyRow), sql.fragment`, `);
   const keepExisting = Math.max(limit - entries.length, 0);
   const trimmed = sql.fragment`,
     trimmed AS (
@@ -168,9 +143,8 @@ export function historyWrites(
     )`;
   return sql.fragment`,
     added AS (
-      INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
-      SELECT w.id, v.* FROM ${sql.identifier([source])} w,
-        (VALUES ${rows}) AS v(id, event, severity, status, value, text, type, update_time, "user", timeout)
+      INSERT INTO alert_history (alert_id, ${historyInsertColumns})
+      SELECT w.id, v.* FROM ${sql.identifier([source])} w, (VALUES ${rows}) AS v(${historyInsertColumns})
       RETURNING 1
     )${trimmed}`;
 }
@@ -203,8 +177,7 @@ export function historyOf(
   limit = 1000,
 ): Promise<readonly HistoryRecord[]> {
   return db.any(sql.type(HistoryRowSchema)`
-    SELECT id, event, severity, status, value, text, type, update_time AS "updateTime", "user", timeout
-    FROM alert_history WHERE alert_id = ${alertId} ORDER BY seq DESC LIMIT ${limit}`);
+    SELECT ${historyColumns} FROM alert_history WHERE alert_id = ${alertId} ORDER BY seq DESC LIMIT ${limit}`);
 }
 
 /** Fields an operator operation may set on a stored alert. */

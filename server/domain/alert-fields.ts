@@ -6,12 +6,16 @@ import { z } from 'zod';
  */
 export type SqlType = 'text' | 'text[]' | 'jsonb' | 'integer' | 'boolean' | 'timestamptz';
 
-export interface FieldSpec {
-  /** The column of the `alerts` table (snake_case). */
+/** A field stored in a column: the alert's and the history entry's (both below). */
+export interface ColumnSpec {
+  /** The column of its table (snake_case). */
   readonly column: string;
   readonly sqlType: SqlType;
   /** The value in a stored record (db row after the pool's type parsers). */
   readonly row: z.ZodType;
+}
+
+export interface FieldSpec extends ColumnSpec {
   /** Set by the sender: part of AlertDraft, what pre-receive plugins see and what is forwarded. */
   readonly submitted?: true;
   /**
@@ -148,3 +152,47 @@ export function copierOf<K extends AlertField>(keys: readonly K[]): (a: AlertRec
 
 /** The notified copy of a stored record. */
 export const notifiedAlert: (a: AlertRecord) => NotifiedAlert = copierOf(NOTIFIED_FIELDS);
+
+/**
+ * The history entry's fields, declared once (docs/architecture.md, "Adding a field to the alert"),
+ * in the API's order. The row schema, the record type, the SQL of db/alert-columns.ts (select
+ * lists, the json of the receive statements, the insert's columns and row) and the presenter are
+ * derived from this table; tests/api/history-fields.test.ts checks it against the `alert_history`
+ * table and the API's HistoryEntrySchema.
+ */
+export const HISTORY_FIELDS = {
+  id: { column: 'id', sqlType: 'text', row: z.string() },
+  event: { column: 'event', sqlType: 'text', row: z.string() },
+  severity: { column: 'severity', sqlType: 'text', row: z.string().nullable() },
+  status: { column: 'status', sqlType: 'text', row: z.string().nullable() },
+  value: { column: 'value', sqlType: 'text', row: z.string().nullable() },
+  text: { column: 'text', sqlType: 'text', row: z.string() },
+  type: { column: 'type', sqlType: 'text', row: z.string() },
+  updateTime: { column: 'update_time', sqlType: 'timestamptz', row: z.number() },
+  user: { column: 'user', sqlType: 'text', row: z.string().nullable() },
+  timeout: { column: 'timeout', sqlType: 'integer', row: z.number().nullable() },
+} as const satisfies Record<string, ColumnSpec>;
+
+/** Columns of `alert_history` that are not fields of the entry, and why. */
+export const HISTORY_INTERNAL_COLUMNS: Readonly<Record<string, string>> = {
+  seq: 'the order of the entries (newest is greatest), which every read sorts by',
+  alert_id: 'the alert the entry belongs to, which every read selects by',
+};
+
+type HistoryFields = typeof HISTORY_FIELDS;
+export type HistoryField = keyof HistoryFields;
+
+/** A stored history entry (its time in epoch milliseconds). */
+export type HistoryRecord = { [K in HistoryField]: z.infer<HistoryFields[K]['row']> };
+
+/** The table as a list, in its order. */
+export const HISTORY_FIELD_LIST: readonly (ColumnSpec & { readonly name: HistoryField })[] = Object.entries(
+  HISTORY_FIELDS,
+).map(([name, spec]) => ({ ...spec, name: name as HistoryField }));
+
+const historyShape = Object.fromEntries(HISTORY_FIELD_LIST.map((f) => [f.name, f.row])) as {
+  [K in HistoryField]: HistoryFields[K]['row'];
+};
+
+/** A stored entry as the select lists of db/alert-columns.ts read it. */
+export const HistoryRowSchema = z.object(historyShape) satisfies z.ZodType<HistoryRecord>;

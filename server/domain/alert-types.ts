@@ -1,6 +1,6 @@
 import type { AlertRecord, SubmittedField } from './alert-fields.ts';
 
-export type { AlertRecord } from './alert-fields.ts';
+export type { AlertRecord, HistoryRecord } from './alert-fields.ts';
 
 /**
  * An alert as submitted, after validation and defaults; what pre-receive plugins see and may change.
@@ -8,17 +8,4 @@ export type { AlertRecord } from './alert-fields.ts';
  */
 export interface AlertDraft extends Omit<Pick<AlertRecord, SubmittedField>, 'timeout'> {
   timeout: number;
-}
-
-export interface HistoryRecord {
-  id: string;
-  event: string;
-  severity: string | null;
-  status: string | null;
-  value: string | null;
-  text: string;
-  type: string;
-  updateTime: number;
-  user: string | null;
-  timeout: number | null;
 }
