@@ -9,9 +9,9 @@ import { decodeJwt } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Running } from '../../server/boot.ts';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Answer, Api } from '../helpers/api.ts';
+import { assertError, securedSettings } from '../helpers/secured.ts';
 import { READER, reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-search-admin-key-0123456789abcd';
@@ -34,12 +34,6 @@ async function claimsOf(api: Api, username: string, password: string) {
   return { token: a.body.token as string, claims: decodeJwt(a.body.token as string) };
 }
 
-function assertError(a: Answer, status: number, message: string) {
-  assert.is(a.status, status, JSON.stringify(a.body));
-  const body = ErrorBodySchema.parse(a.body);
-  assert.is(body.message, message);
-}
-
 /** Another instance on the same database with some settings changed; closed by the caller. */
 async function variant(ctx: Ctx, changes: Record<string, string>): Promise<{ r: Running; api: Api }> {
   const r = await bootInstance(ctx.db.url, { ...ctx.settings, ...changes });
@@ -51,11 +45,8 @@ const search = suite<Ctx>('LDAP search-then-bind', {} as Ctx);
 search.before((ctx) =>
   reportFailure(async () => {
     ctx.slapd = await startSlapd();
-    ctx.settings = {
-      TEST_LABEL: 'ldap_search',
+    ctx.settings = securedSettings('ldap_search', 'test-secret-key-123', {
       LOG_LEVEL: 'silent',
-      AUTH_REQUIRED: 'True',
-      SECRET_KEY: 'test-secret-key-123',
       AUTH_PROVIDER: 'ldap',
       LDAP_URL: ctx.slapd.url,
       LDAP_BASEDN: 'dc=example,dc=com',
@@ -72,9 +63,8 @@ search.before((ctx) =>
       ALLOWED_EMAIL_DOMAINS: 'example.com,example.org',
       ALLOWED_LDAP_GROUPS: 'ops,devs,support',
       CUSTOMER_VIEWS: 'True',
-      ADMIN_USERS: 'admin@example.com',
       ADMIN_KEY,
-    };
+    });
     await startApp(ctx, ctx.settings);
   }),
 );

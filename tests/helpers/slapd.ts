@@ -68,17 +68,8 @@ userPassword: ${READER.password}
 ${person('alice', USERS.alice, 'Alice Liddell')}
 ${person('bob', USERS.bob, 'Bob Builder')}
 ${person('carol', USERS.carol, 'Carol Singer')}
-dn: cn=ops,ou=groups,dc=example,dc=com
-objectClass: groupOfNames
-cn: ops
-member: ${USERS.alice.dn}
-
-dn: cn=devs,ou=groups,dc=example,dc=com
-objectClass: groupOfNames
-cn: devs
-member: ${USERS.alice.dn}
-member: ${USERS.bob.dn}
-
+${group('ops', 'com', [USERS.alice])}
+${group('devs', 'com', [USERS.alice, USERS.bob])}
 dn: cn=dbas,ou=groups,dc=example,dc=com
 objectClass: posixGroup
 cn: dbas
@@ -89,16 +80,18 @@ memberUid: bob
 const ORG = `${tree('org', 'users')}
 ${person('dave', USERS.dave, 'Dave Org')}
 ${person('alice', USERS.aliceOrg, 'Alice Org')}
-dn: cn=support,ou=groups,dc=example,dc=org
-objectClass: groupOfNames
-cn: support
-member: ${USERS.dave.dn}
-`;
+${group('support', 'org', [USERS.dave])}`;
 
 function person(uid: string, u: { dn: string; password: string; mail: string | null }, cn: string): string {
   const sn = cn.split(' ').pop()!;
   const mail = u.mail ? `mail: ${u.mail}\n` : '';
   return `dn: ${u.dn}\nobjectClass: inetOrgPerson\nuid: ${uid}\ncn: ${cn}\nsn: ${sn}\n${mail}userPassword: ${u.password}\n`;
+}
+
+/** A groupOfNames under the tree's ou=groups, its members named by DN. */
+function group(cn: string, tld: string, members: { dn: string }[]): string {
+  const lines = members.map((m) => `member: ${m.dn}\n`).join('');
+  return `dn: cn=${cn},ou=groups,dc=example,dc=${tld}\nobjectClass: groupOfNames\ncn: ${cn}\n${lines}`;
 }
 
 function slapdConf(dir: string): string {
