@@ -1,6 +1,7 @@
 import * as queue from '../db/forward-queue.ts';
 import type { Deps } from '../deps.ts';
 import type { StatusMetric } from '../metrics.ts';
+import { isoTime, outcomeCounter, queueMetrics, queuedStatus, retryStatus } from '../delivery/status.ts';
 import { isForwardingOn } from '../config/destinations.ts';
 import { toDestinations } from './destinations.ts';
 
@@ -14,8 +15,6 @@ const DESCRIPTIONS: Record<Outcome, string> = {
   expired: 'Forwarded events given up after FWD_MAX_ATTEMPTS',
   lost: 'Events that could not be queued for forwarding',
 };
-
-const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : null);
 
 /** Reads the queue depth per destination and sets the `forward_queue_events` gauge from it (forwarding on only). */
 export async function refreshQueueGauge(deps: Deps) {
@@ -41,13 +40,7 @@ export async function forwardingStatus(deps: Deps) {
   }
   const destinations = toDestinations(config.FWD_DESTINATIONS);
   const depths = await refreshQueueGauge(deps);
-  const counted = (await deps.metrics.forwardEvents.get()).values;
-  const countOf = (destination: string | null, outcome: Outcome) =>
-    counted
-      .filter(
-        (v) => v.labels.outcome === outcome && (destination === null || v.labels.destination === destination),
-      )
-      .reduce((sum, v) => sum + v.value, 0);
+  const countOf = outcomeCounter((await deps.metrics.forwardEvents.get()).values, 'destination');
 
   const forwarding = {
     enabled: true,
@@ -60,34 +53,23 @@ export async function forwardingStatus(deps: Deps) {
         url: d.url,
         auth: d.auth.kind,
         filter: [...d.filter],
-        queued: depth?.queued ?? 0,
-        oldestQueuedTime: iso(depth?.oldest ?? null),
+        ...queuedStatus(depth),
         ...Object.fromEntries(OUTCOMES.map((o) => [o, countOf(d.url, o)])),
-        retryingUntil: state && state.pausedUntil > now ? iso(state.pausedUntil) : null,
-        lastError: state?.lastError ?? depth?.lastError ?? null,
-        lastErrorTime: iso(state?.lastErrorTime ?? null),
-        lastDeliveryTime: iso(state?.lastDeliveryTime ?? null),
+        ...retryStatus(depth, state, now),
+        lastDeliveryTime: isoTime(state?.lastDeliveryTime),
       };
     }),
   };
 
-  const metrics: StatusMetric[] = [
-    {
-      group: 'forwarding',
-      name: 'queued',
-      title: 'Queued forwards',
-      description: 'Events waiting to be forwarded, all destinations',
-      type: 'gauge',
-      value: depths.reduce((sum, d) => sum + d.queued, 0),
-    },
-    ...OUTCOMES.map((o): StatusMetric => ({
-      group: 'forwarding',
-      name: o,
-      title: `Forwards ${o}`,
-      description: DESCRIPTIONS[o],
-      type: 'counter',
-      count: countOf(null, o),
-    })),
-  ];
+  const metrics = queueMetrics({
+    group: 'forwarding',
+    queuedTitle: 'Queued forwards',
+    queuedDescription: 'Events waiting to be forwarded, all destinations',
+    queued: depths.reduce((sum, d) => sum + d.queued, 0),
+    countTitle: 'Forwards',
+    outcomes: OUTCOMES,
+    descriptions: DESCRIPTIONS,
+    count: (o) => countOf(null, o),
+  });
   return { forwarding, metrics };
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db/pool.ts';
 import * as store from '../db/notifications.ts';
 import type { DeliveryQueue } from '../delivery/queue.ts';
 import type { NotificationStatus } from '../delivery/services.ts';
-import type { StatusMetric } from '../metrics.ts';
+import { isoTime, outcomeCounter, queueMetrics, queuedStatus, retryStatus } from '../delivery/status.ts';
 import type { NotificationMetrics } from './metrics.ts';
 import type { Routing } from './routing.ts';
 
@@ -15,8 +15,6 @@ const DESCRIPTIONS: Record<(typeof OUTCOMES)[number], string> = {
   suppressed: 'Notifications dropped before sending (acked, closed, shelved or blacked out meanwhile)',
   lost: 'Notifications that could not be queued',
 };
-
-const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
 
 /**
  * The `notifications` section of /management/status: per receiver the queue (shared by every
@@ -31,11 +29,7 @@ export async function notificationStatus(
 ): Promise<NotificationStatus> {
   const { routing, queue, metrics: m } = engine;
   const depths = await store.depths(db);
-  const counted = (await m.sent.get()).values;
-  const countOf = (type: string | null, outcome: string) =>
-    counted
-      .filter((v) => v.labels.outcome === outcome && (type === null || v.labels.receiver_type === type))
-      .reduce((sum, v) => sum + v.value, 0);
+  const countOf = outcomeCounter((await m.sent.get()).values, 'receiver_type');
   const now = Date.now();
   const visible = [...routing.receivers.values()].filter(
     (r) => customers === null || (r.customer !== null && customers.includes(r.customer)),
@@ -48,33 +42,22 @@ export async function notificationStatus(
       type: r.type,
       source: r.source,
       enabled: r.enabled,
-      queued: depth?.queued ?? 0,
-      oldestQueuedTime: iso(depth?.oldest),
-      retryingUntil: state && state.pausedUntil > now ? iso(state.pausedUntil) : null,
-      lastError: state?.lastError ?? depth?.lastError ?? null,
-      lastErrorTime: iso(state?.lastErrorTime),
-      lastSentTime: iso(state?.lastDeliveryTime),
+      ...queuedStatus(depth),
+      ...retryStatus(depth, state, now),
+      lastSentTime: isoTime(state?.lastDeliveryTime),
     };
   });
   const queued = depths.reduce((sum, d) => sum + d.queued, 0);
-  const metrics: StatusMetric[] = [
-    {
-      group: 'notifications',
-      name: 'queued',
-      title: 'Queued notifications',
-      description: 'Notifications waiting to be sent, all receivers',
-      type: 'gauge',
-      value: queued,
-    },
-    ...OUTCOMES.map((o): StatusMetric => ({
-      group: 'notifications',
-      name: o,
-      title: `Notifications ${o}`,
-      description: DESCRIPTIONS[o],
-      type: 'counter',
-      count: countOf(null, o),
-    })),
-  ];
+  const metrics = queueMetrics({
+    group: 'notifications',
+    queuedTitle: 'Queued notifications',
+    queuedDescription: 'Notifications waiting to be sent, all receivers',
+    queued,
+    countTitle: 'Notifications',
+    outcomes: OUTCOMES,
+    descriptions: DESCRIPTIONS,
+    count: (o) => countOf(null, o),
+  });
   return {
     notifications: {
       receivers,
