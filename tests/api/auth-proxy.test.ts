@@ -7,23 +7,20 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError, securedSettings } from '../helpers/secured.ts';
 import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { LiveClient, refused } from '../helpers/live.ts';
 
 const ADMIN_KEY = 'proxy-test-admin-key-0123456789abcdef';
 const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
-const SETTINGS = {
-  TEST_LABEL: 'auth_proxy',
-  AUTH_REQUIRED: 'True',
-  SECRET_KEY: 'test-secret-key-123',
+const SETTINGS = securedSettings('auth_proxy', 'test-secret-key-123', {
   AUTH_PROXY: 'True',
   AUTH_PROXY_ROLES_SEPARATOR: ';',
   ADMIN_USERS: 'boss@example.com',
   ADMIN_KEY,
-};
+});
 
 const call = (api: Api, method: string, path: string, body?: unknown, headers = {}): Promise<Answer> =>
   api.call(method, path, body, { headers });
@@ -34,11 +31,6 @@ const as = (user: string, roles?: string) => ({
 });
 
 const ALERT = { resource: 'proxy01', event: 'E', environment: 'Production', service: ['s'] };
-
-function assertError(a: Answer, status: number, message: string) {
-  assert.is(a.status, status, JSON.stringify(a.body));
-  assert.is(ErrorBodySchema.parse(a.body).message, message);
-}
 
 async function userRow(ctx: AppContext, login: string) {
   const rows = await queryDb<{

@@ -12,9 +12,9 @@ import { decodeJwt } from 'jose';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { boot } from '../../server/boot.ts';
 import { createLog } from '../../server/log.ts';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { UserSchema } from '../../shared/users.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError } from '../helpers/secured.ts';
 import { startEntraFake, type EntraFake } from '../helpers/entra-fake.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 
@@ -30,12 +30,6 @@ type Answer = { status: number; body: Record<string, unknown> };
 async function post(ctx: AppContext, path: string, body: unknown): Promise<Answer> {
   const res = await ctx.api.post(path, body);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-function assertError(r: Answer, status: number, message?: string) {
-  assert.is(r.status, status, JSON.stringify(r.body));
-  const body = ErrorBodySchema.parse(r.body);
-  if (message !== undefined) assert.is(body.message, message);
 }
 
 const bearer = (token: unknown) => ({ headers: { Authorization: `Bearer ${String(token)}` } });

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { assertError, securedSettings } from '../helpers/secured.ts';
 
 const ADMIN_KEY = 'github-test-admin-key-0123456789';
 const CLIENTS: Record<string, string> = { 'ui-id': 'ui-secret', 'cli-id': 'cli-secret' };
@@ -128,27 +128,21 @@ async function signIn(ctx: Ctx, user: GitHubUser, clientId = 'ui-id', redirectUr
   return { status: res.status, body, claims: res.ok ? decodeJwt(body.token as string) : {} };
 }
 
-function assertError(r: { status: number; body: Record<string, unknown> }, status: number, message: string) {
-  assert.is(r.status, status, JSON.stringify(r.body));
-  assert.is(ErrorBodySchema.parse(r.body).message, message);
-}
-
 const test = suite<Ctx>('AUTH_PROVIDER = github (fake GitHub Enterprise on loopback)', {} as Ctx);
 test.before(async (ctx) => {
   ctx.github = await startFakeGitHub();
-  await startApp(ctx, {
-    TEST_LABEL: 'github',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'github-test-secret',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-    AUTH_PROVIDER: 'github',
-    GITHUB_URL: ctx.github.url,
-    OAUTH2_CLIENT_ID: 'ui-id,cli-id',
-    OAUTH2_CLIENT_SECRET: 'ui-secret,cli-secret',
-    ALLOWED_GITHUB_ORGS: 'acme',
-    USER_DEFAULT_SCOPES: 'read:alerts',
-  });
+  await startApp(
+    ctx,
+    securedSettings('github', 'github-test-secret', {
+      ADMIN_KEY,
+      AUTH_PROVIDER: 'github',
+      GITHUB_URL: ctx.github.url,
+      OAUTH2_CLIENT_ID: 'ui-id,cli-id',
+      OAUTH2_CLIENT_SECRET: 'ui-secret,cli-secret',
+      ALLOWED_GITHUB_ORGS: 'acme',
+      USER_DEFAULT_SCOPES: 'read:alerts',
+    }),
+  );
   const perm = await ctx.api.post(
     '/perm',
     { match: 'acme/sre', scopes: ['write:heartbeats'] },

@@ -12,11 +12,11 @@ import { calculatePKCECodeChallenge, randomPKCECodeVerifier } from 'openid-clien
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { boot } from '../../server/boot.ts';
 import { createLog } from '../../server/log.ts';
-import { ErrorBodySchema } from '../../shared/errors.ts';
 import { UserSchema } from '../../shared/users.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
+import { assertError, securedSettings } from '../helpers/secured.ts';
 
 const UI = 'http://localhost:8000/';
 const CLI = 'http://localhost:9004';
@@ -26,18 +26,15 @@ interface Ctx extends AppContext {
   idp: TestOidcProvider;
 }
 
-const common = (idp: TestOidcProvider, extra: Record<string, string>) => ({
-  TEST_LABEL: 'oidc',
-  AUTH_REQUIRED: 'True',
-  SECRET_KEY: 'oidc-test-secret-key',
-  ADMIN_USERS: 'admin@example.com',
-  ADMIN_PASSWORD: 'admin-pass',
-  ADMIN_KEY,
-  OAUTH2_CLIENT_ID: 'alerta-ui',
-  OAUTH2_CLIENT_SECRET: 'ui-secret',
-  ...extra,
-  ...(extra.AUTH_PROVIDER === 'openid' ? { OIDC_ISSUER_URL: idp.issuer } : {}),
-});
+const common = (idp: TestOidcProvider, extra: Record<string, string>) =>
+  securedSettings('oidc', 'oidc-test-secret-key', {
+    ADMIN_PASSWORD: 'admin-pass',
+    ADMIN_KEY,
+    OAUTH2_CLIENT_ID: 'alerta-ui',
+    OAUTH2_CLIENT_SECRET: 'ui-secret',
+    ...extra,
+    ...(extra.AUTH_PROVIDER === 'openid' ? { OIDC_ISSUER_URL: idp.issuer } : {}),
+  });
 
 async function startProvider(ctx: Ctx, prefix = '', tokenAuthMethod?: 'client_secret_post') {
   ctx.idp = await startOidcProvider({
@@ -60,13 +57,6 @@ async function signIn(ctx: Ctx, provider: string, subject: string, redirectUri =
   const res = await ctx.api.post(`/auth/${provider}`, { code, clientId: 'alerta-ui', redirectUri });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, body, code, claims: res.ok ? decodeJwt(body.token as string) : {} };
-}
-
-function assertError(r: { status: number; body: Record<string, unknown> }, status: number, message?: string) {
-  assert.is(r.status, status, JSON.stringify(r.body));
-  const body = ErrorBodySchema.parse(r.body);
-  assert.is(body.code, status);
-  if (message !== undefined) assert.is(body.message, message);
 }
 
 const bearer = (token: unknown) => ({ headers: { Authorization: `Bearer ${String(token)}` } });
