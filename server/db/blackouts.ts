@@ -6,6 +6,7 @@ import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
 import { finiteTime } from './pool.ts';
+import { isUuid } from './rows.ts';
 
 /**
  * A stored blackout: the API's fields (shared/blackouts.ts) but times in epoch milliseconds and
@@ -43,7 +44,6 @@ const texts = (values: readonly string[]) => sql.array(values, 'text');
 const scopeOf = (customers: readonly string[] | null) =>
   customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The fields a blackout list may filter and sort on (api.md §6), in the shape the query translator knows. */
@@ -144,7 +144,7 @@ export async function findBlackout(
   options: { forUpdate?: boolean } = {},
 ): Promise<BlackoutRow | null> {
   const lock = options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``;
-  if (UUID.test(id)) {
+  if (isUuid(id)) {
     return db.maybeOne(sql.type(BlackoutRowSchema)`
       SELECT ${columns} FROM blackouts a WHERE a.id = ${id}::uuid ${scopeOf(customers)} ${lock}`);
   }

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { deleteByUuid } from './rows.ts';
 
 /** Every customer lookup's match and customer (auth.md §5). */
 export function customerMatches(db: CommonQueryMethods) {
@@ -69,8 +70,4 @@ export function updateCustomer(db: CommonQueryMethods, c: CustomerRow): Promise<
 }
 
 /** Deletes one customer lookup; false when there was none. */
-export async function deleteCustomer(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM customers c WHERE c.id = ${id}::uuid RETURNING c.id::text AS id`);
-  return gone.length > 0;
-}
+export const deleteCustomer = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'customers', id);

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { deleteByUuid } from './rows.ts';
 
 /** A stored group with its member count. */
 export const GroupRowSchema = z.object({
@@ -56,11 +57,7 @@ export async function updateGroup(
 }
 
 /** Deletes a group (memberships go with it); false when there was none. */
-export async function deleteGroup(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM groups WHERE id = ${id}::uuid RETURNING id::text AS id`);
-  return rows.length > 0;
-}
+export const deleteGroup = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'groups', id);
 
 export function listGroups(
   db: CommonQueryMethods,

@@ -3,6 +3,7 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { HeartbeatStatus } from '../../shared/heartbeats.ts';
 import { finiteTime } from './pool.ts';
+import { deleteByUuid } from './rows.ts';
 
 export const HeartbeatRowSchema = z.object({
   id: z.string(),
@@ -215,11 +216,7 @@ export function findHeartbeat(
 }
 
 /** Deletes by exact id; false when it was already gone. */
-export async function deleteHeartbeat(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM heartbeats WHERE id = ${id}::uuid RETURNING id::text AS id`);
-  return rows.length > 0;
-}
+export const deleteHeartbeat = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'heartbeats', id);
 
 /** Origins of heartbeats last received more than `factor` × their timeout before `now`. */
 export function staleOrigins(

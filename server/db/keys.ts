@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { deleteByUuid, isUuid } from './rows.ts';
 
 /**
  * What is stored of a key's value: its SHA-256 (UTF-8 bytes). Keys are long random tokens, so one
@@ -34,12 +35,10 @@ export const keyColumns = sql.fragment`
   k.id::text AS id, k.key_hint AS hint, k."user", k.scopes, k.text, k.expire_time AS "expireTime", k.count,
   k.last_used_time AS "lastUsedTime", k.customer`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A key found by its value or id: by its hash, or (as Alerta allows) by id when the text is a UUID. */
 const matchOf = (keyOrId: string) => {
   const hash = sql.binary(hashKey(keyOrId));
-  return UUID.test(keyOrId)
+  return isUuid(keyOrId)
     ? sql.fragment`(k.key_hash = ${hash} OR k.id = ${keyOrId}::uuid)`
     : sql.fragment`k.key_hash = ${hash}`;
 };
@@ -139,6 +138,13 @@ export interface KeySelection extends KeyVisibility {
 
 const READ_WRITE = sql.fragment`EXISTS (SELECT 1 FROM unnest(k.scopes) s WHERE s LIKE 'write%' OR s LIKE 'admin%')`;
 
+/** The key's time column `column` is one of these times (epoch ms). */
+const timeAmong = (column: string, times: readonly number[]) =>
+  sql.fragment`${sql.identifier(['k', column])} = ANY(${sql.array(
+    times.map((ms) => new Date(ms).toISOString()),
+    'timestamptz',
+  )})`;
+
 function whereOf(s: KeySelection) {
   const f = s.filters;
   const parts = [sql.fragment`TRUE ${visibleSql(s)}`];
@@ -163,22 +169,8 @@ function whereOf(s: KeySelection) {
     parts.push(sql.fragment`k.key_hash IN (SELECT decode(h, 'hex') FROM unnest(${texts(hashes)}) AS h)`);
   }
   if (f.count) parts.push(sql.fragment`k.count = ANY(${sql.array([...f.count], 'int8')})`);
-  if (f.expireTime) {
-    parts.push(
-      sql.fragment`k.expire_time = ANY(${sql.array(
-        f.expireTime.map((ms) => new Date(ms).toISOString()),
-        'timestamptz',
-      )})`,
-    );
-  }
-  if (f.lastUsedTime) {
-    parts.push(
-      sql.fragment`k.last_used_time = ANY(${sql.array(
-        f.lastUsedTime.map((ms) => new Date(ms).toISOString()),
-        'timestamptz',
-      )})`,
-    );
-  }
+  if (f.expireTime) parts.push(timeAmong('expire_time', f.expireTime));
+  if (f.lastUsedTime) parts.push(timeAmong('last_used_time', f.lastUsedTime));
   return sql.join(parts, sql.fragment` AND `);
 }
 
@@ -207,11 +199,7 @@ export function updateKey(db: CommonQueryMethods, k: KeyWrite): Promise<KeyRow> 
 }
 
 /** Deletes one key by id; false when it was already gone. */
-export async function deleteKey(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM keys k WHERE k.id = ${id}::uuid RETURNING k.id::text AS id`);
-  return gone.length > 0;
-}
+export const deleteKey = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'keys', id);
 
 /** Does this user hold an unexpired key with the `admin` scope? (admin bootstrap, auth.md §13) */
 export async function hasAdminKey(db: CommonQueryMethods, user: string, now: number): Promise<boolean> {

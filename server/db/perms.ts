@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { deleteByUuid } from './rows.ts';
 
 /** Every permission's match and scopes (roles and groups → scopes, auth.md §4). */
 export function permMatches(db: CommonQueryMethods) {
@@ -43,8 +44,4 @@ export function updatePerm(db: CommonQueryMethods, p: PermRow): Promise<PermRow>
 }
 
 /** Deletes one permission; false when there was none. */
-export async function deletePerm(db: CommonQueryMethods, id: string): Promise<boolean> {
-  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM perms p WHERE p.id = ${id}::uuid RETURNING p.id::text AS id`);
-  return gone.length > 0;
-}
+export const deletePerm = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'perms', id);

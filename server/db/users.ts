@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { deleteByUuid, isUuid } from './rows.ts';
 
 export const UserRowSchema = z.object({
   id: z.string(),
@@ -30,8 +31,6 @@ export function findUserByLoginOrEmail(db: CommonQueryMethods, name: string): Pr
     ORDER BY (u.login = ${name}) DESC LIMIT 1`);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const TokenUserSchema = z.object({ login: z.string(), status: z.string() });
 export type TokenUser = z.infer<typeof TokenUserSchema>;
 
@@ -42,7 +41,7 @@ const namedUser = (id: FragmentSqlToken, login: FragmentSqlToken) => sql.fragmen
   ORDER BY (u.id IS NOT DISTINCT FROM ${id}) DESC, (u.login IS NOT DISTINCT FROM ${login}) DESC
   LIMIT 1`;
 
-const uuidOrNull = (userId: string | null) => (userId && UUID.test(userId) ? userId : null);
+const uuidOrNull = (userId: string | null) => (userId && isUuid(userId) ? userId : null);
 
 /**
  * The login and status of a bearer token's user, read on every request with a token (one index
@@ -188,9 +187,7 @@ export async function recordLogin(db: CommonQueryMethods, id: string, now: numbe
 /** Deletes a user and their group memberships; false when there was none. */
 export async function deleteUser(db: CommonQueryMethods, id: string): Promise<boolean> {
   await db.query(sql.unsafe`DELETE FROM group_users WHERE user_id = ${id}::uuid`);
-  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
-    DELETE FROM users WHERE id = ${id}::uuid RETURNING id::text AS id`);
-  return rows.length > 0;
+  return deleteByUuid(db, 'users', id);
 }
 
 /** GET /users filters: equality on these columns (several values = any), `roles` = overlap. */

@@ -6,7 +6,7 @@ import { findUserById } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
-import { isId } from './users.ts';
+import { isId } from './perms.ts';
 
 /** The API's group (api.md §9); `count` = number of members. */
 export const presentGroup = (row: GroupRow, baseUrl: string): Group => ({

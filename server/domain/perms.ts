@@ -5,13 +5,13 @@ import { allScopes, isGranted, isScope } from '../auth/scopes.ts';
 import type { Auth } from '../auth/types.ts';
 import * as permsDb from '../db/perms.ts';
 import type { PermRow } from '../db/perms.ts';
+import { isUuid } from '../db/rows.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { LIST_RESERVED, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs; anything else names nothing (404, never a database error). */
-export const isId = (id: string) => UUID.test(id);
+export const isId = isUuid;
 
 /** The query string's filters, refusing names outside `allowed` (400, never a database error). */
 export function filtersOf(search: URLSearchParams, allowed: readonly string[]) {

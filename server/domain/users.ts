@@ -19,11 +19,8 @@ import * as usersDb from '../db/users.ts';
 import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
+import { isId } from './perms.ts';
 import { booleanParam, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** User and group ids are UUIDs; anything else names nothing (404, never a database error). */
-export const isId = (id: string) => UUID.test(id);
 
 const iso = (ms: number | null) => (ms === null ? null : formatTime(ms));
 

@@ -1,0 +1,21 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether `id` is a UUID, the form of the ids of users, groups, keys, permissions, customer
+ * lookups, blackouts and heartbeats: anything else names none of them and must not reach a
+ * `::uuid` cast (a database error).
+ */
+export const isUuid = (id: string) => UUID.test(id);
+
+/** The tables whose rows are deleted by their uuid `id` alone. */
+type UuidTable = 'customers' | 'groups' | 'heartbeats' | 'keys' | 'perms' | 'users';
+
+/** Deletes the row of `table` with this id (a UUID); false when there was none. */
+export async function deleteByUuid(db: CommonQueryMethods, table: UuidTable, id: string): Promise<boolean> {
+  const gone = await db.any(sql.type(z.object({ id: z.string() }))`
+    DELETE FROM ${sql.identifier([table])} WHERE id = ${id}::uuid RETURNING id::text AS id`);
+  return gone.length > 0;
+}
