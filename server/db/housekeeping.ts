@@ -57,6 +57,23 @@ export function deleteStale(
 
 const IdSchema = z.object({ id: z.string() });
 
+type Fragment = ReturnType<typeof sql.fragment>;
+
+/** One keyset page of the ids of alerts `a` (joined to `from`) matching `where`: those after `after`. */
+function idsAfter(db: CommonQueryMethods, from: Fragment, where: Fragment, after: string, limit: number) {
+  return db.anyFirst(sql.type(IdSchema)`
+    SELECT a.id FROM alerts a
+    ${from}
+    WHERE ${where}
+      AND a.id > ${after}
+    ORDER BY a.id
+    LIMIT ${limit}`);
+}
+
+/** Whether `seconds` after the time column `since` of alerts `a` lies before `now`. */
+const ranOut = (since: string, seconds: Fragment, now: number) =>
+  sql.fragment`${finiteTime('a', since)} + ${seconds} * interval '1 second' < ${ts(now)}`;
+
 /**
  * Ids of alerts whose own timeout ran out (lifecycle §9 step 3): status not `expired`, timeout
  * above 0, lastReceiveTime + timeout before `now`. Closed, acked and shelved alerts included.
@@ -67,15 +84,15 @@ export async function findToExpire(
   now: number,
   after: string,
   limit: number,
-): Promise<string[]> {
-  const rows = await db.any(sql.type(IdSchema)`
-    SELECT a.id FROM alerts a
-    WHERE a.status <> 'expired' AND a.timeout > 0
-      AND ${finiteTime('a', 'last_receive_time')} + a.timeout * interval '1 second' < ${ts(now)}
-      AND a.id > ${after}
-    ORDER BY a.id
-    LIMIT ${limit}`);
-  return rows.map((r) => r.id);
+): Promise<readonly string[]> {
+  return idsAfter(
+    db,
+    sql.fragment``,
+    sql.fragment`a.status <> 'expired' AND a.timeout > 0
+      AND ${ranOut('last_receive_time', sql.fragment`a.timeout`, now)}`,
+    after,
+    limit,
+  );
 }
 
 /**
@@ -91,18 +108,17 @@ export async function findTimedOut(
   now: number,
   after: string,
   limit: number,
-): Promise<string[]> {
-  const rows = await db.any(sql.type(IdSchema)`
-    SELECT a.id FROM alerts a
-    CROSS JOIN LATERAL (
+): Promise<readonly string[]> {
+  return idsAfter(
+    db,
+    sql.fragment`CROSS JOIN LATERAL (
       SELECT COALESCE(h.timeout, ${fallback}::int) AS timeout FROM alert_history h
       WHERE h.alert_id = a.id AND h.type = ${entryType} AND h.status = ${status}
       ORDER BY h.seq DESC LIMIT 1
-    ) e
-    WHERE a.status = ${status} AND e.timeout > 0
-      AND ${finiteTime('a', 'update_time')} + e.timeout * interval '1 second' < ${ts(now)}
-      AND a.id > ${after}
-    ORDER BY a.id
-    LIMIT ${limit}`);
-  return rows.map((r) => r.id);
+    ) e`,
+    sql.fragment`a.status = ${status} AND e.timeout > 0
+      AND ${ranOut('update_time', sql.fragment`e.timeout`, now)}`,
+    after,
+    limit,
+  );
 }

@@ -187,7 +187,7 @@ async function deleteAll(
  */
 async function actOnAll(
   deps: Deps,
-  select: (after: string) => Promise<string[]>,
+  select: (after: string) => Promise<readonly string[]>,
   act: (id: string) => Promise<boolean>,
   verb: string,
   done: string[],
