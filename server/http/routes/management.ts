@@ -68,6 +68,14 @@ export function managementRoutes(deps: Deps): Router {
   const databaseAnswers = () =>
     withTimeout(deps.db.oneFirst(sql.type(z.object({ ok: z.number() }))`SELECT 1 AS ok`), PROBE_TIMEOUT_MS);
 
+  /** A failed probe's answer: logged as `event`, 503 with Retry-After and `body`. */
+  const probeFailed = (ctx: Context, event: string, err: unknown, body: string) => {
+    deps.log.warn({ err: (err as Error).message }, event);
+    ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+    ctx.status = 503;
+    ctx.body = body;
+  };
+
   const countAlerts = async () => {
     const n = await tallyTotal(deps.db);
     deps.metrics.app.setTotal(n);
@@ -105,10 +113,7 @@ export function managementRoutes(deps: Deps): Router {
       await databaseAnswers();
       ctx.body = 'OK';
     } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'gtg.database.down');
-      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      ctx.status = 503;
-      ctx.body = 'FAILED';
+      probeFailed(ctx, 'gtg.database.down', err, 'FAILED');
     }
   });
 
@@ -125,10 +130,7 @@ export function managementRoutes(deps: Deps): Router {
       }
       ctx.body = 'OK';
     } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'healthcheck.failed');
-      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      ctx.status = 503;
-      ctx.body = 'HEALTH_CHECK_FAILED: Internal Error!';
+      probeFailed(ctx, 'healthcheck.failed', err, 'HEALTH_CHECK_FAILED: Internal Error!');
     }
   });
 
