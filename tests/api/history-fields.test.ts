@@ -1,4 +1,5 @@
 import { sql } from 'slonik';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HistoryEntrySchema } from '../../shared/alerts.ts';
 import { historiesOf, historyOfSelection } from '../../server/db/alert-query.ts';
@@ -11,7 +12,7 @@ import {
   type HistoryRecord,
 } from '../../server/domain/alert-fields.ts';
 import { presentAlert, presentHistoryEntry } from '../../server/present.ts';
-import { appSuite } from '../helpers/app.ts';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -21,7 +22,9 @@ import { queryDb } from '../helpers/db.ts';
  * write, each read and the presenter.
  */
 
-const fields = appSuite('history fields', { TEST_LABEL: 'histfields', PLUGINS: 'remote_ip' });
+const fields = suite<AppContext>('history fields', {} as AppContext);
+fields.before((ctx) => startApp(ctx, { TEST_LABEL: 'histfields', PLUGINS: 'remote_ip' }));
+fields.after(stopApp);
 
 /** information_schema's name of each SqlType the history uses. */
 const CATALOGUE_TYPE: Record<string, string> = { text: 'text', integer: 'int4', timestamptz: 'timestamptz' };
