@@ -1,12 +1,13 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert, getAlert, postAlert, put } from '../helpers/alerts.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 
-const isa = suite<AppContext>('ALARM_MODEL = ISA_18_2 through the API', {} as AppContext);
-isa.before((ctx) => startApp(ctx, { TEST_LABEL: 'isa', ALARM_MODEL: 'ISA_18_2', PLUGINS: '' }));
-isa.after(stopApp);
+const isa = appSuite('ALARM_MODEL = ISA_18_2 through the API', {
+  TEST_LABEL: 'isa',
+  ALARM_MODEL: 'ISA_18_2',
+  PLUGINS: '',
+});
 
 isa('severities, statuses and actions follow the ISA table', async ({ api }) => {
   const a = await createAlert(api, { resource: 'pump1', event: 'Pressure', severity: 'High' });
@@ -30,16 +31,12 @@ isa('severities, statuses and actions follow the ISA table', async ({ api }) => 
 
 isa.run();
 
-const custom = suite<AppContext>('SEVERITY_MAP and DEFAULT_NORMAL_SEVERITY', {} as AppContext);
-custom.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'sevmap',
-    PLUGINS: '',
-    SEVERITY_MAP: "{'fatal': 1, 'error': 2, 'notice': 5, 'fine': 7, 'indeterminate': 6}",
-    DEFAULT_NORMAL_SEVERITY: 'fine',
-  }),
-);
-custom.after(stopApp);
+const custom = appSuite('SEVERITY_MAP and DEFAULT_NORMAL_SEVERITY', {
+  TEST_LABEL: 'sevmap',
+  PLUGINS: '',
+  SEVERITY_MAP: "{'fatal': 1, 'error': 2, 'notice': 5, 'fine': 7, 'indeterminate': 6}",
+  DEFAULT_NORMAL_SEVERITY: 'fine',
+});
 
 custom('a custom severity map decides validity, trend and the normal (closing) level', async ({ api }) => {
   const a = await createAlert(api, { resource: 'svc', event: 'e', severity: 'error' });

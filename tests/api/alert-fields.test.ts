@@ -1,5 +1,4 @@
 import { sql } from 'slonik';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { AlertInputSchema, AlertSchema, LiveAlertSchema } from '../../shared/alerts.ts';
@@ -17,7 +16,7 @@ import {
 import { FIELDS } from '../../server/domain/query/fields.ts';
 import { forwardedAlert } from '../../server/forwarding/enqueue.ts';
 import { presentAlert, presentLiveAlert } from '../../server/present.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -26,9 +25,7 @@ import { queryDb } from '../helpers/db.ts';
  * the API's AlertSchema, and every field must survive the write, the read and the presenter.
  */
 
-const fields = suite<AppContext>('alert fields', {} as AppContext);
-fields.before((ctx) => startApp(ctx, { TEST_LABEL: 'alertfields', PLUGINS: 'remote_ip' }));
-fields.after(stopApp);
+const fields = appSuite('alert fields', { TEST_LABEL: 'alertfields', PLUGINS: 'remote_ip' });
 
 /** information_schema's name of each SqlType. */
 const CATALOGUE_TYPE: Record<string, string> = {

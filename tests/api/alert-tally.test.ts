@@ -14,7 +14,7 @@ import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import type { Running } from '../../server/boot.ts';
 import { createAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { apiFor, type AppContext, appSuite, bootInstance, startApp, stopApp } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -67,9 +67,9 @@ async function answers(api: Api): Promise<Record<string, unknown>> {
     for (const by of TOP_GROUP_BY) {
       const top = await json(api, `/alerts/topn/count?${qs}&group-by=${by}&topn=4`);
       // (without the hrefs: two instances answer with their own addresses)
-      out[`/alerts/topn/count?${qs}&group-by=${by}`] = (top.top10 as { resources: { href?: string }[] }[]).map(
-        (t) => ({ ...t, resources: t.resources.map(({ href: _, ...r }) => r) }),
-      );
+      out[`/alerts/topn/count?${qs}&group-by=${by}`] = (
+        top.top10 as { resources: { href?: string }[] }[]
+      ).map((t) => ({ ...t, resources: t.resources.map(({ href: _, ...r }) => r) }));
     }
   }
   return out;
@@ -167,9 +167,11 @@ const deltas = async (url: string) =>
     )[0]!.n,
   );
 
-const one = suite<AppContext>('alert tally: one instance', {} as AppContext);
-one.before((ctx) => startApp(ctx, { TEST_LABEL: 'tally', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '0' }));
-one.after(stopApp);
+const one = appSuite('alert tally: one instance', {
+  TEST_LABEL: 'tally',
+  PLUGINS: 'remote_ip',
+  HOUSEKEEPING_INTERVAL: '0',
+});
 
 one('the tally plans only selections of key columns and one upper time bound', () => {
   const plan = (qs: string) => tally.tallyPlan(parseAlertQuery(new URLSearchParams(qs), untimed).where);
@@ -222,16 +224,26 @@ one('after receipts, changes, deletes, bulk operations and housekeeping the tall
   const onePerIdentity = (resources: string) =>
     `SELECT DISTINCT ON (environment, resource, COALESCE(customer, '')) id FROM alerts
      WHERE resource IN (${resources}) ORDER BY environment, resource, COALESCE(customer, ''), id`;
-  await queryDb(db.url, `UPDATE alerts SET event = 'shared' WHERE id IN (${onePerIdentity(`'a-r5', 'a-r6'`)})`);
+  await queryDb(
+    db.url,
+    `UPDATE alerts SET event = 'shared' WHERE id IN (${onePerIdentity(`'a-r5', 'a-r6'`)})`,
+  );
   await queryDb(
     db.url,
     `UPDATE alerts SET event = 'other', severity = 'minor' WHERE id IN (${onePerIdentity(`'a-r7'`)})`,
   );
-  const pair = { resource: 'a-corr', environment: 'Production', service: ['web'], correlate: ['down', 'shared'] };
+  const pair = {
+    resource: 'a-corr',
+    environment: 'Production',
+    service: ['web'],
+    correlate: ['down', 'shared'],
+  };
   const first = await createAlert(api, { ...pair, event: 'down', severity: 'major' });
   const correlated = await api.post('/alert', { ...pair, event: 'shared', severity: 'critical' });
   assert.ok(correlated.status === 200 || correlated.status === 201, String(correlated.status));
-  const renamed = await queryDb<{ event: string }>(db.url, `SELECT event FROM alerts WHERE id = $1`, [first.id]);
+  const renamed = await queryDb<{ event: string }>(db.url, `SELECT event FROM alerts WHERE id = $1`, [
+    first.id,
+  ]);
   assert.equal(renamed, [{ event: 'shared' }], 'the correlated receipt renamed the event');
   await sameAnswers(api, running, 'event changes');
 
@@ -275,50 +287,57 @@ one('after receipts, changes, deletes, bulk operations and housekeeping the tall
   await sameAnswers(api, running, 'compacted');
 });
 
-one('top-N counts groups of event and of key columns from the tallies, other groupings by a scan', async (ctx) => {
-  const { api, db } = ctx;
-  const [a] = await receiveSome(api, 1, 'topn');
-  const count = async (qs: string, key: string, value: string) => {
-    const top = (await json(api, `/alerts/topn/count?${qs}&topn=1000`)).top10 as Record<string, unknown>[];
-    return top.find((t) => t[key] === value)?.count as number | undefined;
-  };
-  const before = {
-    event: await count('', 'event', a!.event),
-    environment: await count('group-by=environment', 'environment', a!.environment),
-    resource: await count('group-by=resource', 'resource', a!.resource),
-    scanned: await count('text=cpu', 'event', a!.event),
-  };
-  // A count the alerts do not have, written into both tallies: what reads a tally shows it. It is
-  // taken back by a delta of the opposite sign (the compaction timer may have folded it meanwhile).
-  const extra = [a!.customer ?? null, a!.environment, ['x'], a!.severity, a!.status];
-  const bogus = (n: number) =>
-    Promise.all([
-      queryDb(
-        db.url,
-        `INSERT INTO alert_tally_delta (customer, environment, service, severity, status, n) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [...extra, n],
-      ),
-      queryDb(
-        db.url,
-        `INSERT INTO alert_event_tally_delta (customer, environment, service, severity, status, event, n)
+one(
+  'top-N counts groups of event and of key columns from the tallies, other groupings by a scan',
+  async (ctx) => {
+    const { api, db } = ctx;
+    const [a] = await receiveSome(api, 1, 'topn');
+    const count = async (qs: string, key: string, value: string) => {
+      const top = (await json(api, `/alerts/topn/count?${qs}&topn=1000`)).top10 as Record<string, unknown>[];
+      return top.find((t) => t[key] === value)?.count as number | undefined;
+    };
+    const before = {
+      event: await count('', 'event', a!.event),
+      environment: await count('group-by=environment', 'environment', a!.environment),
+      resource: await count('group-by=resource', 'resource', a!.resource),
+      scanned: await count('text=cpu', 'event', a!.event),
+    };
+    // A count the alerts do not have, written into both tallies: what reads a tally shows it. It is
+    // taken back by a delta of the opposite sign (the compaction timer may have folded it meanwhile).
+    const extra = [a!.customer ?? null, a!.environment, ['x'], a!.severity, a!.status];
+    const bogus = (n: number) =>
+      Promise.all([
+        queryDb(
+          db.url,
+          `INSERT INTO alert_tally_delta (customer, environment, service, severity, status, n) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [...extra, n],
+        ),
+        queryDb(
+          db.url,
+          `INSERT INTO alert_event_tally_delta (customer, environment, service, severity, status, event, n)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [...extra, a!.event, n],
-      ),
-    ]);
-  await bogus(5);
-  try {
-    assert.is(await count('', 'event', a!.event), before.event! + 5, 'grouped by event: the event tally');
-    assert.is(
-      await count('group-by=environment', 'environment', a!.environment),
-      before.environment! + 5,
-      'grouped by environment: alert_tally',
-    );
-    assert.is(await count('group-by=resource', 'resource', a!.resource), before.resource, 'resource: scanned');
-    assert.is(await count('text=cpu', 'event', a!.event), before.scanned, 'free text: scanned');
-  } finally {
-    await bogus(-5);
-  }
-});
+          [...extra, a!.event, n],
+        ),
+      ]);
+    await bogus(5);
+    try {
+      assert.is(await count('', 'event', a!.event), before.event! + 5, 'grouped by event: the event tally');
+      assert.is(
+        await count('group-by=environment', 'environment', a!.environment),
+        before.environment! + 5,
+        'grouped by environment: alert_tally',
+      );
+      assert.is(
+        await count('group-by=resource', 'resource', a!.resource),
+        before.resource,
+        'resource: scanned',
+      );
+      assert.is(await count('text=cpu', 'event', a!.event), before.scanned, 'free text: scanned');
+    } finally {
+      await bogus(-5);
+    }
+  },
+);
 
 one(
   'alerts received after the list time bound are taken off; many of them fall back to a scan',

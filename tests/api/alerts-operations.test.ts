@@ -1,19 +1,18 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NoteSchema } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { LiveEvent } from '../../shared/events.ts';
 import { createAlert, getAlert, postAlert, put } from '../helpers/alerts.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 let n = 0;
 const fresh = (label: string) => `${label}-${++n}-${Date.now()}`;
-const ops = suite<AppContext>('per-alert operations', {} as AppContext);
-ops.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'ops', ACTIONS: 'escalate', PLUGINS: 'remote_ip,reject,acked_by,escalate' }),
-);
-ops.after(stopApp);
+const ops = appSuite('per-alert operations', {
+  TEST_LABEL: 'ops',
+  ACTIONS: 'escalate',
+  PLUGINS: 'remote_ip,reject,acked_by,escalate',
+});
 
 async function expectError(res: Response, status: number, message?: RegExp) {
   const body = ErrorBodySchema.parse(await res.json());
@@ -347,9 +346,7 @@ ops('every successful write publishes one small event after commit', async ({ ap
 
 ops.run();
 
-const concurrency = suite<AppContext>('concurrent receipts', {} as AppContext);
-concurrency.before((ctx) => startApp(ctx, { TEST_LABEL: 'concurrency', DATABASE_POOL_SIZE: '20' }));
-concurrency.after(stopApp);
+const concurrency = appSuite('concurrent receipts', { TEST_LABEL: 'concurrency', DATABASE_POOL_SIZE: '20' });
 
 concurrency(
   '100 concurrent POSTs of one new alert make one alert with duplicateCount 99',
@@ -424,18 +421,14 @@ concurrency('concurrent correlates and duplicates lose no counts', async ({ api,
 
 concurrency.run();
 
-const ackedBy = suite<AppContext>('acked_by plugin with a known login', {} as AppContext);
-ackedBy.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'acked_by',
-    PLUGINS: 'remote_ip,reject,acked_by',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'acked-by-secret-123',
-    ADMIN_USERS: 'ops@example.com',
-    ADMIN_PASSWORD: 'ops-pass',
-  }),
-);
-ackedBy.after(stopApp);
+const ackedBy = appSuite('acked_by plugin with a known login', {
+  TEST_LABEL: 'acked_by',
+  PLUGINS: 'remote_ip,reject,acked_by',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'acked-by-secret-123',
+  ADMIN_USERS: 'ops@example.com',
+  ADMIN_PASSWORD: 'ops-pass',
+});
 
 const asOps = { Authorization: `Basic ${Buffer.from('ops@example.com:ops-pass').toString('base64')}` };
 

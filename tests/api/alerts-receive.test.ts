@@ -1,9 +1,8 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AlertSchema } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert, getAlert, postAlert } from '../helpers/alerts.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -11,9 +10,7 @@ let n = 0;
 /** A resource name no other test uses, so tests stay independent inside the suite. */
 const fresh = (label: string) => `${label}-${++n}-${Date.now()}`;
 
-const receive = suite<AppContext>('POST /alert: new, duplicate, correlate', {} as AppContext);
-receive.before((ctx) => startApp(ctx, { TEST_LABEL: 'receive' }));
-receive.after(stopApp);
+const receive = appSuite('POST /alert: new, duplicate, correlate', { TEST_LABEL: 'receive' });
 
 receive('a new alert gets every server-set field with the reference defaults', async ({ api, origin }) => {
   const resource = fresh('router');
@@ -245,9 +242,7 @@ receive('the alert is stored once: a row per alert, history beside it', async ({
 
 receive.run();
 
-const invalid = suite<AppContext>('POST /alert: bad input', {} as AppContext);
-invalid.before((ctx) => startApp(ctx, { TEST_LABEL: 'invalid' }));
-invalid.after(stopApp);
+const invalid = appSuite('POST /alert: bad input', { TEST_LABEL: 'invalid' });
 
 async function expect400(api: AppContext['api'], body: unknown, message: RegExp) {
   const res = await api.post('/alert', body);
@@ -395,16 +390,12 @@ invalid(
 
 invalid.run();
 
-const limits = suite<AppContext>('history settings', {} as AppContext);
-limits.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'histlimit',
-    HISTORY_LIMIT: '3',
-    HISTORY_ON_VALUE_CHANGE: 'False',
-    PLUGINS: '',
-  }),
-);
-limits.after(stopApp);
+const limits = appSuite('history settings', {
+  TEST_LABEL: 'histlimit',
+  HISTORY_LIMIT: '3',
+  HISTORY_ON_VALUE_CHANGE: 'False',
+  PLUGINS: '',
+});
 
 limits('HISTORY_LIMIT keeps only the newest entries', async ({ api, db }) => {
   const sevs = ['minor', 'major', 'critical', 'warning', 'minor'];

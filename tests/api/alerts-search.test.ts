@@ -38,7 +38,7 @@ import {
 } from '../../shared/queries.ts';
 import { getAlert, postAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite, startApp, stopApp } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 type Params = [string, string][];
@@ -1928,9 +1928,7 @@ search.run();
 
 // ---- an empty database --------------------------------------------------------------------------
 
-const empty = suite<AppContext>('alert search with no alerts', {} as AppContext);
-empty.before((ctx) => startApp(ctx, { ...SETTINGS, TEST_LABEL: 'search_empty' }));
-empty.after(stopApp);
+const empty = appSuite('alert search with no alerts', { ...SETTINGS, TEST_LABEL: 'search_empty' });
 
 empty('every endpoint answers the empty form', async ({ api }) => {
   const alerts = AlertListSchema.parse(await getOk(api, '/alerts', [['page', '2']]));

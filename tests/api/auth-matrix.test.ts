@@ -1,7 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createToken } from '../../server/auth/tokens.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { insertKeys } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
 
@@ -180,19 +179,15 @@ async function runMatrix(ctx: AppContext, callers: Caller[], authRequired: boole
   assert.equal(wrong, []);
 }
 
-const on = suite<AppContext>('scope matrix, AUTH_REQUIRED on', {} as AppContext);
-on.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'matrix_on',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'matrix-secret-key',
-    CUSTOMER_VIEWS: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    PLUGINS: 'remote_ip',
-  });
-  await seedKeys(ctx);
+const on = appSuite('scope matrix, AUTH_REQUIRED on', {
+  TEST_LABEL: 'matrix_on',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'matrix-secret-key',
+  CUSTOMER_VIEWS: 'True',
+  ADMIN_USERS: 'admin@example.com',
+  PLUGINS: 'remote_ip',
 });
-on.after(stopApp);
+on.before(seedKeys);
 
 on('no credentials, read-only, read-write and admin keys, and a token of another customer', async (ctx) => {
   const token = await createToken(
@@ -247,12 +242,8 @@ on('GET /userinfo answers token callers only', async (ctx) => {
 
 on.run();
 
-const off = suite<AppContext>('scope matrix, AUTH_REQUIRED off', {} as AppContext);
-off.before(async (ctx) => {
-  await startApp(ctx, { TEST_LABEL: 'matrix_off', PLUGINS: 'remote_ip' });
-  await seedKeys(ctx);
-});
-off.after(stopApp);
+const off = appSuite('scope matrix, AUTH_REQUIRED off', { TEST_LABEL: 'matrix_off', PLUGINS: 'remote_ip' });
+off.before(seedKeys);
 
 off(
   'anonymous callers may do everything; a presented key is still checked and limited to its scopes',
@@ -276,16 +267,12 @@ off(
 
 off.run();
 
-const cors = suite<AppContext>('CORS with authentication', {} as AppContext);
-cors.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'cors_auth',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'cors-secret',
-    PLUGINS: 'remote_ip',
-  }),
-);
-cors.after(stopApp);
+const cors = appSuite('CORS with authentication', {
+  TEST_LABEL: 'cors_auth',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'cors-secret',
+  PLUGINS: 'remote_ip',
+});
 
 cors(
   'with AUTH_REQUIRED an allowed origin may send credentials; other origins get no CORS headers',
@@ -308,17 +295,13 @@ cors(
 
 cors.run();
 
-const readonly = suite<AppContext>('ALLOW_READONLY', {} as AppContext);
-readonly.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'readonly',
-    AUTH_REQUIRED: 'True',
-    ALLOW_READONLY: 'True',
-    SECRET_KEY: 'readonly-secret',
-    PLUGINS: 'remote_ip',
-  }),
-);
-readonly.after(stopApp);
+const readonly = appSuite('ALLOW_READONLY', {
+  TEST_LABEL: 'readonly',
+  AUTH_REQUIRED: 'True',
+  ALLOW_READONLY: 'True',
+  SECRET_KEY: 'readonly-secret',
+  PLUGINS: 'remote_ip',
+});
 
 readonly(
   'anonymous callers read with READONLY_SCOPES and are refused writes (Alerta lets them through)',

@@ -1,19 +1,14 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 
-const basicAuth = suite<AppContext>('HTTP Basic credentials on any request', {} as AppContext);
-basicAuth.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'basic_auth',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'basic-secret',
-    ADMIN_USERS: 'root@example.com',
-    ADMIN_PASSWORD: 'correct horse',
-    PLUGINS: 'remote_ip',
-  }),
-);
-basicAuth.after(stopApp);
+const basicAuth = appSuite('HTTP Basic credentials on any request', {
+  TEST_LABEL: 'basic_auth',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'basic-secret',
+  ADMIN_USERS: 'root@example.com',
+  ADMIN_PASSWORD: 'correct horse',
+  PLUGINS: 'remote_ip',
+});
 
 const basic = (user: string, password: string) => ({
   headers: { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },

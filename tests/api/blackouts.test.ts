@@ -17,7 +17,7 @@ import { AppError } from '../../server/errors.ts';
 import { postAlert } from '../helpers/alerts.ts';
 import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite, startApp, stopApp } from '../helpers/app.ts';
 
 let n = 0;
 /** An environment no other test uses. */
@@ -78,11 +78,11 @@ async function failure(fn: () => Promise<unknown>): Promise<unknown> {
 
 // ---------------------------------------------------------------------------------------------
 
-const crud = suite<AppContext>('blackouts: create, read, update, delete', {} as AppContext);
-crud.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'blackouts', PLUGINS: 'blackout', BLACKOUT_ACCEPT: 'normal' }),
-);
-crud.after(stopApp);
+const crud = appSuite('blackouts: create, read, update, delete', {
+  TEST_LABEL: 'blackouts',
+  PLUGINS: 'blackout',
+  BLACKOUT_ACCEPT: 'normal',
+});
 
 crud('POST applies the defaults: start now, BLACKOUT_DURATION, priority 1, active', async ({ api }) => {
   const env = freshEnv('defaults');
@@ -690,16 +690,12 @@ listing.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const notify = suite<AppContext>('blackouts: NOTIFICATION_BLACKOUT', {} as AppContext);
-notify.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'blackouts_notify',
-    PLUGINS: 'reject,blackout',
-    NOTIFICATION_BLACKOUT: 'True',
-    BLACKOUT_ACCEPT: 'critical',
-  }),
-);
-notify.after(stopApp);
+const notify = appSuite('blackouts: NOTIFICATION_BLACKOUT', {
+  TEST_LABEL: 'blackouts_notify',
+  PLUGINS: 'reject,blackout',
+  NOTIFICATION_BLACKOUT: 'True',
+  BLACKOUT_ACCEPT: 'critical',
+});
 
 notify('matching alerts are stored with status blackout; others are not touched', async ({ api }) => {
   await createBlackout(api, { environment: 'Development', resource: 'db01' });

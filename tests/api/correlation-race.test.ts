@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
@@ -67,9 +67,7 @@ async function raceAll(dbUrl: string, down: string, up: string) {
 
 // ---- one instance ------------------------------------------------------------------------------
 
-const one = suite<AppContext>('correlated pair racing on one instance', {} as AppContext);
-one.before((ctx) => startApp(ctx, { PLUGINS: 'remote_ip' }));
-one.after(stopApp);
+const one = appSuite('correlated pair racing on one instance', { PLUGINS: 'remote_ip' });
 
 one('NodeDown and NodeUp sent together always end as one alert', async (ctx) => {
   await raceAll(ctx.db.url, ctx.api.base, ctx.api.base);

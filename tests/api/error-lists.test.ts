@@ -2,11 +2,10 @@
  * Error amplification (issue #18, item 5): however many problems a request has, the error body
  * lists the first 20 and counts the rest, so its size does not grow with the input.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { Answer } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 
 function assertCapped(r: Answer, bad: number, bytes: number) {
   assert.is(r.status, 400, JSON.stringify(r.body).slice(0, 300));
@@ -16,9 +15,7 @@ function assertCapped(r: Answer, bad: number, bytes: number) {
   assert.ok(bytes < 10_000, `the body is ${bytes} bytes`);
 }
 
-const app = suite<AppContext>('long lists of errors are capped', {} as AppContext);
-app.before((ctx) => startApp(ctx, { TEST_LABEL: 'error_lists' }));
-app.after(stopApp);
+const app = appSuite('long lists of errors are capped', { TEST_LABEL: 'error_lists' });
 
 app('the Grafana webhook with 100,000 bad evalMatches answers a small body', async ({ api }) => {
   const res = await api.post('/webhooks/grafana', {

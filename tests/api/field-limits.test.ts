@@ -6,13 +6,12 @@
  * btree index, in characters that do not compress.
  */
 import { randomBytes } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MAX_ATTRIBUTES, MAX_LENGTH, MAX_LIST } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert } from '../helpers/alerts.ts';
 import type { Answer } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
@@ -37,9 +36,7 @@ function assertRefused(r: Answer, expected: string) {
 const count = async (ctx: AppContext, sql: string, values: unknown[]) =>
   Number((await queryDb<{ n: string }>(ctx.db.url, sql, values))[0]!.n);
 
-const app = suite<AppContext>('indexed fields have length limits', {} as AppContext);
-app.before((ctx) => startApp(ctx, { TEST_LABEL: 'field_limits' }));
-app.after(stopApp);
+const app = appSuite('indexed fields have length limits', { TEST_LABEL: 'field_limits' });
 
 app('POST /alert: an over-long resource is a 400 that stores nothing (it was a 500)', async (ctx) => {
   const { api } = ctx;

@@ -1,23 +1,18 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Hawk from 'hawk';
 import { hawkHeader } from '../../server/auth/hawk.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const peer = { id: 'peer', key: 's3cret-peer', algorithm: 'sha256' as const };
 const JSON_TYPE = 'application/json';
 
-const hawk = suite<AppContext>('Hawk authentication', {} as AppContext);
-hawk.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'hawk',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'test-secret-key-123',
-    HMAC_AUTH_CREDENTIALS: '[{"key": "peer", "secret": "s3cret-peer", "algorithm": "sha256"}]',
-  }),
-);
-hawk.after(stopApp);
+const hawk = appSuite('Hawk authentication', {
+  TEST_LABEL: 'hawk',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'test-secret-key-123',
+  HMAC_AUTH_CREDENTIALS: '[{"key": "peer", "secret": "s3cret-peer", "algorithm": "sha256"}]',
+});
 
 interface Send {
   method: string;

@@ -1,5 +1,4 @@
 import { sql } from 'slonik';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import type { LiveEvent } from '../../shared/events.ts';
@@ -10,7 +9,7 @@ import { alertDraft } from '../helpers/alert-draft.ts';
 import { receiveHeartbeat } from '../../server/domain/heartbeats.ts';
 import heartbeat from '../../server/plugins/heartbeat.ts';
 import { PluginSignal, type Plugin, type PluginContext } from '../../server/plugins/types.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 
 const BASE_URL = 'http://alerts.test/api';
 let n = 0;
@@ -90,9 +89,7 @@ function nextHeartbeat(deps: Deps, origin: string, timeoutMs = 5000): Promise<Li
   });
 }
 
-const plugin = suite<AppContext>('heartbeat plugin', {} as AppContext);
-plugin.before((ctx) => startApp(ctx, { TEST_LABEL: 'heartbeat_plugin' }));
-plugin.after(stopApp);
+const plugin = appSuite('heartbeat plugin', { TEST_LABEL: 'heartbeat_plugin' });
 
 plugin('a heartbeat event becomes a stored heartbeat and a 202 signal', async ({ running }) => {
   const deps = running.deps;

@@ -1,10 +1,9 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LiveEvent } from '../../shared/events.ts';
 import { HeartbeatSchema, type Heartbeat } from '../../shared/heartbeats.ts';
 import { staleHeartbeats } from '../../server/domain/heartbeats.ts';
 import type { Bus } from '../../server/realtime/bus.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import type { Api } from '../helpers/api.ts';
 
 type Json = Record<string, unknown>;
@@ -49,9 +48,7 @@ function nextEvent(bus: Bus, pick: (e: LiveEvent) => boolean, timeoutMs = 5000):
   });
 }
 
-const hb = suite<AppContext>('heartbeats API', {} as AppContext);
-hb.before((ctx) => startApp(ctx, { TEST_LABEL: 'heartbeats' }));
-hb.after(stopApp);
+const hb = appSuite('heartbeats API', { TEST_LABEL: 'heartbeats' });
 
 hb('POST /heartbeat stores a heartbeat with the defaults and answers 201', async ({ api, running }) => {
   const origin = fresh('cron/web1');

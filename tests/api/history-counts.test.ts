@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postAlert } from '../helpers/alerts.ts';
 import type { Running } from '../../server/boot.ts';
-import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { apiFor, type AppContext, appSuite, bootInstance, startApp, stopApp } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -13,9 +13,11 @@ import { queryDb } from '../helpers/db.ts';
  * count of the history as it is (`alert_history_counts`, the reports' old definition).
  */
 
-const counts = suite<AppContext>('history counts', {} as AppContext);
-counts.before((ctx) => startApp(ctx, { TEST_LABEL: 'histcounts', PLUGINS: 'remote_ip', HISTORY_LIMIT: '4' }));
-counts.after(stopApp);
+const counts = appSuite('history counts', {
+  TEST_LABEL: 'histcounts',
+  PLUGINS: 'remote_ip',
+  HISTORY_LIMIT: '4',
+});
 
 interface Wrong {
   id: string;

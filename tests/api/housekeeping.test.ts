@@ -10,13 +10,14 @@ import { takeHousekeepingAction, type StillDue } from '../../server/domain/alert
 import { createAlert, getAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
 import {
-  startApp,
-  stopApp,
   type AppContext,
+  appSuite,
   bootInstance,
-  startPair,
-  stopPair,
   type InstancePair,
+  startApp,
+  startPair,
+  stopApp,
+  stopPair,
 } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
@@ -72,11 +73,11 @@ const exists = async (url: string, id: string) =>
   (await queryDb(url, 'SELECT 1 FROM alerts WHERE id = $1', [id])).length === 1;
 const newest = (a: Alert) => a.history.at(-1)!;
 
-const hk = suite<AppContext>('housekeeping', {} as AppContext);
-hk.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'housekeeping', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '0' }),
-);
-hk.after(stopApp);
+const hk = appSuite('housekeeping', {
+  TEST_LABEL: 'housekeeping',
+  PLUGINS: 'remote_ip',
+  HOUSEKEEPING_INTERVAL: '0',
+});
 // Each test sees only its own alerts: a run acts on the whole database.
 hk.before.each(async ({ db }) => {
   await queryDb(db.url, 'DELETE FROM alerts');
@@ -360,11 +361,11 @@ refused(
 
 refused.run();
 
-const scheduled = suite<AppContext>('housekeeping scheduler', {} as AppContext);
-scheduled.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'housekeeping_sched', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '1' }),
-);
-scheduled.after(stopApp);
+const scheduled = appSuite('housekeeping scheduler', {
+  TEST_LABEL: 'housekeeping_sched',
+  PLUGINS: 'remote_ip',
+  HOUSEKEEPING_INTERVAL: '1',
+});
 
 async function waitFor<T>(
   what: string,

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { uiRoutes } from '../../server/http/routes/ui.ts';
-import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite, bootInstance } from '../helpers/app.ts';
 
 /** Asserts the one error shape and returns the body. */
 async function expectError(res: Response, status: number) {
@@ -23,15 +23,11 @@ async function expectError(res: Response, status: number) {
   return body;
 }
 
-const basics = suite<AppContext>('HTTP basics (API under /api)', {} as AppContext);
-basics.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'http',
-    MAX_BODY_SIZE: '64k',
-    CORS_ORIGINS: 'http://wall.example,^https://.*\\.noc\\.example$',
-  }),
-);
-basics.after(stopApp);
+const basics = appSuite('HTTP basics (API under /api)', {
+  TEST_LABEL: 'http',
+  MAX_BODY_SIZE: '64k',
+  CORS_ORIGINS: 'http://wall.example,^https://.*\\.noc\\.example$',
+});
 
 basics('GET /api/_ answers OK as plain text', async ({ api }) => {
   const res = await api.get('/_');
@@ -318,9 +314,10 @@ basics('GET /management/gtg is OK while the database answers', async ({ api }) =
 
 basics.run();
 
-const root = suite<AppContext>('API_PREFIX=/ gives the stand-alone layout', {} as AppContext);
-root.before((ctx) => startApp(ctx, { TEST_LABEL: 'rootprefix', API_PREFIX: '/' }));
-root.after(stopApp);
+const root = appSuite('API_PREFIX=/ gives the stand-alone layout', {
+  TEST_LABEL: 'rootprefix',
+  API_PREFIX: '/',
+});
 
 root('the API is at the root and the UI at /ui/', async ({ origin }) => {
   const ok = await fetch(`${origin}/_`);
@@ -335,9 +332,10 @@ root('the API is at the root and the UI at /ui/', async ({ origin }) => {
 
 root.run();
 
-const based = suite<AppContext>('BASE_URL is used for hrefs', {} as AppContext);
-based.before((ctx) => startApp(ctx, { TEST_LABEL: 'baseurl', BASE_URL: 'https://alerts.example.com/api' }));
-based.after(stopApp);
+const based = appSuite('BASE_URL is used for hrefs', {
+  TEST_LABEL: 'baseurl',
+  BASE_URL: 'https://alerts.example.com/api',
+});
 
 based('the index names BASE_URL, not the request host', async ({ api }) => {
   const index = (await (await api.get('/')).json()) as { uri: string; links: { href: string }[] };

@@ -1,18 +1,17 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Socket as NetSocket } from 'node:net';
 import { LiveClient, sleep, until, type LiveView } from '../helpers/live.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 
 /**
  * A client that stops reading is skipped (its deltas folded into a later catch-up) instead of
  * having every message queued for it; once it reads again it ends with exactly the server's state.
  */
-const slow = suite<AppContext>('live sockets: a slow client', {} as AppContext);
-slow.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'live_slow', PLUGINS: 'remote_ip', LIVE_SLOW_SOCKET_PACKETS: '4' }),
-);
-slow.after(stopApp);
+const slow = appSuite('live sockets: a slow client', {
+  TEST_LABEL: 'live_slow',
+  PLUGINS: 'remote_ip',
+  LIVE_SLOW_SOCKET_PACKETS: '4',
+});
 
 /** The TCP socket under a socket.io-client connection (engine.io websocket transport over `ws`). */
 function tcpOf(client: LiveClient): NetSocket {

@@ -5,33 +5,20 @@ import parse from 'parse-prometheus-text-format';
 import type { Running } from '../../server/boot.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import {
-  startApp,
-  stopApp,
-  type AppContext,
-  bootInstance,
-  apiFor,
-  startPair,
-  stopPair,
-  type InstancePair,
-} from '../helpers/app.ts';
+import { apiFor, appSuite, bootInstance, type InstancePair, startPair, stopPair } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 
-const mgmt = suite<AppContext>('management endpoints', {} as AppContext);
-mgmt.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'management',
-    PLUGINS: 'remote_ip,reject',
-    SECRET_KEY: 'top-secret-signing-key',
-    ADMIN_PASSWORD: 'hunter2-admin',
-    OAUTH2_CLIENT_SECRET: 'oauth-client-secret-value',
-    TELEGRAM_TOKEN: '12345:telegram-bot-token',
-    HMAC_AUTH_CREDENTIALS: '[{"key": "hawk-id", "secret": "hawk-shared-secret"}]',
-    REDIS_URL: '',
-    BASE_URL: '',
-  }),
-);
-mgmt.after(stopApp);
+const mgmt = appSuite('management endpoints', {
+  TEST_LABEL: 'management',
+  PLUGINS: 'remote_ip,reject',
+  SECRET_KEY: 'top-secret-signing-key',
+  ADMIN_PASSWORD: 'hunter2-admin',
+  OAUTH2_CLIENT_SECRET: 'oauth-client-secret-value',
+  TELEGRAM_TOKEN: '12345:telegram-bot-token',
+  HMAC_AUTH_CREDENTIALS: '[{"key": "hawk-id", "secret": "hawk-shared-secret"}]',
+  REDIS_URL: '',
+  BASE_URL: '',
+});
 
 const text = async (res: Response) => ({
   status: res.status,
@@ -459,16 +446,12 @@ down.run();
 
 // ---- settings the established server starts with, unwisely -------------------------------------
 
-const warned = suite<AppContext>('settings warnings in /management/status', {} as AppContext);
-warned.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'mgmt_warnings',
-    AUTH_REQUIRED: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_PASSWORD: 'admin-pass',
-  }),
-);
-warned.after(stopApp);
+const warned = appSuite('settings warnings in /management/status', {
+  TEST_LABEL: 'mgmt_warnings',
+  AUTH_REQUIRED: 'True',
+  ADMIN_USERS: 'admin@example.com',
+  ADMIN_PASSWORD: 'admin-pass',
+});
 
 const tokenOf = async (api: Api, username: string, password: string) => {
   const res = await api.post('/auth/login', { username, password });

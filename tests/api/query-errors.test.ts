@@ -4,12 +4,11 @@
  * refused bulk request changes nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert, getAlert } from '../helpers/alerts.ts';
 import type { Answer } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import { LiveClient } from '../helpers/live.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
@@ -40,9 +39,7 @@ function assertBadRequest(r: Answer, what: string, detail?: RegExp) {
   return body;
 }
 
-const app = suite<AppContext>('bad alert queries are 400 everywhere', {} as AppContext);
-app.before((ctx) => startApp(ctx, { TEST_LABEL: 'query_errors' }));
-app.after(stopApp);
+const app = appSuite('bad alert queries are 400 everywhere', { TEST_LABEL: 'query_errors' });
 
 app('a bare operator as q is a 400 naming the position on every read, bulk and the socket', async (ctx) => {
   const { api } = ctx;

@@ -1,7 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAlert } from '../helpers/alerts.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -9,9 +8,7 @@ import { queryDb } from '../helpers/db.ts';
  * alert's first entry, whether that entry's type is `severity` (the seed) or `new` (Alerta 9).
  */
 
-const flapping = suite<AppContext>('top-N flapping', {} as AppContext);
-flapping.before((ctx) => startApp(ctx, { TEST_LABEL: 'flapping', PLUGINS: 'remote_ip' }));
-flapping.after(stopApp);
+const flapping = appSuite('top-N flapping', { TEST_LABEL: 'flapping', PLUGINS: 'remote_ip' });
 
 flapping('counts severity changes back and forth, never a first entry or a repeat', async (ctx) => {
   const group = `flap${Date.now()}`;

@@ -8,10 +8,9 @@
  *
  *   ROBUSTNESS_SEED=7 ROBUSTNESS_COUNT=10000 npm test -- tests/api/robustness.test.ts
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { leakIn } from '../helpers/bad-requests.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { LiveClient } from '../helpers/live.ts';
 import {
   ADMIN_KEY,
@@ -65,18 +64,14 @@ async function badSubscriptions(ctx: AppContext, credentials: { key: string } | 
   }
 }
 
-const open = suite<AppContext>('robustness, AUTH_REQUIRED off', {} as AppContext);
-open.before((ctx) => startApp(ctx, MODES.open));
-open.after(stopApp);
+const open = appSuite('robustness, AUTH_REQUIRED off', MODES.open);
 open(`${COUNT} seeded bad requests: no 5xx, JSON errors, no leaks, nothing written when refused`, (ctx) =>
   replay(ctx, MODE_AUTH.open, SEED),
 );
 open('live subscriptions with bad queries answer 400', (ctx) => badSubscriptions(ctx, {}));
 open.run();
 
-const closed = suite<AppContext>('robustness, AUTH_REQUIRED on', {} as AppContext);
-closed.before((ctx) => startApp(ctx, MODES.auth));
-closed.after(stopApp);
+const closed = appSuite('robustness, AUTH_REQUIRED on', MODES.auth);
 closed(`${COUNT} seeded bad requests: no 5xx, JSON errors, no leaks, nothing written when refused`, (ctx) =>
   replay(ctx, MODE_AUTH.auth, SEED + 1),
 );

@@ -18,7 +18,7 @@ import { boot } from '../../server/boot.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { loadSaml } from '../../server/auth/sso/saml.ts';
 import { createLog } from '../../server/log.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite, startApp, stopApp } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { createSamlIdp, type KeyPair, type TestSamlIdp } from '../helpers/saml-idp.ts';
 
@@ -304,9 +304,7 @@ saml.run();
 
 // --- not configured, and start-up -------------------------------------------------------------
 
-const off = suite<AppContext>('SAML endpoints without AUTH_PROVIDER = saml2', {} as AppContext);
-off.before((ctx) => startApp(ctx, { TEST_LABEL: 'saml_off' }));
-off.after(stopApp);
+const off = appSuite('SAML endpoints without AUTH_PROVIDER = saml2', { TEST_LABEL: 'saml_off' });
 
 off('answer a JSON 400', async (ctx) => {
   for (const res of [

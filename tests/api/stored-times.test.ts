@@ -4,12 +4,11 @@
  * validation, or by hand with SQL): `-infinity`, `infinity`, year 0 and BC dates, years past 9999.
  */
 import { randomBytes } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
 import type { Answer, Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { LiveClient } from '../helpers/live.ts';
 
@@ -49,9 +48,7 @@ const count = async (ctx: AppContext, table: string, where: string, values: unkn
 
 // ---- input ------------------------------------------------------------------------------------
 
-const input = suite<AppContext>('datetimes outside 0001–9999 are refused on input', {} as AppContext);
-input.before((ctx) => startApp(ctx, { TEST_LABEL: 'times_in' }));
-input.after(stopApp);
+const input = appSuite('datetimes outside 0001–9999 are refused on input', { TEST_LABEL: 'times_in' });
 
 input('POST /alert with a year-0 createTime is a 400 and stores nothing', async (ctx) => {
   const resource = unique('year0');
@@ -170,9 +167,7 @@ input.run();
 
 // ---- stored rows -------------------------------------------------------------------------------
 
-const stored = suite<AppContext>('rows holding times outside 0001–9999 are still read', {} as AppContext);
-stored.before((ctx) => startApp(ctx, { TEST_LABEL: 'times_rows' }));
-stored.after(stopApp);
+const stored = appSuite('rows holding times outside 0001–9999 are still read', { TEST_LABEL: 'times_rows' });
 
 stored('alerts: every list, detail, count, report, live and write path answers', async (ctx) => {
   const { api } = ctx;

@@ -5,7 +5,6 @@
  * helper it calls (duplicate checks, history reads, plugin changes) used the transaction's
  * connection. The suite starts with ADMIN_KEY, which start-up creates in a transaction of its own.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { BlackoutSchema } from '../../shared/blackouts.ts';
@@ -13,7 +12,7 @@ import { ErrorBodySchema } from '../../shared/errors.ts';
 import { CustomerSchema, PermissionSchema } from '../../shared/perms.ts';
 import { UserSchema } from '../../shared/users.ts';
 import type { Answer } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 
 const ADMIN_KEY = 'transactions-admin-key-0123456789';
 const ADMIN = { Authorization: `Key ${ADMIN_KEY}` };
@@ -21,18 +20,14 @@ const basic = (user: string, password: string) => ({
   Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 });
 
-const tx = suite<AppContext>('edits inside a transaction', {} as AppContext);
-tx.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'transactions',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'test-secret-key-123',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-    PLUGINS: 'remote_ip,acked_by,./tests/fixtures/plugins/post-receive-mark.ts',
-  }),
-);
-tx.after(stopApp);
+const tx = appSuite('edits inside a transaction', {
+  TEST_LABEL: 'transactions',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'test-secret-key-123',
+  ADMIN_USERS: 'admin@example.com',
+  ADMIN_KEY,
+  PLUGINS: 'remote_ip,acked_by,./tests/fixtures/plugins/post-receive-mark.ts',
+});
 
 /** A request as the admin key (or with `headers`); answers read as JSON. */
 const call = (ctx: AppContext, method: string, path: string, body?: unknown, headers = ADMIN) =>

@@ -4,7 +4,7 @@ import type { Alert } from '../../shared/alerts.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
 import { createLog } from '../../server/log.ts';
 import { loadWebhooks } from '../../server/webhooks/index.ts';
-import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite, bootInstance } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 
 const GOOD = './tests/fixtures/webhooks/uptimerobot.ts';
@@ -97,15 +97,11 @@ loading.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const custom = suite<AppContext>('a custom webhook module', {} as AppContext);
-custom.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'webhooks_custom',
-    PLUGINS: 'remote_ip,reject',
-    CUSTOM_WEBHOOKS: `${GOOD},${BAD_RESULT}`,
-  }),
-);
-custom.after(stopApp);
+const custom = appSuite('a custom webhook module', {
+  TEST_LABEL: 'webhooks_custom',
+  PLUGINS: 'remote_ip,reject',
+  CUSTOM_WEBHOOKS: `${GOOD},${BAD_RESULT}`,
+});
 
 custom('GET with query parameters makes alerts that go through the receive path', async ({ api }) => {
   const monitor = `shop-${Date.now()}`;

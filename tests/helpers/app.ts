@@ -1,3 +1,4 @@
+import { suite, type Test } from 'uvu';
 import { boot, type Running } from '../../server/boot.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLog } from '../../server/log.ts';
@@ -45,6 +46,17 @@ export const apiFor = (r: Running): Api => createApi(`http://127.0.0.1:${r.port}
 export async function stopApp(ctx: AppContext): Promise<void> {
   await ctx.running?.close();
   if (ctx.db) await dropTestDatabase(ctx.db.name);
+}
+
+/**
+ * A uvu suite whose tests share one app: started with `settings` (as for startApp) before its first
+ * test, stopped after its last. Further `before` hooks run after the app is up.
+ */
+export function appSuite(name: string, settings: Record<string, string> = {}): Test<AppContext> {
+  const test = suite<AppContext>(name, {} as AppContext);
+  test.before((ctx) => startApp(ctx, settings));
+  test.after(stopApp);
+  return test;
 }
 
 /** Two instances on one database, as behind a load balancer. */
