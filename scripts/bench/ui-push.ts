@@ -15,14 +15,10 @@
  * Usage: node scripts/bench/ui-push.ts [--alerts 200] [--rate 50] [--probes 200] [--every 150]
  *        [--source page|node]
  */
-import pg from 'pg';
-import { chromium, type Page } from 'playwright-core';
-import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
-import { startServerProcess } from '../../tests/helpers/process.ts';
-import { buildWeb, numberArg, textArg } from './args.ts';
+import type { Page } from 'playwright-core';
+import { numberArg, textArg } from './args.ts';
 import { postAtRate } from './paced-load.ts';
-
-buildWeb();
+import { startUiBench } from './ui-server.ts';
 
 const count = numberArg('alerts', 200);
 const rate = numberArg('rate', 50);
@@ -38,29 +34,17 @@ const PROBE = {
 };
 const fromNode = textArg('source') === 'node';
 
-const db = await createTestDatabase('bench_ui_push');
-const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', PLUGINS: 'remote_ip' });
-const origin = new URL(server.url).origin;
-const c = new pg.Client({ connectionString: db.url });
-await c.connect();
-await c.query(
-  `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group", value, text,
-     tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat, previous_severity,
-     trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-   SELECT gen_random_uuid()::text, 'host' || i, 'event' || (i % 20), 'Production',
+const bench = await startUiBench(
+  'bench_ui_push',
+  count,
+  `SELECT gen_random_uuid()::text, 'host' || i, 'event' || (i % 20), 'Production',
      (ARRAY['major','minor','warning'])[1 + i % 3], '{}', 'open', ARRAY['svc' || (i % 10)],
      'Misc', (i % 100)::text, 'Seeded alert ' || i, '{}', '{}', 'bench/ui-push', 'exceptionAlert',
      now() - interval '1 hour', 86400, NULL, 0, false, 'indeterminate', 'noChange', now(),
      gen_random_uuid()::text, now() - (i * interval '1 second'), now()
    FROM generate_series(1, $1::int) AS i`,
-  [count],
 );
-await c.end();
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox'],
-});
+const { origin, browser } = bench;
 let load: Promise<number> | null = null;
 let stop = false;
 let loadErrors = 0;
@@ -242,7 +226,5 @@ try {
 } finally {
   stop = true;
   await load?.catch(() => undefined);
-  await browser.close();
-  await server.stop();
-  await dropTestDatabase(db.name);
+  await bench.stop();
 }

@@ -8,44 +8,27 @@
  * frame (less sensitive to other load than wall time). Target: ≥ 50 fps.
  * Usage: node scripts/bench/ui.ts [--alerts 10000] [--rate 100] [--duration 30] [--scroll]
  */
-import pg from 'pg';
-import { chromium, type Page } from 'playwright-core';
-import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
-import { startServerProcess } from '../../tests/helpers/process.ts';
-import { buildWeb, flag, numberArg } from './args.ts';
+import type { Page } from 'playwright-core';
+import { flag, numberArg } from './args.ts';
 import { postAtRate } from './paced-load.ts';
-
-buildWeb();
+import { startUiBench } from './ui-server.ts';
 
 const count = numberArg('alerts', 10_000);
 const rate = numberArg('rate', 100);
 const scroll = flag('scroll');
 const duration = numberArg('duration', scroll ? 10 : 30);
 
-const db = await createTestDatabase('bench_ui');
-const server = await startServerProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'error', PLUGINS: 'remote_ip' });
-const origin = new URL(server.url).origin;
-const c = new pg.Client({ connectionString: db.url });
-await c.connect();
-await c.query(
-  `INSERT INTO alerts (id, resource, event, environment, severity, correlate, status, service, "group", value, text,
-     tags, attributes, origin, type, create_time, timeout, customer, duplicate_count, repeat, previous_severity,
-     trend_indication, receive_time, last_receive_id, last_receive_time, update_time)
-   SELECT gen_random_uuid()::text, 'host' || i, 'event' || (i % 20), (ARRAY['Production','Development'])[1 + i % 2],
+const { origin, browser, stop } = await startUiBench(
+  'bench_ui',
+  count,
+  `SELECT gen_random_uuid()::text, 'host' || i, 'event' || (i % 20), (ARRAY['Production','Development'])[1 + i % 2],
      (ARRAY['critical','major','minor','warning','informational'])[1 + i % 5],
      '{}', (ARRAY['open','open','open','ack','shelved','closed'])[1 + i % 6], ARRAY['svc' || (i % 10)],
      'Misc', (i % 100)::text, 'Seeded alert ' || i || repeat(' with a longer text', i % 7), '{}', '{}',
      'bench/ui', 'exceptionAlert', now() - (i % 400) * interval '1 day', 86400, NULL, 0,
      false, 'indeterminate', 'noChange', now(), gen_random_uuid()::text, now() - (i * interval '1 second'), now()
    FROM generate_series(1, $1::int) AS i`,
-  [count],
 );
-await c.end();
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox'],
-});
 try {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   await page.goto(`${origin}/alerts?filter=none&page-size=${count}`);
@@ -58,9 +41,7 @@ try {
   );
   await (scroll ? scrollBench(page) : updatesBench(page));
 } finally {
-  await browser.close();
-  await server.stop();
-  await dropTestDatabase(db.name);
+  await stop();
 }
 
 /** Scrolls `selector`'s box by 40 px a frame for `duration` s: frame rate, column drift, main-thread time. */
