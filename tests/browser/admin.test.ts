@@ -299,23 +299,26 @@ admin('/perms, /customers, /keys: edit in the form, saved with PUT', async ({ pa
   );
 });
 
+/** Sends an alert as the admin and opens its page; its id. */
+async function openNewAlert({ page, origin, api, auth }: Ctx, alert: Record<string, unknown>) {
+  const res = await api.post('/alert', alert, auth);
+  const { id } = (await res.json()) as { id: string };
+  await page.goto(`${origin}/alert/${id}`);
+  return id;
+}
+
 admin(
   'the alert page: fields, actions with timeouts and custom actions, tags, notes edited, history',
-  async ({ page, origin, api, auth }) => {
-    const res = await api.post(
-      '/alert',
-      {
-        resource: 'detail-host',
-        event: 'DiskFull',
-        environment: 'Production',
-        severity: 'major',
-        rawData: 'raw!',
-        tags: ['disk'],
-      },
-      auth,
-    );
-    const { id } = (await res.json()) as { id: string };
-    await page.goto(`${origin}/alert/${id}`);
+  async (ctx) => {
+    const { page, api, auth } = ctx;
+    const id = await openNewAlert(ctx, {
+      resource: 'detail-host',
+      event: 'DiskFull',
+      environment: 'Production',
+      severity: 'major',
+      rawData: 'raw!',
+      tags: ['disk'],
+    });
     await page.getByRole('heading', { name: 'detail-host · DiskFull' }).waitFor();
     assert.is(await page.getByTestId('field-severity').textContent(), 'major');
     await page.getByText('raw!').waitFor();
@@ -366,20 +369,15 @@ admin(
 
 admin(
   'the alert page: attributes as a table, URLs as links, the severity in its colour, only the valid actions',
-  async ({ page, origin, api, auth }) => {
-    const res = await api.post(
-      '/alert',
-      {
-        resource: 'runbook-host',
-        event: 'CertExpiry',
-        environment: 'Production',
-        severity: 'security',
-        attributes: { runbook: 'https://runbooks.example.net/cert-expiry', owner: 'web team' },
-      },
-      auth,
-    );
-    const { id } = (await res.json()) as { id: string };
-    await page.goto(`${origin}/alert/${id}`);
+  async (ctx) => {
+    const { page } = ctx;
+    await openNewAlert(ctx, {
+      resource: 'runbook-host',
+      event: 'CertExpiry',
+      environment: 'Production',
+      severity: 'security',
+      attributes: { runbook: 'https://runbooks.example.net/cert-expiry', owner: 'web team' },
+    });
     await page.getByRole('heading', { name: 'runbook-host · CertExpiry' }).waitFor();
 
     const attributes = page.getByTestId('field-attributes').getByTestId('attribute');
@@ -423,14 +421,14 @@ admin(
   },
 );
 
-admin('the alert page follows changes made elsewhere (live)', async ({ page, origin, api, auth }) => {
-  const res = await api.post(
-    '/alert',
-    { resource: 'live-detail', event: 'Load', environment: 'Production', severity: 'minor' },
-    auth,
-  );
-  const { id } = (await res.json()) as { id: string };
-  await page.goto(`${origin}/alert/${id}`);
+admin('the alert page follows changes made elsewhere (live)', async (ctx) => {
+  const { page, api, auth } = ctx;
+  const id = await openNewAlert(ctx, {
+    resource: 'live-detail',
+    event: 'Load',
+    environment: 'Production',
+    severity: 'minor',
+  });
   await page.getByTestId('field-status').filter({ hasText: 'open' }).waitFor();
   await page.getByTestId('live').waitFor();
   await api.put(`/alert/${id}/action`, { action: 'ack', text: 'from elsewhere' }, auth);
