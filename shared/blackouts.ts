@@ -7,6 +7,7 @@ import {
   tooLong,
   type LimitedList,
 } from './alerts.ts';
+import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
@@ -121,14 +122,5 @@ export const BlackoutSchema = z.object({
 export type Blackout = z.infer<typeof BlackoutSchema>;
 
 /** GET /blackouts */
-export const BlackoutListSchema = z.object({
-  status: z.literal('ok'),
-  message: z.string().optional(),
-  blackouts: z.array(BlackoutSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
-});
+export const BlackoutListSchema = z.object({ ...PagedListShape, blackouts: z.array(BlackoutSchema) });
 export type BlackoutList = z.infer<typeof BlackoutListSchema>;

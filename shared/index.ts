@@ -4,6 +4,7 @@ export * from './events.ts';
 export * from './live-patch.ts';
 export * from './heartbeats.ts';
 export * from './queries.ts';
+export * from './paging.ts';
 export * from './blackouts.ts';
 export * from './keys.ts';
 export * from './perms.ts';

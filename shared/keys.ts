@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoInputTimeSchema, IsoTimeSchema, MAX_LENGTH, tooLong } from './alerts.ts';
+import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
@@ -77,14 +78,5 @@ export const ApiKeySchema = z.object({
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 /** GET /keys */
-export const ApiKeyListSchema = z.object({
-  status: z.literal('ok'),
-  message: z.string().optional(),
-  keys: z.array(ApiKeySchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
-});
+export const ApiKeyListSchema = z.object({ ...PagedListShape, keys: z.array(ApiKeySchema) });
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;

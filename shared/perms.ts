@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoTimeSchema, MAX_LENGTH } from './alerts.ts';
 import { ScopeListSchema } from './keys.ts';
+import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
@@ -70,16 +71,7 @@ export const CustomerSchema = z.object({
 });
 export type Customer = z.infer<typeof CustomerSchema>;
 
-const paging = {
-  status: z.literal('ok'),
-  message: z.string().optional(),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
-  time: IsoTimeSchema,
-};
+const paging = { ...PagedListShape, time: IsoTimeSchema };
 
 /** GET /perms */
 export const PermissionListSchema = z.object({ ...paging, permissions: z.array(PermissionSchema) });

@@ -1,18 +1,13 @@
 import { z } from 'zod';
 import { AlertSchema, IsoTimeSchema } from './alerts.ts';
+import { PagedListShape } from './paging.ts';
 
 const Counts = z.record(z.string(), z.number().int());
 
 /** GET /alerts */
 export const AlertListSchema = z.object({
-  status: z.literal('ok'),
-  message: z.string().optional(),
+  ...PagedListShape,
   alerts: z.array(AlertSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
   severityCounts: Counts,
   statusCounts: Counts,
   lastTime: IsoTimeSchema,

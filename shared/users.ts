@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_ATTRIBUTES } from './alerts.ts';
+import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 // NUL bytes and deep nesting are refused for every body by the body middleware.
@@ -206,18 +207,12 @@ export type User = z.infer<typeof UserSchema>;
 
 /** GET /users */
 export const UserListSchema = z.object({
-  status: z.literal('ok'),
-  message: z.string().optional(),
+  ...PagedListShape,
   users: z.array(UserSchema),
   domains: z.array(z.string()),
   groups: z.array(z.unknown()),
   orgs: z.array(z.unknown()),
   time: z.string(),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
 });
 export type UserList = z.infer<typeof UserListSchema>;
 
@@ -232,16 +227,7 @@ export const GroupSchema = z.object({
 export type Group = z.infer<typeof GroupSchema>;
 
 /** GET /groups */
-export const GroupListSchema = z.object({
-  status: z.literal('ok'),
-  message: z.string().optional(),
-  groups: z.array(GroupSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  pages: z.number().int(),
-  more: z.boolean(),
-});
+export const GroupListSchema = z.object({ ...PagedListShape, groups: z.array(GroupSchema) });
 export type GroupList = z.infer<typeof GroupListSchema>;
 
 /** A member in GET /group/:id/users. */
