@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LiveAlertSchema } from './alerts.ts';
 import { HeartbeatSchema } from './heartbeats.ts';
 import type { AlertPatch } from './live-patch.ts';
+import { AlertCountsShape } from './queries.ts';
 
 /**
  * The only shapes that travel over the event bus and the live socket. Every instance hears
@@ -34,8 +35,6 @@ export const BusEnvelopeSchema = z.object({
 export type BusEnvelope = z.infer<typeof BusEnvelopeSchema>;
 
 // ---- the live socket (docs/live.md) ---------------------------------------------------------
-
-const Counts = z.record(z.string(), z.number().int());
 
 /** Where a client is in the event sequence: events are numbered within an epoch. */
 export const PositionSchema = z.object({ epoch: z.string(), seq: z.number().int().nonnegative() });
@@ -71,16 +70,14 @@ export type SubscribeRequest = z.input<typeof SubscribeSchema>;
 export const GroupCountsSchema = z.object({
   key: z.string(),
   total: z.number().int(),
-  severityCounts: Counts,
-  statusCounts: Counts,
+  ...AlertCountsShape,
 });
 export type GroupCounts = z.infer<typeof GroupCountsSchema>;
 
 /** The counts of a whole view (not just its first page). */
 export const ViewCountsSchema = z.object({
   total: z.number().int(),
-  severityCounts: Counts,
-  statusCounts: Counts,
+  ...AlertCountsShape,
   /**
    * Grouped views only: the first `groupLimit` groups — those with unacknowledged alerts (neither
    * ack nor shelved) first, then by their most severe alert, then by size, then by key.

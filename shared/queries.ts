@@ -3,13 +3,14 @@ import { AlertSchema, IsoTimeSchema } from './alerts.ts';
 import { PagedListShape } from './paging.ts';
 
 const Counts = z.record(z.string(), z.number().int());
+/** A set of alerts counted by severity and by status (keyed by the severity or the status). */
+export const AlertCountsShape = { severityCounts: Counts, statusCounts: Counts };
 
 /** GET /alerts */
 export const AlertListSchema = z.object({
   ...PagedListShape,
   alerts: z.array(AlertSchema),
-  severityCounts: Counts,
-  statusCounts: Counts,
+  ...AlertCountsShape,
   lastTime: IsoTimeSchema,
   autoRefresh: z.boolean(),
 });
@@ -19,8 +20,7 @@ export type AlertList = z.infer<typeof AlertListSchema>;
 export const AlertCountSchema = z.object({
   status: z.literal('ok'),
   total: z.number().int(),
-  severityCounts: Counts,
-  statusCounts: Counts,
+  ...AlertCountsShape,
   autoRefresh: z.boolean(),
 });
 export type AlertCount = z.infer<typeof AlertCountSchema>;
@@ -64,8 +64,7 @@ export type TopEntry = z.infer<typeof TopEntrySchema>;
 export const EnvironmentItemSchema = z.object({
   environment: z.string(),
   count: z.number().int(),
-  severityCounts: Counts,
-  statusCounts: Counts,
+  ...AlertCountsShape,
 });
 export type EnvironmentItem = z.infer<typeof EnvironmentItemSchema>;
 export const ServiceItemSchema = EnvironmentItemSchema.extend({ service: z.string() });
