@@ -18,15 +18,13 @@ const mandatory = (name: string, max = 256) =>
     })
     .max(max, `${name} must be at most ${max} characters`);
 
-const email = z
-  .string({ error: 'email must be a string' })
-  .max(254, 'email must be at most 254 characters')
-  .regex(/^[^@\s]+@[^@\s]+$/, 'invalid email address');
+const EMAIL_MAX = 254;
+const isEmail = [/^[^@\s]+@[^@\s]+$/, 'invalid email address'] as const;
 
 /** Passwords: any string (auth.md §6); bcrypt uses the first 72 bytes. */
-const password = z
-  .string({ error: 'password must be a string' })
-  .max(1024, 'password must be at most 1024 characters');
+const PASSWORD_MAX = 1024;
+
+const text = str('text', MAX_TEXT).nullish();
 
 export const UserStatusSchema = z.enum(['active', 'inactive', 'unknown'], {
   error: 'status must be one of active, inactive, unknown',
@@ -64,66 +62,49 @@ export const UserAttributesSchema = z
   .superRefine(withinLimits);
 export type UserAttributes = z.infer<typeof UserAttributesSchema>;
 
-/** POST /user (api.md §9): `login` defaults to the email. */
-export const UserInputSchema = z.object(
-  {
-    name: mandatory('name'),
-    login: str('login').min(1, 'login must not be empty').nullish(),
-    email: email.nullish(),
-    password: z
-      .string({
-        error: (i) =>
-          i.input == null ? 'Missing mandatory value for password' : 'password must be a string',
-      })
-      .max(1024, 'password must be at most 1024 characters'),
-    status: UserStatusSchema.nullish(),
-    roles: roles.nullish(),
-    role: str('role').nullish(),
-    attributes: UserAttributesSchema.nullish(),
-    text: str('text', MAX_TEXT).nullish(),
-    email_verified: z.boolean({ error: 'email_verified must be true or false' }).nullish(),
-  },
-  { error: 'expected a JSON object' },
-);
-export type UserInput = z.infer<typeof UserInputSchema>;
-
 /**
  * PUT /user/:id: any subset. An empty `roles` list means unchanged unless `clearRoles` is true
- * (clients.md trap 16); `role` is the legacy single role.
+ * (clients.md trap 16); `role` is the legacy single role. The other user bodies take these fields.
  */
 export const UserUpdateSchema = z.object(
   {
     name: str('name').nullish(),
     login: str('login').min(1, 'login must not be empty').nullish(),
-    email: email.nullish(),
-    password: password.nullish(),
+    email: str('email', EMAIL_MAX)
+      .regex(...isEmail)
+      .nullish(),
+    password: str('password', PASSWORD_MAX).nullish(),
     status: UserStatusSchema.nullish(),
     roles: roles.nullish(),
     role: str('role').nullish(),
     clearRoles: z.boolean({ error: 'clearRoles must be true or false' }).nullish(),
     attributes: UserAttributesSchema.nullish(),
-    text: str('text', MAX_TEXT).nullish(),
+    text,
     email_verified: z.boolean({ error: 'email_verified must be true or false' }).nullish(),
   },
   { error: 'expected a JSON object' },
 );
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 
+/** POST /user (api.md §9): `login` defaults to the email. */
+export const UserInputSchema = UserUpdateSchema.omit({ clearRoles: true }).extend({
+  name: mandatory('name'),
+  password: mandatory('password', PASSWORD_MAX),
+});
+export type UserInput = z.infer<typeof UserInputSchema>;
+
 /**
  * PUT /user/me: the caller's own record. Every other field (`status`, `roles`, `login`,
  * `email_verified` …) is refused by the route with 400 naming it: a user who was disabled must not
  * re-enable itself with a token issued before (issue #37 item 7).
  */
-export const MeUpdateSchema = z.object(
-  {
-    name: str('name').nullish(),
-    email: email.nullish(),
-    password: password.nullish(),
-    attributes: UserAttributesSchema.nullish(),
-    text: str('text', MAX_TEXT).nullish(),
-  },
-  { error: 'expected a JSON object' },
-);
+export const MeUpdateSchema = UserUpdateSchema.pick({
+  name: true,
+  email: true,
+  password: true,
+  attributes: true,
+  text: true,
+});
 export type MeUpdate = z.infer<typeof MeUpdateSchema>;
 
 /** PUT /user/:id/attributes and /user/me/attributes: a non-empty object to deep-merge. */
@@ -144,19 +125,9 @@ export const UserAttributesUpdateSchema = z.object(
 export const SignupSchema = z.object(
   {
     name: mandatory('name'),
-    email: z
-      .string({
-        error: (i) => (i.input == null ? 'Missing mandatory value for email' : 'email must be a string'),
-      })
-      .max(254, 'email must be at most 254 characters')
-      .regex(/^[^@\s]+@[^@\s]+$/, 'invalid email address'),
-    password: z
-      .string({
-        error: (i) =>
-          i.input == null ? 'Missing mandatory value for password' : 'password must be a string',
-      })
-      .max(1024, 'password must be at most 1024 characters'),
-    text: str('text', MAX_TEXT).nullish(),
+    email: mandatory('email', EMAIL_MAX).regex(...isEmail),
+    password: mandatory('password', PASSWORD_MAX),
+    text,
     status: UserStatusSchema.nullish(),
     attributes: UserAttributesSchema.nullish(),
   },
@@ -168,7 +139,7 @@ export type SignupInput = z.infer<typeof SignupSchema>;
 export const GroupInputSchema = z.object(
   {
     name: mandatory('name').min(1, 'Missing mandatory value for name'),
-    text: str('text', MAX_TEXT).nullish(),
+    text,
   },
   { error: 'expected a JSON object' },
 );
@@ -178,7 +149,7 @@ export type GroupInput = z.infer<typeof GroupInputSchema>;
 export const GroupUpdateSchema = z.object(
   {
     name: str('name').min(1, 'name must not be empty').nullish(),
-    text: str('text', MAX_TEXT).nullish(),
+    text,
   },
   { error: 'expected a JSON object' },
 );
