@@ -372,30 +372,24 @@ export const AlertInputSchema = z.object(
 );
 export type AlertInput = z.infer<typeof AlertInputSchema>;
 
-export const StatusChangeSchema = z.object(
-  {
-    status: z
-      .string({ error: "must supply 'status' as json data" })
-      .min(1, "must supply 'status' as json data")
-      .max(64, 'status is too long'),
+/**
+ * A status change or an action (PUT /alert/:id/status, /action and their bulk forms): the mandatory
+ * `field`, an optional note and timeout.
+ */
+const changeSchema = <F extends 'status' | 'action'>(field: F) => {
+  const missing = `must supply '${field}' as json data`;
+  const value = z.string({ error: missing }).min(1, missing).max(64, `${field} is too long`);
+  const rest = {
     text: z.string({ error: 'text must be a string' }).nullish(),
     timeout: TimeoutSchema.nullish(),
-  },
-  { error: "must supply 'status' as json data" },
-);
+  };
+  return z.object({ [field]: value, ...rest } as Record<F, typeof value> & typeof rest, { error: missing });
+};
+
+export const StatusChangeSchema = changeSchema('status');
 export type StatusChange = z.infer<typeof StatusChangeSchema>;
 
-export const ActionSchema = z.object(
-  {
-    action: z
-      .string({ error: "must supply 'action' as json data" })
-      .min(1, "must supply 'action' as json data")
-      .max(64, 'action is too long'),
-    text: z.string({ error: 'text must be a string' }).nullish(),
-    timeout: TimeoutSchema.nullish(),
-  },
-  { error: "must supply 'action' as json data" },
-);
+export const ActionSchema = changeSchema('action');
 export type Action = z.infer<typeof ActionSchema>;
 
 export const TagsSchema = z.object(
