@@ -78,6 +78,16 @@ export type ReceiverInput = z.infer<typeof ReceiverInputSchema>;
 export const ReceiverUpdateSchema = ReceiverInputSchema.partial();
 export type ReceiverUpdate = z.infer<typeof ReceiverUpdateSchema>;
 
+/**
+ * Where a receiver or rule comes from: `api` (managed here) or `settings` (from the server's
+ * settings, read-only).
+ */
+const SourceShape = {
+  source: z.enum(['api', 'settings']),
+  createTime: IsoTimeSchema.nullable(),
+  updateTime: IsoTimeSchema.nullable(),
+};
+
 /** A receiver as the API shows it: secrets in `settings` masked. */
 export const ReceiverSchema = z.object({
   id: z.string(),
@@ -94,10 +104,7 @@ export const ReceiverSchema = z.object({
    * until they are entered again. Empty when all is well.
    */
   unreadableSecrets: z.array(z.string()),
-  /** `api` (managed here) or `settings` (from the server's settings, read-only). */
-  source: z.enum(['api', 'settings']),
-  createTime: IsoTimeSchema.nullable(),
-  updateTime: IsoTimeSchema.nullable(),
+  ...SourceShape,
 });
 export type Receiver = z.infer<typeof ReceiverSchema>;
 
@@ -192,9 +199,7 @@ export const RuleSchema = z.object({
   repeatInterval: z.number(),
   escalations: z.array(EscalationSchema),
   owner: z.string().nullable(),
-  source: z.enum(['api', 'settings']),
-  createTime: IsoTimeSchema.nullable(),
-  updateTime: IsoTimeSchema.nullable(),
+  ...SourceShape,
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
