@@ -26,22 +26,45 @@ export interface OptionSpec {
   help: string;
 }
 
-/** `-E`: the environment of an alert (alert send) or of the alerts it covers (blackout). */
-export const ENVIRONMENT_OPTION: OptionSpec = {
-  name: 'environment',
-  flags: ['-E', '--environment'],
-  metavar: 'ENVIRONMENT',
-  help: 'Environment, e.g. Production',
-};
+/**
+ * The options that name an alert attribute, spelled as the established client spells them; the help
+ * is `alert send`'s, which blackout, heartbeat(s) and keys replace with their own (`alertOption`).
+ */
+const ALERT_OPTIONS = {
+  resource: { flags: ['-r', '--resource'], metavar: 'RESOURCE', help: 'Resource under alarm' },
+  event: { flags: ['-e', '--event'], metavar: 'EVENT', help: 'Event name' },
+  environment: {
+    flags: ['-E', '--environment'],
+    metavar: 'ENVIRONMENT',
+    help: 'Environment, e.g. Production',
+  },
+  severity: {
+    flags: ['-s', '--severity'],
+    metavar: 'SEVERITY',
+    help: 'Severity, e.g. critical, major, minor',
+  },
+  service: { flags: ['-S', '--service'], multiple: true, metavar: 'SERVICE', help: 'Affected service' },
+  group: { flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group, e.g. OS, Performance' },
+  tags: { flags: ['-T', '--tag'], multiple: true, metavar: 'TAG', help: 'Tag, e.g. London, os:linux' },
+  origin: { flags: ['-O', '--origin'], metavar: 'ORIGIN', help: 'Origin of the alert, app/host' },
+  timeout: {
+    flags: ['--timeout'],
+    type: 'int',
+    metavar: 'SECONDS',
+    help: 'Seconds before an open alert expires',
+  },
+  customer: { flags: ['--customer'], metavar: 'STRING', help: 'Customer' },
+} satisfies Record<string, Omit<OptionSpec, 'name'>>;
 
-/** `-S`, repeatable: the services of an alert (alert send) or of the alerts it covers (blackout). */
-export const SERVICE_OPTION: OptionSpec = {
-  name: 'service',
-  flags: ['-S', '--service'],
-  multiple: true,
-  metavar: 'SERVICE',
-  help: 'Affected service',
-};
+/** The option for an alert attribute, with `alert send`'s help unless `help` is given. */
+export function alertOption(
+  name: keyof typeof ALERT_OPTIONS,
+  help?: string,
+  more: Pick<OptionSpec, 'default'> = {},
+): OptionSpec {
+  const spec: Omit<OptionSpec, 'name'> = ALERT_OPTIONS[name];
+  return { name, ...spec, help: help ?? spec.help, ...more };
+}
 
 export interface ArgSpec {
   name: string;

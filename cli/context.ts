@@ -1,7 +1,7 @@
 import type { ArgSpec, OptionSpec, Values } from './args.ts';
 import type { Settings } from './config.ts';
 import { JSON_LINES, renderTable, toJson, toJsonLine, type Column } from './format.ts';
-import { ApiError, CliError, type Http } from './http.ts';
+import { ApiError, CliError, type Http, type Query } from './http.ts';
 import { Progress } from './progress.ts';
 
 /** What every command gets: settings, the server's /config, the HTTP client and output helpers. */
@@ -69,6 +69,40 @@ export function makeOutput(output: string, write: (s: string) => void) {
 export function listing<T>(ctx: Context, items: readonly T[], columns: readonly Column<T>[]): void {
   if (ctx.isMachine) ctx.json(items);
   else ctx.print(renderTable(items, columns, ctx.output));
+}
+
+/** GET `path` and show the list it answers under `key` (as `listing` does); gives the list. */
+export async function listFrom<T>(
+  ctx: Context,
+  path: string,
+  key: string,
+  columns: readonly Column<T>[],
+  query?: Query,
+): Promise<T[]> {
+  const items = (await ctx.http.get<Record<string, T[]>>(path, query))[key] as T[];
+  listing(ctx, items, columns);
+  return items;
+}
+
+/** A command that only lists: what GET `path` answers under `key`, its `query` from the options. */
+export function listCommand<T>(spec: {
+  name: string;
+  summary: string;
+  options?: OptionSpec[];
+  path: string;
+  key: string;
+  columns: readonly Column<T>[] | ((ctx: Context) => readonly Column<T>[]);
+  query?: (o: Values) => Query;
+}): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    options: spec.options ?? [],
+    async run(ctx, o) {
+      const columns = typeof spec.columns === 'function' ? spec.columns(ctx) : spec.columns;
+      await listFrom(ctx, spec.path, spec.key, columns, spec.query?.(o));
+    },
+  };
 }
 
 /** A change: the server's answer as JSON; as text, `text` or (as before) nothing. */

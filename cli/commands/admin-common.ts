@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { UsageError, type OptionSpec } from '../args.ts';
-import type { Context } from '../context.ts';
+import { eachReported, type Context } from '../context.ts';
 import { localTime } from '../format.ts';
 
 // What the administration commands (blackouts.ts … groups.ts) share.
@@ -25,6 +25,47 @@ export function created(
   const obj = (answer[key] ?? answer) as Record<string, unknown>;
   if (ctx.isMachine) ctx.json(obj);
   else ctx.print(String(idOf(obj) ?? answer.id ?? ''));
+}
+
+/** `--purge`: deletes each of `items` at `<path>/<id>` under the label `Purging <n> <what>`. */
+export function purge<T extends { id: string }>(
+  ctx: Context,
+  what: string,
+  path: string,
+  items: readonly T[],
+  name: (item: T) => string,
+): Promise<number> {
+  return eachReported(
+    ctx,
+    `Purging ${items.length} ${what}`,
+    items,
+    name,
+    async (x) => {
+      await ctx.http.delete(`${path}/${enc(x.id)}`);
+    },
+    { announce: true },
+  );
+}
+
+/** `--alert`: raises the alert `bodyOf` gives for each of `items`, labelled `Alerting <n> <what>`. */
+export function alertEach<T>(
+  ctx: Context,
+  what: string,
+  items: readonly T[],
+  name: (item: T) => string,
+  bodyOf: (item: T) => Record<string, unknown>,
+  options?: { announce?: boolean },
+): Promise<number> {
+  return eachReported(
+    ctx,
+    `Alerting ${items.length} ${what}`,
+    items,
+    name,
+    async (x) => {
+      await ctx.http.post('/alert', bodyOf(x));
+    },
+    options,
+  );
 }
 
 export const when = (ctx: Context) => (iso: unknown) => localTime(iso, ctx.settings.timezone);

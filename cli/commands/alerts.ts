@@ -1,7 +1,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import type { Alert, Note } from '../../shared/alerts.ts';
 import type { HistoryListEntry } from '../../shared/queries.ts';
-import { ENVIRONMENT_OPTION, keyValues, SERVICE_OPTION, strings, UsageError } from '../args.ts';
+import { alertOption, keyValues, strings, UsageError } from '../args.ts';
 import { answered, eachReported, listing, readStdin, type Command } from '../context.ts';
 import { localTime } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
@@ -74,15 +74,10 @@ const send: Command = {
     'Send an alert. Alerts can also be piped in as JSON lines (one alert object per line) when\n' +
     'neither -r nor -e is given, or with --stdin.',
   options: [
-    { name: 'resource', flags: ['-r', '--resource'], metavar: 'RESOURCE', help: 'Resource under alarm' },
-    { name: 'event', flags: ['-e', '--event'], metavar: 'EVENT', help: 'Event name' },
-    ENVIRONMENT_OPTION,
-    {
-      name: 'severity',
-      flags: ['-s', '--severity'],
-      metavar: 'SEVERITY',
-      help: 'Severity, e.g. critical, major, minor',
-    },
+    alertOption('resource'),
+    alertOption('event'),
+    alertOption('environment'),
+    alertOption('severity'),
     {
       name: 'correlate',
       flags: ['-C', '--correlate'],
@@ -90,17 +85,11 @@ const send: Command = {
       metavar: 'EVENT',
       help: 'Related event',
     },
-    SERVICE_OPTION,
-    { name: 'group', flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group, e.g. OS, Performance' },
+    alertOption('service'),
+    alertOption('group'),
     { name: 'value', flags: ['-v', '--value'], metavar: 'VALUE', help: 'Event value' },
     { name: 'text', flags: ['-t', '--text'], metavar: 'DESCRIPTION', help: 'Description of the alert' },
-    {
-      name: 'tags',
-      flags: ['-T', '--tag'],
-      multiple: true,
-      metavar: 'TAG',
-      help: 'Tag, e.g. London, os:linux',
-    },
+    alertOption('tags'),
     {
       name: 'attributes',
       flags: ['-A', '--attributes'],
@@ -108,22 +97,16 @@ const send: Command = {
       metavar: 'KEY=VALUE',
       help: 'Attribute',
     },
-    { name: 'origin', flags: ['-O', '--origin'], metavar: 'ORIGIN', help: 'Origin of the alert, app/host' },
+    alertOption('origin'),
     { name: 'type', flags: ['--type'], metavar: 'EVENT_TYPE', help: 'Event type, e.g. exceptionAlert' },
-    {
-      name: 'timeout',
-      flags: ['--timeout'],
-      type: 'int',
-      metavar: 'SECONDS',
-      help: 'Seconds before an open alert expires',
-    },
+    alertOption('timeout'),
     {
       name: 'raw_data',
       flags: ['--raw-data'],
       metavar: 'STRING',
       help: "Raw data of the original alert; '@FILE' reads a file, '-' reads stdin",
     },
-    { name: 'customer', flags: ['--customer'], metavar: 'STRING', help: 'Customer' },
+    alertOption('customer'),
     { name: 'stdin', flags: ['--stdin'], type: 'flag', help: 'Read alerts as JSON lines from stdin' },
   ],
   async run(ctx, o) {

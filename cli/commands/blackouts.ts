@@ -1,7 +1,7 @@
 import type { Blackout } from '../../shared/blackouts.ts';
-import { ENVIRONMENT_OPTION, SERVICE_OPTION, strings, UsageError } from '../args.ts';
-import { answered, eachReported, listing, type Command } from '../context.ts';
-import { created, DELETE, enc, when } from './admin-common.ts';
+import { alertOption, strings, UsageError } from '../args.ts';
+import { answered, listFrom, type Command } from '../context.ts';
+import { created, DELETE, enc, purge, when } from './admin-common.ts';
 
 /** alerta blackout, blackouts: create, list and delete blackout periods. */
 
@@ -9,14 +9,14 @@ export const blackout: Command = {
   name: 'blackout',
   summary: 'Suppress alerts',
   options: [
-    ENVIRONMENT_OPTION,
-    SERVICE_OPTION,
-    { name: 'resource', flags: ['-r', '--resource'], metavar: 'RESOURCE', help: 'Resource' },
-    { name: 'event', flags: ['-e', '--event'], metavar: 'EVENT', help: 'Event name' },
-    { name: 'group', flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group' },
-    { name: 'tags', flags: ['-T', '--tag'], multiple: true, metavar: 'TAG', help: 'Tag' },
-    { name: 'origin', flags: ['-O', '--origin'], metavar: 'ORIGIN', help: 'Origin' },
-    { name: 'customer', flags: ['--customer'], metavar: 'STRING', help: 'Customer (admin only)' },
+    alertOption('environment'),
+    alertOption('service'),
+    alertOption('resource', 'Resource'),
+    alertOption('event'),
+    alertOption('group', 'Group'),
+    alertOption('tags', 'Tag'),
+    alertOption('origin', 'Origin'),
+    alertOption('customer', 'Customer (admin only)'),
     {
       name: 'start',
       flags: ['--start'],
@@ -66,9 +66,8 @@ export const blackouts: Command = {
   summary: 'List alert suppressions',
   options: [{ name: 'purge', flags: ['--purge'], type: 'flag', help: 'Delete all expired blackouts' }],
   async run(ctx, o) {
-    const r = await ctx.http.get<{ blackouts: Blackout[] }>('/blackouts');
     const t = when(ctx);
-    listing(ctx, r.blackouts, [
+    const all = await listFrom<Blackout>(ctx, '/blackouts', 'blackouts', [
       { header: 'ID', value: (b) => b.id },
       { header: 'P', value: (b) => b.priority },
       { header: 'ENVIRONMENT', value: (b) => b.environment },
@@ -89,17 +88,7 @@ export const blackouts: Command = {
       { header: 'REMAINING', value: (b) => `${b.remaining}s` },
     ]);
     if (!o.purge) return;
-    const expired = r.blackouts.filter((b) => b.status === 'expired');
-    const failed = await eachReported(
-      ctx,
-      `Purging ${expired.length} blackouts`,
-      expired,
-      (b) => b.id,
-      async (b) => {
-        await ctx.http.delete(`/blackout/${enc(b.id)}`);
-      },
-      { announce: true },
-    );
-    return failed ? 1 : 0;
+    const expired = all.filter((b) => b.status === 'expired');
+    return (await purge(ctx, 'blackouts', '/blackout', expired, (b) => b.id)) ? 1 : 0;
   },
 };

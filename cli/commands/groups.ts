@@ -1,6 +1,6 @@
 import type { Group, GroupMember } from '../../shared/users.ts';
 import { UsageError } from '../args.ts';
-import { answered, listing, type Command } from '../context.ts';
+import { answered, listCommand, listFrom, type Command } from '../context.ts';
 import type { Column } from '../format.ts';
 import { created, enc } from './admin-common.ts';
 
@@ -47,13 +47,13 @@ export const group: Command = {
     }
     if (o.users) {
       if (!id) throw new UsageError('Missing option "-i" / "--id"', 'group');
-      const r = await ctx.http.get<{ users: GroupMember[] }>(`/group/${enc(id)}/users`);
-      return listing(ctx, r.users, [
+      await listFrom<GroupMember>(ctx, `/group/${enc(id)}/users`, 'users', [
         { header: 'ID', value: (u) => u.id },
         { header: 'USER', value: (u) => u.name },
         { header: 'LOGIN', value: (u) => u.login },
         { header: 'STATUS', value: (u) => u.status },
       ]);
+      return;
     }
     if (typeof o.delete === 'string') return answered(ctx, await ctx.http.delete(`/group/${enc(o.delete)}`));
     if (!o.name) throw new UsageError('Missing option "--name".', 'group');
@@ -61,12 +61,10 @@ export const group: Command = {
   },
 };
 
-export const groups: Command = {
+export const groups = listCommand({
   name: 'groups',
   summary: 'List user groups',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<{ groups: Group[] }>('/groups');
-    listing(ctx, r.groups, groupColumns);
-  },
-};
+  path: '/groups',
+  key: 'groups',
+  columns: groupColumns,
+});

@@ -1,8 +1,18 @@
 import type { Heartbeat } from '../../shared/heartbeats.ts';
-import { strings } from '../args.ts';
-import { answered, eachReported, listing, type Command } from '../context.ts';
+import { alertOption, strings } from '../args.ts';
+import { answered, listFrom, type Command } from '../context.ts';
 import { timedelta } from '../format.ts';
-import { checkSeverity, created, DELETE, enc, normalSeverity, origin, when } from './admin-common.ts';
+import {
+  alertEach,
+  checkSeverity,
+  created,
+  DELETE,
+  enc,
+  normalSeverity,
+  origin,
+  purge,
+  when,
+} from './admin-common.ts';
 import { alertBody } from './alerts.ts';
 
 /** alerta heartbeat, heartbeats: send heartbeats, list them, purge and alert on stale ones. */
@@ -11,36 +21,14 @@ export const heartbeat: Command = {
   name: 'heartbeat',
   summary: 'Send a heartbeat',
   options: [
-    {
-      name: 'origin',
-      flags: ['-O', '--origin'],
-      metavar: 'ORIGIN',
-      help: 'Origin of the heartbeat (default alerta/<hostname>)',
-    },
-    {
-      name: 'environment',
-      flags: ['-E', '--environment'],
-      metavar: 'ENVIRONMENT',
-      help: 'Environment of its alerts',
-    },
-    { name: 'severity', flags: ['-s', '--severity'], metavar: 'SEVERITY', help: 'Severity of its alerts' },
-    {
-      name: 'service',
-      flags: ['-S', '--service'],
-      multiple: true,
-      metavar: 'SERVICE',
-      help: 'Service of its alerts',
-    },
-    { name: 'group', flags: ['-g', '--group'], metavar: 'GROUP', help: 'Group of its alerts' },
-    { name: 'tags', flags: ['-T', '--tag'], multiple: true, metavar: 'TAG', help: 'Tag' },
-    {
-      name: 'timeout',
-      flags: ['--timeout'],
-      type: 'int',
-      metavar: 'SECONDS',
-      help: 'Seconds before the heartbeat is stale',
-    },
-    { name: 'customer', flags: ['--customer'], metavar: 'STRING', help: 'Customer' },
+    alertOption('origin', 'Origin of the heartbeat (default alerta/<hostname>)'),
+    alertOption('environment', 'Environment of its alerts'),
+    alertOption('severity', 'Severity of its alerts'),
+    alertOption('service', 'Service of its alerts'),
+    alertOption('group', 'Group of its alerts'),
+    alertOption('tags', 'Tag'),
+    alertOption('timeout', 'Seconds before the heartbeat is stale'),
+    alertOption('customer'),
     DELETE('a heartbeat'),
   ],
   async run(ctx, o) {
@@ -116,28 +104,15 @@ export const heartbeats: Command = {
   summary: 'List heartbeats',
   options: [
     { name: 'alert', flags: ['--alert'], type: 'flag', help: 'Alert on stale or slow heartbeats' },
-    {
-      name: 'severity',
-      flags: ['-s', '--severity'],
-      default: 'major',
-      metavar: 'SEVERITY',
-      help: 'Severity of heartbeat alerts (major)',
-    },
-    {
-      name: 'timeout',
-      flags: ['--timeout'],
-      type: 'int',
-      metavar: 'SECONDS',
-      help: 'Seconds before heartbeat alerts expire',
-    },
+    alertOption('severity', 'Severity of heartbeat alerts (major)', { default: 'major' }),
+    alertOption('timeout', 'Seconds before heartbeat alerts expire'),
     { name: 'purge', flags: ['--purge'], type: 'flag', help: 'Delete all stale heartbeats' },
   ],
   async run(ctx, o) {
     const severity = String(o.severity);
     checkSeverity(ctx, severity, 'heartbeats');
-    const r = await ctx.http.get<{ heartbeats: Heartbeat[] }>('/heartbeats');
     const t = when(ctx);
-    listing(ctx, r.heartbeats, [
+    const all = await listFrom<Heartbeat>(ctx, '/heartbeats', 'heartbeats', [
       { header: 'ID', value: (h) => h.id },
       { header: 'ORIGIN', value: (h) => h.origin },
       { header: 'CUSTOMER', value: (h) => h.customer },
@@ -154,30 +129,18 @@ export const heartbeats: Command = {
     ]);
     let failed = 0;
     if (o.purge) {
-      const stale = r.heartbeats.filter((h) => h.status !== 'ok');
-      failed += await eachReported(
-        ctx,
-        `Purging ${stale.length} heartbeats`,
-        stale,
-        (h) => h.origin,
-        async (h) => {
-          await ctx.http.delete(`/heartbeat/${enc(h.id)}`);
-        },
-        { announce: true },
-      );
+      const stale = all.filter((h) => h.status !== 'ok');
+      failed += await purge(ctx, 'heartbeats', '/heartbeat', stale, (h) => h.origin);
     }
     if (o.alert) {
       const normal = normalSeverity(ctx);
       const timeout = (o.timeout as number | undefined) ?? null;
-      const label = `Alerting ${r.heartbeats.length} heartbeats`;
-      failed += await eachReported(
+      failed += await alertEach(
         ctx,
-        label,
-        r.heartbeats,
+        'heartbeats',
+        all,
         (h) => h.origin,
-        async (h) => {
-          await ctx.http.post('/alert', heartbeatAlert(h, severity, normal, timeout));
-        },
+        (h) => heartbeatAlert(h, severity, normal, timeout),
         { announce: true },
       );
     }

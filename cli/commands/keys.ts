@@ -1,7 +1,7 @@
 import type { ApiKey } from '../../shared/keys.ts';
-import { strings, UsageError } from '../args.ts';
-import { answered, eachReported, listing, type Command } from '../context.ts';
-import { created, DELETE, enc, normalSeverity, origin, when } from './admin-common.ts';
+import { alertOption, strings, UsageError } from '../args.ts';
+import { answered, listFrom, type Command } from '../context.ts';
+import { alertEach, created, DELETE, enc, normalSeverity, origin, when } from './admin-common.ts';
 import { alertBody } from './alerts.ts';
 
 /** alerta key, keys, revoke: API keys. */
@@ -32,7 +32,7 @@ export const key: Command = {
       help: 'Seconds the key is valid',
     },
     { name: 'text', flags: ['--text'], metavar: 'TEXT', help: 'What the key is for' },
-    { name: 'customer', flags: ['--customer'], metavar: 'STRING', help: 'Customer' },
+    alertOption('customer'),
     DELETE('an API key (id or key)'),
   ],
   async run(ctx, o) {
@@ -76,26 +76,12 @@ export const keys: Command = {
       metavar: 'DAYS',
       help: 'Days before expiry to start alerting (7)',
     },
-    {
-      name: 'timeout',
-      flags: ['--timeout'],
-      type: 'int',
-      default: 86400,
-      metavar: 'SECONDS',
-      help: 'Seconds before key alerts expire',
-    },
-    {
-      name: 'severity',
-      flags: ['-s', '--severity'],
-      default: 'warning',
-      metavar: 'SEVERITY',
-      help: 'Severity of key alerts (warning)',
-    },
+    alertOption('timeout', 'Seconds before key alerts expire', { default: 86400 }),
+    alertOption('severity', 'Severity of key alerts (warning)', { default: 'warning' }),
   ],
   async run(ctx, o) {
-    const r = await ctx.http.get<{ keys: ApiKey[] }>('/keys');
     const t = when(ctx);
-    listing(ctx, r.keys, [
+    const all = await listFrom<ApiKey>(ctx, '/keys', 'keys', [
       { header: 'ID', value: (k) => k.id },
       { header: 'API KEY', value: (k) => k.key },
       { header: 'USER', value: (k) => k.user },
@@ -109,12 +95,12 @@ export const keys: Command = {
     ]);
     if (!o.alert) return;
     const soon = Date.now() + Number(o.maxage) * DAY;
-    const failed = await eachReported(
+    const failed = await alertEach(
       ctx,
-      `Alerting ${r.keys.length} keys`,
-      r.keys,
+      'keys',
+      all,
       (k) => k.id,
-      async (k) => {
+      (k) => {
         const expires = Date.parse(k.expireTime);
         const [event, severity, text] =
           k.status === 'expired' || expires <= Date.now()
@@ -126,26 +112,23 @@ export const keys: Command = {
                   `API key expires in ${Math.ceil((expires - Date.now()) / DAY)} days`,
                 ]
               : ['ApiKeyOK', normalSeverity(ctx), 'API key is valid'];
-        await ctx.http.post(
-          '/alert',
-          alertBody({
-            resource: k.id,
-            event,
-            environment: 'Production',
-            severity,
-            correlate: ['ApiKeyExpired', 'ApiKeyExpiring', 'ApiKeyOK'],
-            service: ['Alerta'],
-            group: 'System',
-            value: k.expireTime,
-            text,
-            tags: [],
-            attributes: { user: k.user, keyText: k.text },
-            origin: origin(),
-            type: 'apiKeyAlert',
-            timeout: o.timeout,
-            customer: k.customer,
-          }),
-        );
+        return alertBody({
+          resource: k.id,
+          event,
+          environment: 'Production',
+          severity,
+          correlate: ['ApiKeyExpired', 'ApiKeyExpiring', 'ApiKeyOK'],
+          service: ['Alerta'],
+          group: 'System',
+          value: k.expireTime,
+          text,
+          tags: [],
+          attributes: { user: k.user, keyText: k.text },
+          origin: origin(),
+          type: 'apiKeyAlert',
+          timeout: o.timeout,
+          customer: k.customer,
+        });
       },
     );
     return failed ? 1 : 0;

@@ -1,6 +1,7 @@
 import type { Receiver, Rule, TestResult } from '../../shared/notifications.ts';
 import { UsageError } from '../args.ts';
-import { answered, listing, type Command } from '../context.ts';
+import { answered, listFrom, type Command } from '../context.ts';
+import type { Column } from '../format.ts';
 import { CliError } from '../http.ts';
 
 /** Notification receivers and routing rules (docs/notifications.md, docs/cli.md): list, test, delete. */
@@ -32,58 +33,63 @@ function conditions(r: Rule): string {
   return parts.join(' ') || 'everything';
 }
 
-const receivers: Command = {
-  name: 'receivers',
-  summary: 'List notification receivers',
-  options: [DELETE('a receiver')],
-  async run(ctx, o) {
-    if (typeof o.delete === 'string')
-      return answered(ctx, await ctx.http.delete(`/notifications/receivers/${enc(o.delete)}`));
-    const r = await ctx.http.get<{ receivers: Receiver[] }>('/notifications/receivers');
-    listing(ctx, r.receivers, [
-      { header: 'ID', value: (x) => x.id },
-      { header: 'NAME', value: (x) => x.name },
-      { header: 'TYPE', value: (x) => x.type },
-      { header: 'ENABLED', value: (x) => x.enabled },
-      { header: 'RATE LIMIT', value: (x) => (x.rateLimit === null ? '' : `${x.rateLimit}/min`) },
-      { header: 'RESOLVED', value: (x) => x.sendResolved },
-      { header: 'SOURCE', value: (x) => x.source },
-      {
-        header: 'SETTINGS',
-        value: (x) =>
-          Object.entries(x.settings)
-            .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
-            .join(' '),
-      },
-    ]);
-  },
-};
+/** `receivers`, `rules`: list what /notifications/<key> holds, or with -D delete one of them. */
+function listOrDelete<T>(
+  key: 'receivers' | 'rules',
+  summary: string,
+  what: string,
+  columns: readonly Column<T>[],
+): Command {
+  const path = `/notifications/${key}`;
+  return {
+    name: key,
+    summary,
+    options: [DELETE(what)],
+    async run(ctx, o) {
+      if (typeof o.delete === 'string')
+        return answered(ctx, await ctx.http.delete(`${path}/${enc(o.delete)}`));
+      await listFrom(ctx, path, key, columns);
+    },
+  };
+}
 
-const rules: Command = {
-  name: 'rules',
-  summary: 'List notification routing rules, in the order they are tried',
-  options: [DELETE('a rule')],
-  async run(ctx, o) {
-    if (typeof o.delete === 'string')
-      return answered(ctx, await ctx.http.delete(`/notifications/rules/${enc(o.delete)}`));
-    const r = await ctx.http.get<{ rules: Rule[] }>('/notifications/rules');
-    listing(ctx, r.rules, [
-      { header: 'ID', value: (x) => x.id },
-      { header: 'PRIORITY', value: (x) => x.priority },
-      { header: 'NAME', value: (x) => x.name },
-      { header: 'ENABLED', value: (x) => x.enabled },
-      { header: 'MATCH', value: conditions },
-      { header: 'RECEIVERS', value: (x) => x.receivers.join(', ') },
-      { header: 'CONTINUE', value: (x) => x.continue },
-      { header: 'GROUP WAIT', value: (x) => `${x.groupWait}s` },
-      { header: 'REPEAT', value: (x) => (x.repeatInterval ? `${x.repeatInterval}s` : '') },
-      {
-        header: 'ESCALATION',
-        value: (x) => x.escalations.map((e) => `${e.after}s: ${e.receivers.join(', ')}`).join('; '),
-      },
-    ]);
+const receivers = listOrDelete<Receiver>('receivers', 'List notification receivers', 'a receiver', [
+  { header: 'ID', value: (x) => x.id },
+  { header: 'NAME', value: (x) => x.name },
+  { header: 'TYPE', value: (x) => x.type },
+  { header: 'ENABLED', value: (x) => x.enabled },
+  { header: 'RATE LIMIT', value: (x) => (x.rateLimit === null ? '' : `${x.rateLimit}/min`) },
+  { header: 'RESOLVED', value: (x) => x.sendResolved },
+  { header: 'SOURCE', value: (x) => x.source },
+  {
+    header: 'SETTINGS',
+    value: (x) =>
+      Object.entries(x.settings)
+        .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+        .join(' '),
   },
-};
+]);
+
+const rules = listOrDelete<Rule>(
+  'rules',
+  'List notification routing rules, in the order they are tried',
+  'a rule',
+  [
+    { header: 'ID', value: (x) => x.id },
+    { header: 'PRIORITY', value: (x) => x.priority },
+    { header: 'NAME', value: (x) => x.name },
+    { header: 'ENABLED', value: (x) => x.enabled },
+    { header: 'MATCH', value: conditions },
+    { header: 'RECEIVERS', value: (x) => x.receivers.join(', ') },
+    { header: 'CONTINUE', value: (x) => x.continue },
+    { header: 'GROUP WAIT', value: (x) => `${x.groupWait}s` },
+    { header: 'REPEAT', value: (x) => (x.repeatInterval ? `${x.repeatInterval}s` : '') },
+    {
+      header: 'ESCALATION',
+      value: (x) => x.escalations.map((e) => `${e.after}s: ${e.receivers.join(', ')}`).join('; '),
+    },
+  ],
+);
 
 const testReceiver: Command = {
   name: 'test-receiver',

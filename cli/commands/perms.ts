@@ -1,6 +1,6 @@
 import type { Customer, Permission } from '../../shared/perms.ts';
 import { strings, UsageError } from '../args.ts';
-import { answered, listing, type Command } from '../context.ts';
+import { answered, listCommand, type Command } from '../context.ts';
 import { DELETE, enc, created } from './admin-common.ts';
 
 /** alerta customer(s), perm(s), scopes: customer lookups, permissions and the scopes they grant. */
@@ -28,20 +28,18 @@ export const customer: Command = {
   },
 };
 
-export const customers: Command = {
+export const customers = listCommand<Customer>({
   name: 'customers',
   summary: 'List customer lookups',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<{ customers: Customer[] }>('/customers');
-    listing(ctx, r.customers, [
-      { header: 'ID', value: (c) => c.id },
-      // The established client heads the match (a login, group, domain or role) GROUP.
-      { header: 'GROUP', value: (c) => c.match },
-      { header: 'CUSTOMER', value: (c) => c.customer },
-    ]);
-  },
-};
+  path: '/customers',
+  key: 'customers',
+  columns: [
+    { header: 'ID', value: (c) => c.id },
+    // The established client heads the match (a login, group, domain or role) GROUP.
+    { header: 'GROUP', value: (c) => c.match },
+    { header: 'CUSTOMER', value: (c) => c.customer },
+  ],
+});
 
 export const perm: Command = {
   name: 'perm',
@@ -65,7 +63,7 @@ export const perm: Command = {
   },
 };
 
-export const perms: Command = {
+export const perms = listCommand<Permission>({
   name: 'perms',
   summary: 'List role-to-permission lookups',
   options: [
@@ -77,25 +75,20 @@ export const perms: Command = {
       help: 'Only those granting this scope',
     },
   ],
-  async run(ctx, o) {
-    const r = await ctx.http.get<{ permissions: Permission[] }>(
-      '/perms',
-      strings(o.scopes).map((s) => ['scopes', s]),
-    );
-    listing(ctx, r.permissions, [
-      { header: 'ID', value: (p) => p.id },
-      { header: 'ROLE', value: (p) => p.match },
-      { header: 'SCOPES', value: (p) => p.scopes },
-    ]);
-  },
-};
+  path: '/perms',
+  key: 'permissions',
+  query: (o) => strings(o.scopes).map((s) => ['scopes', s]),
+  columns: [
+    { header: 'ID', value: (p) => p.id },
+    { header: 'ROLE', value: (p) => p.match },
+    { header: 'SCOPES', value: (p) => p.scopes },
+  ],
+});
 
-export const scopes: Command = {
+export const scopes = listCommand<string>({
   name: 'scopes',
   summary: 'List the scopes permissions can grant',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<{ scopes: string[] }>('/scopes');
-    listing(ctx, r.scopes, [{ header: 'SCOPE', value: (s) => s }]);
-  },
-};
+  path: '/scopes',
+  key: 'scopes',
+  columns: [{ header: 'SCOPE', value: (s) => s }],
+});

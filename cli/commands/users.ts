@@ -1,6 +1,6 @@
 import type { Group, User } from '../../shared/users.ts';
 import { strings, UsageError, type OptionSpec } from '../args.ts';
-import { answered, listing, type Command, type Context } from '../context.ts';
+import { answered, listCommand, listFrom, listing, type Command, type Context } from '../context.ts';
 import type { Column } from '../format.ts';
 import { created, DELETE, enc, when } from './admin-common.ts';
 import { groupColumns } from './groups.ts';
@@ -76,8 +76,8 @@ export const user: Command = {
     if (typeof o.id === 'string') {
       const path = `/user/${enc(o.id)}`;
       if (o.groups) {
-        const r = await ctx.http.get<{ groups: Group[] }>(`${path}/groups`);
-        return listing(ctx, r.groups, groupColumns);
+        await listFrom<Group>(ctx, `${path}/groups`, 'groups', groupColumns);
+        return;
       }
       const changes: Record<string, unknown> = {};
       for (const k of ['name', 'email', 'status', 'text', 'email_verified'] as const) {
@@ -108,20 +108,17 @@ export const user: Command = {
   },
 };
 
-export const users: Command = {
+export const users = listCommand({
   name: 'users',
   summary: 'List users',
   options: [
     { name: 'roles', flags: ['--role'], multiple: true, metavar: 'ROLE', help: 'Only users with this role' },
   ],
-  async run(ctx, o) {
-    const r = await ctx.http.get<{ users: User[] }>(
-      '/users',
-      strings(o.roles).map((role) => ['roles', role]),
-    );
-    listing(ctx, r.users, userColumns(ctx));
-  },
-};
+  path: '/users',
+  key: 'users',
+  query: (o) => strings(o.roles).map((role) => ['roles', role]),
+  columns: userColumns,
+});
 
 export const me: Command = {
   name: 'me',
