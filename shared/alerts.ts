@@ -100,7 +100,7 @@ export type LiveAlert = z.infer<typeof LiveAlertSchema>;
 
 const ISO_INPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{1,6}Z$/;
 const DATE_MESSAGE = 'dates must be ISO 8601 date format YYYY-MM-DDThh:mm:ss.sssZ';
-const MAX_INT32 = 2 ** 31 - 1;
+export const MAX_INT32 = 2 ** 31 - 1;
 
 /**
  * Length limits of the fields PostgreSQL indexes (docs/alerts.md, "Field limits"), in characters as
@@ -154,6 +154,9 @@ export const MAX_ATTRIBUTES = {
 } as const;
 
 export const tooLong = (name: string, max: number) => `${name} must be at most ${max} characters`;
+/** The refinement that refuses NUL characters in the string field `name`: `.refine(...noNul(name))`. */
+export const noNul = (name: string) =>
+  [(s: string) => !s.includes('\0'), `${name} must not contain NUL characters`] as const;
 export const itemTooLong = (name: string, max: number) => `each of ${name} must be at most ${max} characters`;
 export const tooManyItems = (name: string, max: number) => `${name} must have at most ${max} items`;
 export const listTooLong = (name: string, max: number) =>

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import {
+  CustomerNameSchema,
   IsoInputTimeSchema,
   IsoTimeSchema,
   limitedList,
+  MAX_INT32,
   MAX_LENGTH,
+  noNul,
   tooLong,
   type LimitedList,
 } from './alerts.ts';
@@ -11,29 +14,18 @@ import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
-const MAX_INT32 = 2 ** 31 - 1;
-const noNul = (s: string) => !s.includes('\0');
-
 /**
  * A string field; `""` is refused the way the established server words it (heartbeats-blackouts.md
  * §2). Fields an alert also has take the alert's length limit (`environment` is indexed).
  */
 const nonEmpty = (name: string, max?: number) => {
   const s = z.string({ error: `${name} must be a string` }).min(1, `${name} can not be an empty string`);
-  return (max === undefined ? s : s.max(max, tooLong(name, max))).refine(
-    noNul,
-    `${name} must not contain NUL characters`,
-  );
+  return (max === undefined ? s : s.max(max, tooLong(name, max))).refine(...noNul(name));
 };
 
 /** The alert's list limits (MAX_LIST): a blackout's lists are compared with alerts'. */
 const stringList = (name: LimitedList) =>
-  limitedList(
-    name,
-    z
-      .string({ error: `${name} must be a list of strings` })
-      .refine(noNul, `${name} must not contain NUL characters`),
-  );
+  limitedList(name, z.string({ error: `${name} must be a list of strings` }).refine(...noNul(name)));
 
 /** Every field a blackout body may carry; presence matters on PUT (absent = unchanged, null = cleared). */
 const fields = {
@@ -44,12 +36,7 @@ const fields = {
   group: nonEmpty('group').nullish(),
   tags: stringList('tags').nullish(),
   origin: nonEmpty('origin', MAX_LENGTH.origin).nullish(),
-  customer: z
-    .string({ error: 'customer must be a string' })
-    .min(1, 'customer must not be an empty string')
-    .max(MAX_LENGTH.customer, tooLong('customer', MAX_LENGTH.customer))
-    .refine(noNul, 'customer must not contain NUL characters')
-    .nullish(),
+  customer: CustomerNameSchema.refine(...noNul('customer')).nullish(),
   startTime: IsoInputTimeSchema.nullish(),
   endTime: IsoInputTimeSchema.nullish(),
   duration: z
@@ -60,11 +47,11 @@ const fields = {
     .nullish(),
   text: z
     .string({ error: 'text must be a string' })
-    .refine(noNul, 'text must not contain NUL characters')
+    .refine(...noNul('text'))
     .nullish(),
   user: z
     .string({ error: 'user must be a string' })
-    .refine(noNul, 'user must not contain NUL characters')
+    .refine(...noNul('user'))
     .nullish(),
 };
 
@@ -83,7 +70,7 @@ export const BlackoutInputSchema = z.object(
       })
       .min(1, 'Missing mandatory value for "environment"')
       .max(MAX_LENGTH.environment, tooLong('environment', MAX_LENGTH.environment))
-      .refine(noNul, 'environment must not contain NUL characters'),
+      .refine(...noNul('environment')),
   },
   { error: 'expected a JSON object' },
 );

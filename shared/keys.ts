@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { IsoInputTimeSchema, IsoTimeSchema, MAX_LENGTH, tooLong } from './alerts.ts';
+import { IsoInputTimeSchema, IsoTimeSchema, MAX_LENGTH, noNul, tooLong } from './alerts.ts';
 import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
-const noNul = (s: string) => !s.includes('\0');
-
-const text = (name: string) =>
-  z.string({ error: `${name} must be a string` }).refine(noNul, `${name} must not contain NUL characters`);
+const text = (name: string) => z.string({ error: `${name} must be a string` }).refine(...noNul(name));
 
 /** Requested scopes: a list of strings; whether each names a scope is checked against the settings. */
 export const ScopeListSchema = z.array(

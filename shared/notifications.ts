@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimeSchema, MAX_LENGTH, tooLong } from './alerts.ts';
+import { IsoTimeSchema, MAX_LENGTH, noNul, tooLong } from './alerts.ts';
 
 // Notification receivers and routing rules (docs/notifications.md). Real clients send null for
 // "not given", so optional fields accept null.
@@ -19,7 +19,6 @@ export const ReceiverTypeSchema = z.enum(RECEIVER_TYPES, {
 });
 export type ReceiverType = z.infer<typeof ReceiverTypeSchema>;
 
-const noNul = (s: string) => !s.includes('\0');
 /** A receiver or rule name: what CLI commands, rules and history entries call it. */
 const NameSchema = z
   .string({ error: 'name must be a string' })
@@ -33,7 +32,7 @@ const OwnerSchema = (name: string) =>
     .string({ error: `${name} must be a customer name` })
     .min(1, `${name} must not be an empty string`)
     .max(MAX_LENGTH.customer, tooLong(name, MAX_LENGTH.customer))
-    .refine(noNul, `${name} must not contain NUL characters`)
+    .refine(...noNul(name))
     .nullish();
 
 const SECONDS = (name: string, max: number) =>
@@ -113,7 +112,7 @@ const pattern = (name: string) =>
     .string({ error: `${name} must be a string` })
     .min(1, `${name} must not be empty`)
     .max(500)
-    .refine(noNul, `${name} must not contain NUL characters`)
+    .refine(...noNul(name))
     .refine((p) => {
       try {
         new RegExp(p);

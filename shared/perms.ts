@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { IsoTimeSchema, MAX_LENGTH } from './alerts.ts';
+import { IsoTimeSchema, MAX_LENGTH, noNul } from './alerts.ts';
 import { ScopeListSchema } from './keys.ts';
 import { PagedListShape } from './paging.ts';
 
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
-
-const noNul = (s: string) => !s.includes('\0');
 
 /** A required name; a missing one is worded as the established server words it. */
 const required = (name: string, max: number) =>
@@ -15,7 +13,7 @@ const required = (name: string, max: number) =>
     })
     .min(1, `Missing mandatory value for ${name}`)
     .max(max, `${name} must be at most ${max} characters`)
-    .refine(noNul, `${name} must not contain NUL characters`);
+    .refine(...noNul(name));
 
 /** A permission's match is unique (indexed): 512 characters fit an index row at any encoding. */
 const PERM_MATCH_MAX = 512;
