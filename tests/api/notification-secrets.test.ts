@@ -14,11 +14,12 @@ import { boot } from '../../server/boot.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLog } from '../../server/log.ts';
 import { deriveKey } from '../../server/secret-box.ts';
-import { createApi, type Answer } from '../helpers/api.ts';
+import { createApi } from '../helpers/api.ts';
 import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { until } from '../helpers/live.ts';
 import { MailServer, StubService } from '../helpers/receivers.ts';
+import { ok } from '../helpers/secured.ts';
 
 interface Ctx extends AppContext {
   stub: StubService;
@@ -103,11 +104,16 @@ const storedSettings = async (ctx: Ctx, name: string) =>
 
 const keyIdOf = (sealed: unknown) => (sealed as { $enc: string }).$enc.split(':')[1];
 
-async function ok(a: Promise<Answer>, status = 200) {
-  const answer = await a;
-  assert.is(answer.status, status, JSON.stringify(answer.body));
-  return answer.body;
-}
+/** A webhook receiver for the stub's `path`, created through the API. */
+const addWebhook = (ctx: Ctx, name: string, path: string) =>
+  ok(
+    ctx.api.call('POST', '/notifications/receivers', {
+      name,
+      type: 'webhook',
+      settings: { url: ctx.stub.url(path) },
+    }),
+    201,
+  );
 
 const testButton = async (ctx: Ctx, name: string) =>
   (await ok(ctx.api.call('POST', `/notifications/receivers/${name}/test`))) as {
@@ -310,14 +316,7 @@ test('a removed key: the server starts, the API says which secrets are unreadabl
 
 test('without SECRETS_KEYS the key comes from SECRET_KEY; setting SECRETS_KEYS later re-seals under it', async (ctx) => {
   await restartWith(ctx, null);
-  await ok(
-    ctx.api.call('POST', '/notifications/receivers', {
-      name: 'from-secret-key',
-      type: 'webhook',
-      settings: { url: ctx.stub.url('/sk/token-5k5k') },
-    }),
-    201,
-  );
+  await addWebhook(ctx, 'from-secret-key', '/sk/token-5k5k');
   assert.is(keyIdOf((await storedSettings(ctx, 'from-secret-key')).url), deriveKey(SECRET_KEY).id);
   await restartWith(ctx, [KEY_2]);
   assert.is(keyIdOf((await storedSettings(ctx, 'from-secret-key')).url), deriveKey(KEY_2).id);
@@ -326,14 +325,7 @@ test('without SECRETS_KEYS the key comes from SECRET_KEY; setting SECRETS_KEYS l
 
 test('start-up logs what it sealed, each secret it cannot decrypt, and a default key; never a secret', async (ctx) => {
   await restartWith(ctx, [KEY_2]);
-  await ok(
-    ctx.api.call('POST', '/notifications/receivers', {
-      name: 'logged',
-      type: 'webhook',
-      settings: { url: ctx.stub.url('/logged/token-1o9d') },
-    }),
-    201,
-  );
+  await addWebhook(ctx, 'logged', '/logged/token-1o9d');
   await queryDb(
     ctx.db.url,
     `UPDATE notification_receivers SET settings = '{"url": "http://127.0.0.1:1/plain/token-p1a1n"}' WHERE name = 'logged'`,

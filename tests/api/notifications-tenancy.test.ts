@@ -14,6 +14,7 @@ import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { sleep, until } from '../helpers/live.ts';
 import { StubService, type Received } from '../helpers/receivers.ts';
+import { callAs, ok, securedSettings } from '../helpers/secured.ts';
 
 const ADMIN_KEY = 'notify-tenancy-admin-key-0123456789';
 type Who = 'admin' | 'acmeReader' | 'acme' | 'globex';
@@ -27,24 +28,15 @@ interface Ctx extends AppContext {
 const test = suite<Ctx>('notifications: customers', {} as Ctx);
 
 const call = (ctx: Ctx, who: Who, method: string, path: string, body?: unknown): Promise<Answer> =>
-  ctx.api.call(method, path, body, { headers: { Authorization: `Key ${ctx.keys[who]}` } });
-
-async function ok(a: Promise<Answer>, status = 200): Promise<Record<string, unknown>> {
-  const answer = await a;
-  assert.is(answer.status, status, JSON.stringify(answer.body));
-  return answer.body;
-}
+  callAs(ctx.api, method, path, { key: ctx.keys[who], body });
 
 /** A key made through the API (whatever form keys are stored in). */
 async function keyFor(api: Api, user: string, customer: string, scopes: string[]): Promise<string> {
-  const a = await api.call(
-    'POST',
-    '/key',
-    { user, customer, scopes, text: user },
-    { headers: { Authorization: `Key ${ADMIN_KEY}` } },
+  const body = await ok(
+    callAs(api, 'POST', '/key', { key: ADMIN_KEY, body: { user, customer, scopes, text: user } }),
+    201,
   );
-  assert.is(a.status, 201, JSON.stringify(a.body));
-  return a.body.key as string;
+  return body.key as string;
 }
 
 const hook = (ctx: Ctx, path: string) => ({
@@ -56,6 +48,21 @@ const alertsAt = (ctx: Ctx, path: string): Received[] =>
 const alertIds = (rs: Received[]) =>
   rs.flatMap((r) => (r.json.alerts as { id: string }[] | undefined)?.map((a) => a.id) ?? []);
 
+/** An alert in Production for service web, sent as `who`; its id. */
+async function raise(ctx: Ctx, who: Who, resource: string, event: string, severity: string): Promise<string> {
+  const body = await ok(
+    call(ctx, who, 'POST', '/alert', {
+      resource,
+      event,
+      environment: 'Production',
+      service: ['web'],
+      severity,
+    }),
+    201,
+  );
+  return (body.alert as { id: string }).id;
+}
+
 /** Waits until every alert id has reached the receiver at `path`. */
 const reached = (ctx: Ctx, path: string, ids: string[]) =>
   until(
@@ -66,16 +73,15 @@ const reached = (ctx: Ctx, path: string, ids: string[]) =>
 
 test.before(async (ctx) => {
   ctx.stub = await StubService.start();
-  await startApp(ctx, {
-    TEST_LABEL: 'notify_tenancy',
-    AUTH_REQUIRED: 'True',
-    CUSTOMER_VIEWS: 'True',
-    SECRET_KEY: 'notify-tenancy-secret-0123456789',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-    NOTIFY_RETRY_DELAY: '0.2',
-    NOTIFY_RETRY_MAX_DELAY: '0.5',
-  });
+  await startApp(
+    ctx,
+    securedSettings('notify_tenancy', 'notify-tenancy-secret-0123456789', {
+      CUSTOMER_VIEWS: 'True',
+      ADMIN_KEY,
+      NOTIFY_RETRY_DELAY: '0.2',
+      NOTIFY_RETRY_MAX_DELAY: '0.5',
+    }),
+  );
   const notify = ['read', 'write', 'admin:notifications'];
   ctx.keys = {
     admin: ADMIN_KEY,
@@ -326,21 +332,8 @@ test('a global rule and its receiver from before owners can be handed to a custo
 });
 
 test("alerts reach their customer's rules and receivers only; delivery history follows the alert", async (ctx) => {
-  const post = async (who: 'acme' | 'globex', event: string) => {
-    const body = await ok(
-      call(ctx, who, 'POST', '/alert', {
-        resource: 'shared-host',
-        event,
-        environment: 'Production',
-        service: ['web'],
-        severity: 'major',
-      }),
-      201,
-    );
-    return (body.alert as { id: string }).id;
-  };
-  const acmeAlert = await post('acme', 'AcmeDown');
-  const globexAlert = await post('globex', 'GlobexDown');
+  const acmeAlert = await raise(ctx, 'acme', 'shared-host', 'AcmeDown', 'major');
+  const globexAlert = await raise(ctx, 'globex', 'shared-host', 'GlobexDown', 'major');
   // The global rule tells the global receiver about both; each customer's about its own.
   await reached(ctx, 'ops-hook', [acmeAlert, globexAlert]);
   await reached(ctx, 'acme-hook', [acmeAlert]);
@@ -370,21 +363,8 @@ test("routing holds whatever the tables say: a customer's rule and receiver only
        ELSE ARRAY['ops-hook', 'acme-hook'] END WHERE name IN ('acme-rule', 'ops-rule')`,
   );
   await ctx.running.deps.notifier.reload();
-  const post = async (who: 'acme' | 'globex', event: string) => {
-    const body = await ok(
-      call(ctx, who, 'POST', '/alert', {
-        resource: 'other-host',
-        event,
-        environment: 'Production',
-        service: ['web'],
-        severity: 'critical',
-      }),
-      201,
-    );
-    return (body.alert as { id: string }).id;
-  };
-  const acmeAlert = await post('acme', 'AcmeRoutingCheck');
-  const globexAlert = await post('globex', 'GlobexRoutingCheck');
+  const acmeAlert = await raise(ctx, 'acme', 'other-host', 'AcmeRoutingCheck', 'critical');
+  const globexAlert = await raise(ctx, 'globex', 'other-host', 'GlobexRoutingCheck', 'critical');
   await reached(ctx, 'ops-hook', [globexAlert, acmeAlert]);
   await reached(ctx, 'acme-hook', [acmeAlert]);
   await reached(ctx, 'globex-hook', [globexAlert]);
@@ -425,21 +405,8 @@ test("messages queued for a receiver before it moved to a customer go out only f
     }),
     201,
   );
-  const post = async (who: 'acme' | 'globex') => {
-    const body = await ok(
-      call(ctx, who, 'POST', '/alert', {
-        resource: 'queued-host',
-        event: `${who}Queued`,
-        environment: 'Production',
-        service: ['web'],
-        severity: 'major',
-      }),
-      201,
-    );
-    return (body.alert as { id: string }).id;
-  };
-  const acmeAlert = await post('acme');
-  const globexAlert = await post('globex');
+  const acmeAlert = await raise(ctx, 'acme', 'queued-host', 'acmeQueued', 'major');
+  const globexAlert = await raise(ctx, 'globex', 'queued-host', 'globexQueued', 'major');
   // Both wait out the group wait in the queue while the receiver moves.
   await ok(call(ctx, 'admin', 'PUT', '/notifications/receivers/moving-hook', { customer: 'acme' }));
   await reached(ctx, 'moving-hook', [acmeAlert]);

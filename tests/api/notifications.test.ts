@@ -12,6 +12,7 @@ import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { insertKeys } from '../helpers/db.ts';
 import { sleep } from '../helpers/live.ts';
 import { MailServer, StubService } from '../helpers/receivers.ts';
+import { callAs, ok, securedSettings } from '../helpers/secured.ts';
 
 interface Ctx extends AppContext {
   stub: StubService;
@@ -28,20 +29,19 @@ const test = suite<Ctx>('notifications: API', {} as Ctx);
 test.before(async (ctx) => {
   ctx.stub = await StubService.start();
   ctx.mail = await MailServer.start();
-  await startApp(ctx, {
-    TEST_LABEL: 'notify_api',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'notify-test-secret-key-0123',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY: ADMIN,
-    BASE_URL: 'http://alerts.example.com/api',
-    SMTP_HOST: '127.0.0.1',
-    SMTP_PORT: String(ctx.mail.port),
-    SMTP_STARTTLS: 'False',
-    MAIL_FROM: 'alertwall@example.com',
-    NOTIFY_RETRY_DELAY: '0.2',
-    NOTIFY_RETRY_MAX_DELAY: '0.5',
-  });
+  await startApp(
+    ctx,
+    securedSettings('notify_api', 'notify-test-secret-key-0123', {
+      ADMIN_KEY: ADMIN,
+      BASE_URL: 'http://alerts.example.com/api',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(ctx.mail.port),
+      SMTP_STARTTLS: 'False',
+      MAIL_FROM: 'alertwall@example.com',
+      NOTIFY_RETRY_DELAY: '0.2',
+      NOTIFY_RETRY_MAX_DELAY: '0.5',
+    }),
+  );
   for (const [key, scopes] of [
     [READER, ['read:notifications']],
     [PLAIN, ['read', 'write']],
@@ -59,13 +59,9 @@ test.after(async (ctx) => {
 const tag = () => randomBytes(4).toString('hex');
 
 const call = (api: Api, method: string, path: string, body?: unknown, key = ADMIN): Promise<Answer> =>
-  api.call(method, path, body, { headers: { Authorization: `Key ${key}` } });
+  callAs(api, method, path, { key, body });
 
-async function created(api: Api, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const a = await call(api, 'POST', path, body);
-  assert.is(a.status, 201, JSON.stringify(a.body));
-  return a.body;
-}
+const created = (api: Api, path: string, body: unknown) => ok(call(api, 'POST', path, body), 201);
 
 test('scopes: read:notifications lists, admin:notifications changes; plain read covers reading only', async ({
   api,

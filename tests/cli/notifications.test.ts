@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Receiver, Rule } from '../../shared/notifications.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { StubService } from '../helpers/receivers.ts';
+import { keyAuth, securedSettings } from '../helpers/secured.ts';
 import { alerta, alertaJson, alertaOk, tempHome, type RunOptions } from './helpers.ts';
 
 interface Ctx extends AppContext {
@@ -17,17 +18,11 @@ const test = suite<Ctx>('alerta: notification commands', {} as Ctx);
 
 test.before(async (ctx) => {
   ctx.stub = await StubService.start();
-  await startApp(ctx, {
-    TEST_LABEL: 'cli_notify',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'cli-notify-secret-key-0123456789',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_KEY,
-  });
+  await startApp(ctx, securedSettings('cli_notify', 'cli-notify-secret-key-0123456789', { ADMIN_KEY }));
   const h = tempHome('notify');
   ctx.cleanup = h.cleanup;
   ctx.as = { home: h.home, env: { ALERTA_ENDPOINT: ctx.api.base, ALERTA_API_KEY: ADMIN_KEY } };
-  const headers = { headers: { Authorization: `Key ${ADMIN_KEY}` } };
+  const headers = { headers: keyAuth(ADMIN_KEY) };
   for (const body of [
     {
       name: 'ops-chat',
