@@ -38,7 +38,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { postJson } from './post-json.ts';
 import pg from 'pg';
 import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
@@ -127,10 +128,8 @@ async function run(title: string, url: string, opts: Partial<autocannon.Options>
   };
   if (!title.startsWith('warm') && !scenarios.includes(title[1]!)) return skipped;
   const cpuBefore = await cpuNow();
-  const result = await autocannon({
+  const result = await postJson({
     url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
     connections,
     duration,
     ...(rate > 0 ? { overallRate: rate } : {}),
@@ -287,10 +286,8 @@ try {
     const seedBodies = {
       requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
     };
-    await autocannon({
+    await postJson({
       url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
       connections,
       amount: bodies.length,
       ...seedBodies,

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { postJson } from './post-json.ts';
 import pg from 'pg';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
@@ -128,10 +129,8 @@ async function http(api: string, shape: Shape): Promise<{ rps: number; non2xx: n
       : shape === 'distinct' || shape === 'bare'
         ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }] }
         : { idReplacement: true, body: alert('host-[<id>]') };
-  const result = await autocannon({
+  const result = await postJson({
     url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
     connections,
     duration,
     ...shapeOpts,
@@ -150,10 +149,8 @@ async function seed(plainUrl: string, url: string) {
     FROM generate_series(1, 10000) k ON CONFLICT DO NOTHING`);
   await client.end();
   let i = 0;
-  const result = await autocannon({
+  const result = await postJson({
     url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
     connections,
     amount: bodies.length,
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
