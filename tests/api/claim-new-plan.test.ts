@@ -9,16 +9,12 @@
  * function's own scans.
  */
 import pg from 'pg';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { readsOf } from '../helpers/plans.ts';
-import { insertRouterAlerts, startWithRouterAlerts } from '../helpers/receive-statements.ts';
+import { insertRouterAlerts, routerAlertsSuite } from '../helpers/receive-statements.ts';
 
-const test = suite<AppContext>('alert_claim_new planned on a small table');
-test.before((ctx) => startWithRouterAlerts(ctx, 5));
-test.after(stopApp);
+const test = routerAlertsSuite('alert_claim_new planned on a small table', 5);
 
 type Identity = [resource: string, event: string];
 

@@ -10,16 +10,12 @@
  * `pg_stat_xact_user_tables`, which sees the function's own scans.
  */
 import pg from 'pg';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { readsOf, type TableReads } from '../helpers/plans.ts';
-import { insertRouterAlerts, startWithRouterAlerts } from '../helpers/receive-statements.ts';
+import { insertRouterAlerts, routerAlertsSuite } from '../helpers/receive-statements.ts';
 
-const test = suite<AppContext>('plpgsql functions planned on small tables');
-test.before((ctx) => startWithRouterAlerts(ctx, 5));
-test.after(stopApp);
+const test = routerAlertsSuite('plpgsql functions planned on small tables', 5);
 
 const TABLES = ['alerts', 'alert_history', 'notification_state', 'forward_queue'];
 const GROWN = 20_005;

@@ -7,10 +7,8 @@
  * the event through the event index for each row (14 ms a statement instead of 1).
  */
 import pg from 'pg';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import { stopApp, type AppContext } from '../helpers/app.ts';
 import {
   directDuplicate,
   capturing,
@@ -19,13 +17,11 @@ import {
   numbered,
   plainUpdate,
   routerDraft,
-  startWithRouterAlerts,
+  routerAlertsSuite,
   type Captured,
 } from '../helpers/receive-statements.ts';
 
-const test = suite<AppContext>('receive statement plans made on a small table');
-test.before((ctx) => startWithRouterAlerts(ctx, 5));
-test.after(stopApp);
+const test = routerAlertsSuite('receive statement plans made on a small table', 5);
 
 /** A statement value as an SQL literal (text, number, or an array of text). */
 function literal(client: pg.Client, v: unknown): string {

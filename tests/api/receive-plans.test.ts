@@ -7,10 +7,8 @@
  * row of a batch. No timing is measured: the chosen indexes are what is asserted.
  */
 import pg from 'pg';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as receiveDb from '../../server/db/alert-receive.ts';
-import { stopApp, type AppContext } from '../helpers/app.ts';
 import {
   capturing,
   directDuplicate,
@@ -18,13 +16,11 @@ import {
   numbered,
   plainUpdate,
   routerDraft,
-  startWithRouterAlerts,
+  routerAlertsSuite,
   type Captured,
 } from '../helpers/receive-statements.ts';
 
-const test = suite<AppContext>('receive statement plans');
-test.before((ctx) => startWithRouterAlerts(ctx, 3000));
-test.after(stopApp);
+const test = routerAlertsSuite('receive statement plans', 3000);
 
 /**
  * The plans of a captured statement, as text: the plan for its values and the generic plan a

@@ -3,9 +3,10 @@
  * (tests/api/receive-plans*.test.ts): `router<k>`, event `node_down`, Production, major, open.
  */
 import type { CommonQueryMethods } from 'slonik';
+import type { Test } from 'uvu';
 import type * as receiveDb from '../../server/db/alert-receive.ts';
 import type { AlertDraft } from '../../server/domain/alert-types.ts';
-import { startApp, type AppContext } from './app.ts';
+import { appSuite, type AppContext } from './app.ts';
 import { queryDb } from './db.ts';
 
 export interface Captured {
@@ -34,13 +35,17 @@ export function capturing() {
 export const numbered = (q: Captured) => q.sql.replace(/\$slonik_(\d+)/g, '$$$1');
 
 /**
- * Starts the product on a database of its own holding alerts `alert-1`..`alert-<count>`, with
- * autovacuum off for `alerts` so that no ANALYZE the test did not ask for changes the plans.
+ * A suite whose tests share the product on a database of its own holding alerts
+ * `alert-1`..`alert-<count>`, with autovacuum off for `alerts` so that no ANALYZE the test did not
+ * ask for changes the plans.
  */
-export async function startWithRouterAlerts(ctx: AppContext, count: number): Promise<void> {
-  await startApp(ctx);
-  await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
-  await insertRouterAlerts(ctx.db.url, 1, count);
+export function routerAlertsSuite(name: string, count: number): Test<AppContext> {
+  const test = appSuite(name);
+  test.before(async (ctx) => {
+    await queryDb(ctx.db.url, `ALTER TABLE alerts SET (autovacuum_enabled = false)`);
+    await insertRouterAlerts(ctx.db.url, 1, count);
+  });
+  return test;
 }
 
 /** Alerts `alert-<k>` for k in from..to, written straight in SQL (no history, nothing else). */
