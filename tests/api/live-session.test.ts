@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { io } from 'socket.io-client';
 import { createToken } from '../../server/auth/tokens.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { insertKeys } from '../helpers/db.ts';
+import { keyAuth } from '../helpers/secured.ts';
 import { tokenUser } from '../helpers/users.ts';
 
 const session = suite<AppContext>('live sockets: token expiry and metrics', {} as AppContext);
@@ -16,6 +18,10 @@ session.before((ctx) =>
 );
 session.after(stopApp);
 
+/** A socket to the app's live endpoint with these credentials, never reconnecting. */
+const socketFor = (ctx: AppContext, auth: { token: string } | { key: string }) =>
+  io(ctx.origin, { path: '/api/socket.io', transports: ['websocket'], auth, reconnection: false });
+
 session('a socket whose token expires is told so and disconnected', async (ctx) => {
   const { config } = ctx.running.deps;
   const lifetime = config.TOKEN_EXPIRE_DAYS * 86400 * 1000;
@@ -27,12 +33,7 @@ session('a socket whose token expires is told so and disconnected', async (ctx) 
     ctx.api.base,
     Date.now() - lifetime + 1500,
   );
-  const socket = io(ctx.origin, {
-    path: '/api/socket.io',
-    transports: ['websocket'],
-    auth: { token },
-    reconnection: false,
-  });
+  const socket = socketFor(ctx, { token });
   try {
     const connected = await new Promise<boolean>((ok) => {
       socket.once('connect', () => ok(true));
@@ -54,18 +55,8 @@ session('a socket whose token expires is told so and disconnected', async (ctx) 
 
 session('live metrics: sockets connected and events delivered', async (ctx) => {
   const key = 'live-metrics-key-000000000000000000000000';
-  const { queryDb } = await import('../helpers/db.ts');
-  await queryDb(
-    ctx.db.url,
-    `INSERT INTO keys (id, key, "user", scopes, expire_time) VALUES (gen_random_uuid(), $1, 'm@example.com', $2, now() + interval '1 day')`,
-    [key, ['admin', 'read', 'write']],
-  );
-  const socket = io(ctx.origin, {
-    path: '/api/socket.io',
-    transports: ['websocket'],
-    auth: { key },
-    reconnection: false,
-  });
+  await insertKeys(ctx.db.url, [{ key, user: 'm@example.com', scopes: ['admin', 'read', 'write'] }]);
+  const socket = socketFor(ctx, { key });
   try {
     await new Promise((ok) => socket.once('connect', () => ok(null)));
     const answer = (await socket.emitWithAck('subscribe', { query: '' })) as { status: string };
@@ -74,13 +65,11 @@ session('live metrics: sockets connected and events delivered', async (ctx) => {
     const res = await ctx.api.post(
       '/alert',
       { resource: 'm1', event: 'e', environment: 'Production', severity: 'major' },
-      { headers: { Authorization: `Key ${key}` } },
+      { headers: keyAuth(key) },
     );
     assert.is(res.status, 201);
     await got;
-    const text = await (
-      await ctx.api.get('/management/metrics', { headers: { Authorization: `Key ${key}` } })
-    ).text();
+    const text = await (await ctx.api.get('/management/metrics', { headers: keyAuth(key) })).text();
     assert.match(text, /^live_sockets 1$/m);
     assert.match(text, /^live_events_total\{outcome="delivered"\} [1-9]/m);
     assert.match(text, /^live_push_latency_seconds_count [1-9]/m);
