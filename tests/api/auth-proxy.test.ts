@@ -8,13 +8,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { assertError, securedSettings } from '../helpers/secured.ts';
+import { assertError, keyAuth, securedSettings } from '../helpers/secured.ts';
 import type { Answer, Api } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { LiveClient, refused } from '../helpers/live.ts';
 
 const ADMIN_KEY = 'proxy-test-admin-key-0123456789abcdef';
-const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
+const asAdmin = keyAuth(ADMIN_KEY);
 const SETTINGS = securedSettings('auth_proxy', 'test-secret-key-123', {
   AUTH_PROXY: 'True',
   AUTH_PROXY_ROLES_SEPARATOR: ';',

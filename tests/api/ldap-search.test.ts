@@ -11,11 +11,11 @@ import * as assert from 'uvu/assert';
 import type { Running } from '../../server/boot.ts';
 import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import type { Answer, Api } from '../helpers/api.ts';
-import { assertError, securedSettings } from '../helpers/secured.ts';
+import { assertError, keyAuth, securedSettings } from '../helpers/secured.ts';
 import { READER, reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-search-admin-key-0123456789abcd';
-const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
+const asAdmin = keyAuth(ADMIN_KEY);
 
 interface Ctx extends AppContext {
   slapd: Slapd;

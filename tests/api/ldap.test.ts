@@ -11,7 +11,13 @@ import * as assert from 'uvu/assert';
 import type { Answer } from '../helpers/api.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { assertError, callUnleaked, securedSettings } from '../helpers/secured.ts';
+import {
+  assertError,
+  basicAuth as basic,
+  callUnleaked,
+  keyAuth,
+  securedSettings,
+} from '../helpers/secured.ts';
 import { reportFailure, startSlapd, USERS, type Slapd } from '../helpers/slapd.ts';
 
 const ADMIN_KEY = 'ldap-test-admin-key-0123456789abcdef';
@@ -26,11 +32,7 @@ interface Ctx extends AppContext {
 const call = (ctx: Ctx, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   callUnleaked(ctx.api, { 'a password': /-pw\b/ }, method, path, body, headers);
 
-const asAdmin = { Authorization: `Key ${ADMIN_KEY}` };
-const basic = (user: string, password: string) => ({
-  Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
-});
-
+const asAdmin = keyAuth(ADMIN_KEY);
 async function login(ctx: Ctx, username: string, password: string): Promise<Answer> {
   return call(ctx, 'POST', '/auth/login', { username, password });
 }

@@ -17,7 +17,7 @@ import { BUILTIN_SCOPES } from '../../server/auth/scopes.ts';
 import { hashPassword } from '../../server/auth/passwords.ts';
 import { insertKeys, queryDb } from '../helpers/db.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { assertError, callAs, securedSettings } from '../helpers/secured.ts';
+import { assertError, basicAuth as basic, callAs, securedSettings } from '../helpers/secured.ts';
 
 const SETTINGS = securedSettings('perms', 'test-secret-key-123');
 
@@ -28,10 +28,6 @@ async function insertKey(ctx: AppContext, key: string, user: string, scopes: str
 const ADMIN = 'admin-key-0123456789';
 const PERM_ADMIN = 'perm-admin-key-012345'; // admin:perms and read only
 const READER = 'alerts-reader-key-0123';
-
-const basic = (user: string, password: string) => ({
-  Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
-});
 
 // ---- permissions and scopes ------------------------------------------------------------------------
 

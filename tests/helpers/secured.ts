@@ -19,6 +19,11 @@ export const securedSettings = (label: string, secretKey: string, extra: Record<
 /** The Authorization header that sends API key `key`. */
 export const keyAuth = (key: string) => ({ Authorization: `Key ${key}` });
 
+/** The Authorization header that sends `user` and `password` as Basic credentials. */
+export const basicAuth = (user: string, password: string) => ({
+  Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
+
 /** A request as the API key `opts.key` (anonymous without one); `opts.headers` are sent after it. */
 export const callAs = (
   api: Api,
