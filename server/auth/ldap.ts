@@ -4,7 +4,7 @@ import { Client, Filter, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { Config } from '../config.ts';
 import { accessOf } from './access.ts';
 import { userOfLogin } from './external-users.ts';
-import { assertActive, signInUser, withLoginLimit } from './sign-in.ts';
+import { assertActive, signInUser, withLoginLimit, type PasswordLogIn } from './sign-in.ts';
 import type { UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, appError } from '../errors.ts';
@@ -256,16 +256,10 @@ async function signIn(
 }
 
 /** POST /auth/login with AUTH_PROVIDER = 'ldap': a token whose provider is `ldap`, with the directory's groups. */
-export async function logInWithLdap(
-  deps: Deps,
-  name: string,
-  password: string,
-  ip: string,
-  baseUrl: string,
-): Promise<string> {
+export const logInWithLdap: PasswordLogIn = async (deps, name, password, ip, baseUrl) => {
   const { user, groups } = await signIn(deps, name, password, ip);
   return signInUser(deps, user, baseUrl, 'ldap', groups);
-}
+};
 
 /**
  * `Authorization: Basic` with AUTH_PROVIDER = 'ldap': the same bind on every request (a token or

@@ -87,14 +87,17 @@ export function assertMayLogIn(deps: Deps, user: UserRow): void {
   assertActive(user);
 }
 
-/** POST /auth/login with the local user table; failures are counted per login and address. */
-export async function logIn(
+/** A POST /auth/login: a name and password sent from `ip`, answered with a token for `baseUrl`. */
+export type PasswordLogIn = (
   deps: Deps,
   name: string,
   password: string,
   ip: string,
   baseUrl: string,
-): Promise<string> {
+) => Promise<string>;
+
+/** POST /auth/login with the local user table; failures are counted per login and address. */
+export const logIn: PasswordLogIn = async (deps, name, password, ip, baseUrl) => {
   const user = await withLoginLimit(deps, name, ip, async () => {
     const found = name ? await usersDb.findUserByLoginOrEmail(deps.db, name) : null;
     // Hashing even for an unknown name keeps the answer's timing from telling which names exist.
@@ -104,4 +107,4 @@ export async function logIn(
     return found;
   });
   return signInUser(deps, user, baseUrl);
-}
+};
