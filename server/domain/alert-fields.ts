@@ -15,6 +15,17 @@ export interface ColumnSpec {
   readonly row: z.ZodType;
 }
 
+/** A field table as a list, in its order, each spec with its name. */
+function listOf<T extends Record<string, ColumnSpec>>(table: T) {
+  return Object.entries(table).map(([name, spec]) => ({ ...spec, name: name as keyof T & string }));
+}
+
+/** The zod object of a field table's stored records (db rows after the pool's type parsers). */
+function rowSchemaOf<T extends Record<string, ColumnSpec>>(table: T) {
+  const shape = Object.fromEntries(Object.entries(table).map(([name, spec]) => [name, spec.row]));
+  return z.object(shape as { [K in keyof T]: T[K]['row'] });
+}
+
 export interface FieldSpec extends ColumnSpec {
   /** Set by the sender: part of AlertDraft, what pre-receive plugins see and what is forwarded. */
   readonly submitted?: true;
@@ -110,9 +121,7 @@ export type NotifiedField = FieldsWhere<'notified'>;
 export type LiveField = Exclude<AlertField, FieldsWhere<'heavy'>>;
 
 /** The table as a list, in its order. */
-export const FIELD_LIST: readonly (FieldSpec & { readonly name: AlertField })[] = Object.entries(
-  ALERT_FIELDS,
-).map(([name, spec]) => ({ ...spec, name: name as AlertField }));
+export const FIELD_LIST: readonly (FieldSpec & { readonly name: AlertField })[] = listOf(ALERT_FIELDS);
 
 const namesWhere = <K extends AlertField>(test: (f: (typeof FIELD_LIST)[number]) => boolean) =>
   FIELD_LIST.filter(test).map((f) => f.name as K);
@@ -126,12 +135,8 @@ export const FORWARDED_FIELDS: readonly ForwardedField[] = namesWhere<ForwardedF
   (f) => !!f.submitted && f.name !== 'status',
 );
 
-const shape = Object.fromEntries(FIELD_LIST.map((f) => [f.name, f.row])) as {
-  [K in AlertField]: Fields[K]['row'];
-};
-
 /** A stored alert as the `columns` of db/alert-columns.ts read it. */
-export const AlertRowSchema = z.object(shape) satisfies z.ZodType<AlertRecord>;
+export const AlertRowSchema = rowSchemaOf(ALERT_FIELDS) satisfies z.ZodType<AlertRecord>;
 
 /** The copy of an alert notifications keep and tell (a copy, so it can still be told after a deletion). */
 export const NotifiedAlertSchema = AlertRowSchema.pick(
@@ -186,13 +191,8 @@ export type HistoryField = keyof HistoryFields;
 export type HistoryRecord = { [K in HistoryField]: z.infer<HistoryFields[K]['row']> };
 
 /** The table as a list, in its order. */
-export const HISTORY_FIELD_LIST: readonly (ColumnSpec & { readonly name: HistoryField })[] = Object.entries(
-  HISTORY_FIELDS,
-).map(([name, spec]) => ({ ...spec, name: name as HistoryField }));
-
-const historyShape = Object.fromEntries(HISTORY_FIELD_LIST.map((f) => [f.name, f.row])) as {
-  [K in HistoryField]: HistoryFields[K]['row'];
-};
+export const HISTORY_FIELD_LIST: readonly (ColumnSpec & { readonly name: HistoryField })[] =
+  listOf(HISTORY_FIELDS);
 
 /** A stored entry as the select lists of db/alert-columns.ts read it. */
-export const HistoryRowSchema = z.object(historyShape) satisfies z.ZodType<HistoryRecord>;
+export const HistoryRowSchema = rowSchemaOf(HISTORY_FIELDS) satisfies z.ZodType<HistoryRecord>;
