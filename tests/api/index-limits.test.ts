@@ -17,7 +17,7 @@ import { MAX_ATTRIBUTES, MAX_LENGTH, MAX_LIST, type LimitedList } from '../../sh
 import type { Answer } from '../helpers/api.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
-import { rng } from '../helpers/bad-requests.ts';
+import { rng } from '../helpers/rng.ts';
 
 const ADMIN_KEY = `index-limits-admin-${randomBytes(12).toString('hex')}`;
 const random = rng(37);

@@ -7,6 +7,7 @@
  */
 
 import { MAX_ATTRIBUTES, MAX_LENGTH, MAX_LIST } from '../../shared/alerts.ts';
+import { rng } from './rng.ts';
 
 /**
  * An environment of the longest length allowed, in 3-byte characters: the robustness modes allow
@@ -36,18 +37,6 @@ export interface BadRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
-}
-
-/** mulberry32: small, fast and good enough to pick test cases. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -526,6 +515,22 @@ export function badRequests(seed: number, count: number, f: Fixtures, auth: Reco
     headers: { ...auth, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
+  /** A request to `path` with `headers` and the endpoint's own valid body, when it takes one. */
+  const ownBody = (
+    kind: string,
+    e: Endpoint,
+    path: string,
+    headers: Record<string, string> = auth,
+  ): BadRequest => {
+    const body = e.body ? JSON.stringify(e.body()) : undefined;
+    return {
+      kind,
+      method: e.method,
+      path,
+      headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body,
+    };
+  };
   function idFor(e: Endpoint): string {
     if (e.path.startsWith('/alert/') && e.path.includes('/note/')) return f.noteId;
     return 'nonexistent';
@@ -656,51 +661,23 @@ export function badRequests(seed: number, count: number, f: Fixtures, auth: Reco
     // Odd ids, id prefixes and regex metacharacters in paths.
     () => {
       const e = pick(withId);
-      const body = e.body ? JSON.stringify(e.body()) : undefined;
-      return {
-        kind: 'odd id',
-        method: e.method,
-        path: e.path.replace(':id', pick(ODD_IDS)),
-        headers: { ...auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body,
-      };
+      return ownBody('odd id', e, e.path.replace(':id', pick(ODD_IDS)));
     },
     // q syntax errors, bare operators and bad regexes.
     () => {
       const e = pick(withQuery);
-      const body = e.body ? JSON.stringify(e.body()) : undefined;
-      return {
-        kind: 'q',
-        method: e.method,
-        path: `${e.path}?q=${encodeURIComponent(pick(ODD_Q))}`,
-        headers: { ...auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body,
-      };
+      return ownBody('q', e, `${e.path}?q=${encodeURIComponent(pick(ODD_Q))}`);
     },
     // Filters with values their column cannot hold, unknown fields, bad paging and sorting.
     () => {
       const e = pick(withQuery);
-      const body = e.body ? JSON.stringify(e.body()) : undefined;
       const params = [pick(ODD_FILTERS), ...(random() < 0.3 ? [pick(ODD_FILTERS)] : [])].join('&');
-      return {
-        kind: 'filter',
-        method: e.method,
-        path: `${e.path}?${params}`,
-        headers: { ...auth, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body,
-      };
+      return ownBody('filter', e, `${e.path}?${params}`);
     },
     // Malformed Authorization headers.
     () => {
       const e = pick(eps);
-      const body = e.body ? JSON.stringify(e.body()) : undefined;
-      return {
-        kind: 'auth header',
-        method: e.method,
-        path: e.path.replace(':id', idFor(e)),
-        headers: { Authorization: pick(ODD_AUTH), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body,
-      };
+      return ownBody('auth header', e, e.path.replace(':id', idFor(e)), { Authorization: pick(ODD_AUTH) });
     },
     // Very long URLs.
     () => {

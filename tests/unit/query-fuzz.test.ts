@@ -6,6 +6,7 @@ import { parseLucene } from '../../server/domain/query/lucene.ts';
 import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import { MAX_QUERY_DEPTH, MAX_QUERY_TOKENS } from '../../server/domain/query/shape.ts';
 import { compileMatcher } from '../../server/realtime/matcher.ts';
+import { rng } from '../helpers/rng.ts';
 
 /** The parser's answer: the condition, or the 400's message and errors; anything else fails the test. */
 function outcome(q: string): { ok: true } | { ok: false; said: string } {
@@ -105,18 +106,6 @@ limits('more terms and operators than the limit is a 400; long single terms are 
 limits.run();
 
 const fuzz = suite('q: malformed input is parsed or refused with a 400');
-
-/** A small deterministic PRNG, so a failing input can be replayed from its seed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   'AND',
