@@ -96,23 +96,32 @@ function assertInOrder(view: LiveView) {
   );
 }
 
-const outage = suite<Ctx>('with Redis stopped: writes, status, and screens when it is back', {} as Ctx);
-
-outage.before(async (ctx) => {
-  ctx.clients = [];
-  ctx.redis = await startPrivateRedis();
-  await startApp(ctx, {
-    TEST_LABEL: 'redis_outage',
-    REDIS_URL: ctx.redis.url,
-    BUS_CHANNEL: unique('outage'),
+/**
+ * A suite of one app on a Redis of its own (bus channel `<label>-…`); its sockets in `clients`, the
+ * app and the Redis are closed after the last test, a paused Redis resumed first.
+ */
+function redisAppSuite(name: string, label: string, settings: Record<string, string> = {}) {
+  const test = suite<Ctx>(name, {} as Ctx);
+  test.before(async (ctx) => {
+    ctx.clients = [];
+    ctx.redis = await startPrivateRedis();
+    await startApp(ctx, {
+      TEST_LABEL: `redis_${label}`,
+      REDIS_URL: ctx.redis.url,
+      BUS_CHANNEL: unique(label),
+      ...settings,
+    });
   });
-});
+  test.after(async (ctx) => {
+    for (const c of ctx.clients) c.close();
+    ctx.redis?.resume();
+    await stopApp(ctx);
+    await ctx.redis?.remove();
+  });
+  return test;
+}
 
-outage.after(async (ctx) => {
-  for (const c of ctx.clients) c.close();
-  await stopApp(ctx);
-  await ctx.redis?.remove();
-});
+const outage = redisAppSuite('with Redis stopped: writes, status, and screens when it is back', 'outage');
 
 outage.after.each(async (ctx) => {
   if (!ctx.redis.isRunning()) await ctx.redis.start();
@@ -329,24 +338,8 @@ startup.run();
 
 // ---- an outbox that overflows ------------------------------------------------------------------
 
-const overflow = suite<Ctx>('an outbox that outgrows BUS_OUTBOX_SIZE', {} as Ctx);
-
-overflow.before(async (ctx) => {
-  ctx.clients = [];
-  ctx.redis = await startPrivateRedis();
-  await startApp(ctx, {
-    TEST_LABEL: 'redis_overflow',
-    REDIS_URL: ctx.redis.url,
-    BUS_CHANNEL: unique('overflow'),
-    BUS_OUTBOX_SIZE: '4k',
-  });
-});
-
-overflow.after(async (ctx) => {
-  for (const c of ctx.clients) c.close();
-  ctx.redis?.resume();
-  await stopApp(ctx);
-  await ctx.redis?.remove();
+const overflow = redisAppSuite('an outbox that outgrows BUS_OUTBOX_SIZE', 'overflow', {
+  BUS_OUTBOX_SIZE: '4k',
 });
 
 overflow(
