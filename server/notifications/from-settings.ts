@@ -20,15 +20,8 @@ export const SETTINGS_PLUGINS = [
 export type SettingsPlugin = (typeof SETTINGS_PLUGINS)[number];
 
 export const SETTINGS_RULE_ID = 'settings';
-const TYPE_OF: Record<SettingsPlugin, ReceiverType> = {
-  slack: 'slack',
-  mattermost: 'mattermost',
-  msteams: 'msteams',
-  pagerduty: 'pagerduty',
-  opsgenie: 'opsgenie',
-  telegram: 'telegram',
-  mailer: 'email',
-};
+/** The receiver type a plugin's settings make: its own name, but for the mailer's e-mail. */
+const typeOf = (plugin: SettingsPlugin): ReceiverType => (plugin === 'mailer' ? 'email' : plugin);
 
 const put = (o: Record<string, unknown>, key: string, value: string | null | undefined) => {
   if (value) o[key] = value;
@@ -88,7 +81,7 @@ function settingsFor(plugin: SettingsPlugin, c: Config): Record<string, unknown>
 
 /** A receiver a PLUGINS name stands for; throws (stopping start-up) when its settings are missing or bad. */
 export function settingsReceiver(plugin: SettingsPlugin, config: Config): ReceiverDef {
-  const type = TYPE_OF[plugin];
+  const type = typeOf(plugin);
   const settings = settingsFor(plugin, config);
   const problems = checkSettings(type, settings);
   if (problems.length) throw new Error(`settings for ${plugin}: ${problems.join('; ')}`);
