@@ -6,7 +6,6 @@
  * with compactions running between them, and two server instances writing to one database.
  */
 import pg from 'pg';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as tally from '../../server/db/alert-tally.ts';
 import * as query from '../../server/db/alert-query.ts';
@@ -14,7 +13,7 @@ import { parseAlertQuery } from '../../server/domain/query/params.ts';
 import type { Running } from '../../server/boot.ts';
 import { createAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { apiFor, type AppContext, appSuite, bootInstance, startApp, stopApp } from '../helpers/app.ts';
+import { apiFor, appSuite, twoInstanceSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -450,18 +449,11 @@ one('keys that net to zero before a compaction are left out; compaction waits fo
 
 one.run();
 
-interface TwoCtx extends AppContext {
-  other: Running;
-}
-const two = suite<TwoCtx>('alert tally: two instances on one database', {} as TwoCtx);
-two.before(async (ctx) => {
-  await startApp(ctx, { TEST_LABEL: 'tally2', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '0' });
-  ctx.other = await bootInstance(ctx.db.url, { HOUSEKEEPING_INTERVAL: '0' });
-});
-two.after(async (ctx) => {
-  await ctx.other?.close();
-  await stopApp(ctx);
-});
+const two = twoInstanceSuite(
+  'alert tally: two instances on one database',
+  { TEST_LABEL: 'tally2', PLUGINS: 'remote_ip', HOUSEKEEPING_INTERVAL: '0' },
+  { HOUSEKEEPING_INTERVAL: '0' },
+);
 
 two('both instances receive and change alerts at once; each answers what the scans answer', async (ctx) => {
   const apis = [ctx.api, apiFor(ctx.other)];

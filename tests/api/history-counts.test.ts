@@ -1,8 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postAlert } from '../helpers/alerts.ts';
-import type { Running } from '../../server/boot.ts';
-import { apiFor, type AppContext, appSuite, bootInstance, startApp, stopApp } from '../helpers/app.ts';
+import { apiFor, type AppContext, appSuite, twoInstanceSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 /**
@@ -157,20 +155,11 @@ counts.run();
  * actions, trims at HISTORY_LIMIT 4): the counts stay what the history says. The guarantee is the
  * database's (each count is written in the statement that locks the alert's row), not a process's.
  */
-const two = suite<AppContext & { other: Running }>(
+const two = twoInstanceSuite(
   'history counts: two instances',
-  {} as AppContext & {
-    other: Running;
-  },
+  { TEST_LABEL: 'histcounts2', PLUGINS: 'remote_ip', HISTORY_LIMIT: '4' },
+  { HISTORY_LIMIT: '4' },
 );
-two.before(async (ctx) => {
-  await startApp(ctx, { TEST_LABEL: 'histcounts2', PLUGINS: 'remote_ip', HISTORY_LIMIT: '4' });
-  ctx.other = await bootInstance(ctx.db.url, { HISTORY_LIMIT: '4' });
-});
-two.after(async (ctx) => {
-  await ctx.other?.close();
-  await stopApp(ctx);
-});
 
 two('concurrent receipts and actions from both instances leave the counts right', async (ctx) => {
   const apis = [ctx.api, apiFor(ctx.other)];

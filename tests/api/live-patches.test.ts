@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { liveAppSuite, type LiveAppContext } from '../helpers/app.ts';
 import { LiveClient, until, type LiveView, type Received } from '../helpers/live.ts';
 
 /**
@@ -14,22 +13,11 @@ import { LiveClient, until, type LiveView, type Received } from '../helpers/live
  * not ask keep getting full alerts.
  */
 
-interface Ctx extends AppContext {
-  clients: LiveClient[];
-}
-const patches = suite<Ctx>('live push: patches', {} as Ctx);
-patches.before(async (ctx) => {
-  ctx.clients = [];
-  await startApp(ctx, { TEST_LABEL: 'live_patches', PLUGINS: 'remote_ip' });
-});
-patches.after.each((ctx) => {
-  for (const c of ctx.clients.splice(0)) c.close();
-});
-patches.after(stopApp);
+const patches = liveAppSuite('live push: patches', { TEST_LABEL: 'live_patches', PLUGINS: 'remote_ip' });
 
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
 
-async function connect(ctx: Ctx): Promise<LiveClient> {
+async function connect(ctx: LiveAppContext): Promise<LiveClient> {
   const c = await LiveClient.connect(ctx.origin, {});
   ctx.clients.push(c);
   return c;

@@ -10,7 +10,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLog } from '../../server/log.ts';
 import { createAlert, postAlert } from '../helpers/alerts.ts';
 import { createApi, type Api, type RequestOptions } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { liveAppSuite, type LiveAppContext } from '../helpers/app.ts';
 import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
 import {
@@ -23,6 +23,7 @@ import {
   type LiveView,
   type Received,
 } from '../helpers/live.ts';
+import { rng } from '../helpers/rng.ts';
 
 /**
  * The live socket (docs/live.md): subscriptions to views, pushed changes, counts, positions,
@@ -137,18 +138,6 @@ const removedWith = (id: string, view?: LiveView) => (m: Received) =>
 async function ok(res: Promise<Response>, what: string): Promise<void> {
   const r = await res;
   assert.is(r.status, 200, `${what}: ${r.status} ${await r.clone().text()}`);
-}
-
-/** A small deterministic PRNG, so a failing burst can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'informational'];
@@ -702,21 +691,15 @@ const KEYS = {
 const auth = (key: string) => ({ Authorization: `Key ${key}` });
 const as = (key: string): RequestOptions => ({ headers: auth(key) });
 
-interface Tenancy extends AppContext {
-  clients: LiveClient[];
-}
-
-const tenancy = suite<Tenancy>('live push: customers and credentials', {} as Tenancy);
+const tenancy = liveAppSuite('live push: customers and credentials', {
+  TEST_LABEL: 'live_tenancy',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'live-tenancy-secret',
+  CUSTOMER_VIEWS: 'True',
+  ADMIN_USERS: 'admin@example.com',
+  PLUGINS: 'remote_ip',
+});
 tenancy.before(async (ctx) => {
-  ctx.clients = [];
-  await startApp(ctx, {
-    TEST_LABEL: 'live_tenancy',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'live-tenancy-secret',
-    CUSTOMER_VIEWS: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    PLUGINS: 'remote_ip',
-  });
   const rows: [string, string, string[], string | null][] = [
     [KEYS.acme, 'acme@example.com', ['read', 'write'], 'acme'],
     [KEYS.acmeReader, 'reader@example.com', ['read'], 'acme'],
@@ -733,15 +716,8 @@ tenancy.before(async (ctx) => {
     );
   }
 });
-tenancy.after.each((ctx) => {
-  for (const c of ctx.clients.splice(0)) c.close();
-});
-tenancy.after(async (ctx) => {
-  for (const c of ctx.clients ?? []) c.close();
-  await stopApp(ctx);
-});
 
-const tokenFor = async (ctx: Tenancy, customers: string[], now = Date.now()) =>
+const tokenFor = async (ctx: LiveAppContext, customers: string[], now = Date.now()) =>
   createToken(
     ctx.running.deps.config,
     {
@@ -904,22 +880,11 @@ tenancy.run();
 
 // ---- a small replay buffer: reconnecting beyond it gets a snapshot -----------------------------
 
-interface Small extends AppContext {
-  clients: LiveClient[];
-}
-const small = suite<Small>('live push: reconnecting beyond LIVE_BUFFER_SIZE', {} as Small);
-small.before(async (ctx) => {
-  ctx.clients = [];
-  await startApp(ctx, {
-    TEST_LABEL: 'live_buffer',
-    PLUGINS: 'remote_ip',
-    LIVE_BUFFER_SIZE: '100',
-    REDIS_URL: '',
-  });
-});
-small.after(async (ctx) => {
-  for (const c of ctx.clients ?? []) c.close();
-  await stopApp(ctx);
+const small = liveAppSuite('live push: reconnecting beyond LIVE_BUFFER_SIZE', {
+  TEST_LABEL: 'live_buffer',
+  PLUGINS: 'remote_ip',
+  LIVE_BUFFER_SIZE: '100',
+  REDIS_URL: '',
 });
 
 small(

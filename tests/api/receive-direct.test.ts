@@ -5,25 +5,15 @@
  * receipt to the usual path. `receive_direct_total` tells which path each receipt took, so every
  * test checks that the path it means to exercise really ran.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAlert, getAlert, postAlert, put } from '../helpers/alerts.ts';
-import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { apiFor, twoInstanceSuite } from '../helpers/app.ts';
 import type { Running } from '../../server/boot.ts';
 
 let n = 0;
 const fresh = (label: string) => `${label}-${++n}-${Date.now()}`;
 
-type Ctx = AppContext & { other: Running };
-const test = suite<Ctx>('plain duplicates without a read', {} as Ctx);
-test.before(async (ctx) => {
-  await startApp(ctx, { TEST_LABEL: 'direct' });
-  ctx.other = await bootInstance(ctx.db.url);
-});
-test.after(async (ctx) => {
-  await ctx.other?.close();
-  await stopApp(ctx);
-});
+const test = twoInstanceSuite('plain duplicates without a read', { TEST_LABEL: 'direct' });
 
 /** This instance's `receive_direct_total`, by outcome. */
 async function direct(r: Running): Promise<{ written: number; missed: number }> {
@@ -106,10 +96,7 @@ test('a duplicate is written without a read and answers what the read-then-write
   );
   // Stored as answered.
   const stored = await getAlert(ctx.api, first.id);
-  assert.equal(
-    { ...stored, history: stored.history.length },
-    { ...a, history: a.history.length },
-  );
+  assert.equal({ ...stored, history: stored.history.length }, { ...a, history: a.history.length });
 });
 
 test('a duplicate of a closed alert reopens it: the guarded write misses, the usual path decides', async (ctx) => {

@@ -9,7 +9,6 @@
  * change leaves such alerts untouched and reports them. User attributes take the same limits.
  */
 import { randomBytes } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   MAX_ATTRIBUTES,
@@ -22,8 +21,7 @@ import {
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { receivedAttributes, receivedTags } from '../../server/domain/receive/fields.ts';
 import { createAlert, getAlert, postAlert, put } from '../helpers/alerts.ts';
-import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import type { Running } from '../../server/boot.ts';
+import { apiFor, type AppContext, twoInstanceSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
@@ -53,18 +51,13 @@ async function largestStored(ctx: AppContext) {
   return row!;
 }
 
-type Ctx = AppContext & { other: Running };
-const test = suite<Ctx>('stored tags and attributes stay within their limits', {} as Ctx);
-test.before(async (ctx) => {
-  // No plugin adds attributes, so that a receipt's own set is what the test sent (and notify).
-  await startApp(ctx, { TEST_LABEL: 'stored-limits', PLUGINS: 'reject' });
-  // A second instance has no hint of the identities the first wrote: its plain duplicates are read first.
-  ctx.other = await bootInstance(ctx.db.url, { PLUGINS: 'reject' });
-});
-test.after(async (ctx) => {
-  await ctx.other?.close();
-  await stopApp(ctx);
-});
+// No plugin adds attributes, so that a receipt's own set is what the test sent (and notify). The
+// second instance has no hint of the identities the first wrote: its plain duplicates are read first.
+const test = twoInstanceSuite(
+  'stored tags and attributes stay within their limits',
+  { TEST_LABEL: 'stored-limits', PLUGINS: 'reject' },
+  { PLUGINS: 'reject' },
+);
 
 test('600 duplicates, each with another tag and attribute key, leave at most 500 tags and 256 keys', async (ctx) => {
   const fields = { resource: unique('host'), event: 'Flood', severity: 'minor' };

@@ -5,18 +5,14 @@
  * already connected is ended within a tick of the hub (5 s) with `session.expired`. A key whose
  * owner is no user here keeps working.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Running } from '../../server/boot.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { UserSchema } from '../../shared/users.ts';
 import type { Answer, Api } from '../helpers/api.ts';
-import { apiFor, bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { apiFor, twoInstanceSuite, type TwoInstances } from '../helpers/app.ts';
 import { LiveClient, refused, sleep, until } from '../helpers/live.ts';
 
-interface Ctx extends AppContext {
-  /** A second instance on the same database. */
-  other: Running;
+interface Ctx extends TwoInstances {
   otherApi: Api;
   admin: Record<string, string>;
 }
@@ -93,17 +89,14 @@ const pushedAbout = (client: LiveClient, resource: string) =>
 const setStatus = async (ctx: Ctx, id: string, status: string) =>
   assert.is((await call(ctx.api, 'PUT', `/user/${id}`, ctx.admin, { status })).status, 200);
 
-const test = suite<Ctx>('disabled and deleted users lose their credentials at once', {} as Ctx);
+const test = twoInstanceSuite<Ctx>('disabled and deleted users lose their credentials at once', SETTINGS, {
+  ...SETTINGS,
+  LOG_LEVEL: 'silent',
+});
 test.before(async (ctx) => {
-  await startApp(ctx, SETTINGS);
-  ctx.other = await bootInstance(ctx.db.url, { ...SETTINGS, LOG_LEVEL: 'silent' });
   ctx.otherApi = apiFor(ctx.other);
   const signedIn = await login(ctx.api, 'admin@example.com', 'admin-pass');
   ctx.admin = bearer(signedIn.body.token as string);
-});
-test.after(async (ctx) => {
-  await ctx.other?.close();
-  await stopApp(ctx);
 });
 
 test("a disabled user's token is refused at its next request, on both instances", async (ctx) => {

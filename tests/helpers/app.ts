@@ -4,6 +4,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLog } from '../../server/log.ts';
 import { createApi, type Api } from './api.ts';
 import { createTestDatabase, dropTestDatabase } from './db.ts';
+import type { LiveClient } from './live.ts';
 
 export interface AppContext {
   running: Running;
@@ -56,6 +57,54 @@ export function appSuite(name: string, settings: Record<string, string> = {}): T
   const test = suite<AppContext>(name, {} as AppContext);
   test.before((ctx) => startApp(ctx, settings));
   test.after(stopApp);
+  return test;
+}
+
+/** The context of a suite of two instances on one database: the app, and `other` beside it. */
+export interface TwoInstances extends AppContext {
+  other: Running;
+}
+
+/**
+ * An appSuite with a second instance on the app's database, `ctx.other` (bootInstance with
+ * `otherSettings`), closed before the app.
+ */
+export function twoInstanceSuite<C extends TwoInstances = TwoInstances>(
+  name: string,
+  settings: Record<string, string>,
+  otherSettings: Record<string, string> = {},
+): Test<C> {
+  const test = suite<C>(name, {} as C);
+  test.before(async (ctx) => {
+    await startApp(ctx, settings);
+    ctx.other = await bootInstance(ctx.db.url, otherSettings);
+  });
+  test.after(async (ctx) => {
+    await ctx.other?.close();
+    await stopApp(ctx);
+  });
+  return test;
+}
+
+/** The context of an app suite whose tests open live sockets: each socket goes into `clients`. */
+export interface LiveAppContext extends AppContext {
+  clients: LiveClient[];
+}
+
+/** An appSuite whose tests' sockets (`ctx.clients`) are closed after each test, whatever happens. */
+export function liveAppSuite(name: string, settings: Record<string, string> = {}): Test<LiveAppContext> {
+  const test = suite<LiveAppContext>(name, {} as LiveAppContext);
+  test.before((ctx) => {
+    ctx.clients = [];
+    return startApp(ctx, settings);
+  });
+  test.after.each((ctx) => {
+    for (const c of ctx.clients.splice(0)) c.close();
+  });
+  test.after(async (ctx) => {
+    for (const c of ctx.clients ?? []) c.close();
+    await stopApp(ctx);
+  });
   return test;
 }
 
