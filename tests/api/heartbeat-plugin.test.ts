@@ -10,6 +10,7 @@ import { receiveHeartbeat } from '../../server/domain/heartbeats.ts';
 import heartbeat from '../../server/plugins/heartbeat.ts';
 import { PluginSignal, type Plugin, type PluginContext } from '../../server/plugins/types.ts';
 import { appSuite } from '../helpers/app.ts';
+import { nextEvent } from '../helpers/bus.ts';
 
 const BASE_URL = 'http://alerts.test/api';
 let n = 0;
@@ -74,20 +75,8 @@ async function signalOf(plugin: Plugin, alert: AlertDraft, ctx: PluginContext): 
 }
 
 /** The next heartbeat.updated event for this origin on the bus. */
-function nextHeartbeat(deps: Deps, origin: string, timeoutMs = 5000): Promise<LiveEvent> {
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => {
-      off();
-      fail(new Error('no heartbeat.updated on the bus'));
-    }, timeoutMs);
-    const off = deps.bus.subscribe((event) => {
-      if (event.type !== 'heartbeat.updated' || event.heartbeat.origin !== origin) return;
-      clearTimeout(timer);
-      off();
-      ok(event);
-    });
-  });
-}
+const nextHeartbeat = (deps: Deps, origin: string): Promise<LiveEvent> =>
+  nextEvent(deps.bus, (e) => e.type === 'heartbeat.updated' && e.heartbeat.origin === origin);
 
 const plugin = appSuite('heartbeat plugin', { TEST_LABEL: 'heartbeat_plugin' });
 

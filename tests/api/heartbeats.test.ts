@@ -1,9 +1,8 @@
 import * as assert from 'uvu/assert';
-import type { LiveEvent } from '../../shared/events.ts';
 import { HeartbeatSchema, type Heartbeat } from '../../shared/heartbeats.ts';
 import { staleHeartbeats } from '../../server/domain/heartbeats.ts';
-import type { Bus } from '../../server/realtime/bus.ts';
 import { appSuite } from '../helpers/app.ts';
+import { nextEvent } from '../helpers/bus.ts';
 import type { Api } from '../helpers/api.ts';
 
 type Json = Record<string, unknown>;
@@ -31,22 +30,6 @@ const listed = async (api: Api, query: string) => {
   assert.is(status, 200, JSON.stringify(body));
   return body as Json & { heartbeats: Heartbeat[] };
 };
-
-/** The next bus event that `pick` accepts. */
-function nextEvent(bus: Bus, pick: (e: LiveEvent) => boolean, timeoutMs = 5000): Promise<LiveEvent> {
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => {
-      off();
-      fail(new Error('no matching event on the bus'));
-    }, timeoutMs);
-    const off = bus.subscribe((event) => {
-      if (!pick(event)) return;
-      clearTimeout(timer);
-      off();
-      ok(event);
-    });
-  });
-}
 
 const hb = appSuite('heartbeats API', { TEST_LABEL: 'heartbeats' });
 
