@@ -33,6 +33,18 @@ const states = (view: LiveView) =>
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   );
 
+/**
+ * Waits (up to 5 s) for `lagging` to hold the states `steady` holds, then checks every field of
+ * every alert, and that every patch it got applied to an alert it knew.
+ */
+async function expectSameStates(lagging: LiveView, steady: LiveView, message: string) {
+  await until(() => (states(lagging) === states(steady) ? true : undefined), 5000, 'same states').catch(
+    () => {},
+  );
+  assert.is(states(lagging), states(steady), message);
+  assert.equal(lagging.unknownPatches, []);
+}
+
 for (const patches of [false, true])
   slow(
     `deltas for a client that stops reading are coalesced, then it is caught up to the exact state${patches ? ' (patches)' : ''}`,
@@ -72,13 +84,7 @@ for (const patches of [false, true])
         );
         assert.equal(laggingView.summary(), want);
         assert.equal(laggingView.counts, steadyView.counts);
-        await until(
-          () => (states(laggingView) === states(steadyView) ? true : undefined),
-          5000,
-          'same states',
-        ).catch(() => {});
-        assert.is(states(laggingView), states(steadyView), 'every field of every alert');
-        assert.equal(laggingView.unknownPatches, []);
+        await expectSameStates(laggingView, steadyView, 'every field of every alert');
         // A second spell of changes after the catch-up: patches again, to the state it now holds.
         for (let i = 0; i < 40; i++)
           await ctx.api.post('/alert', {
@@ -93,13 +99,7 @@ for (const patches of [false, true])
           10_000,
           'after',
         );
-        await until(
-          () => (states(laggingView) === states(steadyView) ? true : undefined),
-          5000,
-          'same states',
-        ).catch(() => {});
-        assert.is(states(laggingView), states(steadyView), 'every field of every alert, after');
-        assert.equal(laggingView.unknownPatches, []);
+        await expectSameStates(laggingView, steadyView, 'every field of every alert, after');
         if (patches) assert.ok(laggingView.patched > 0, 'changes after the catch-up came as patches');
         await until(
           () => (Object.values(want).every((s) => s.endsWith('/minor')) ? true : undefined),

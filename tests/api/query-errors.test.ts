@@ -39,6 +39,21 @@ function assertBadRequest(r: Answer, what: string, detail?: RegExp) {
   return body;
 }
 
+/** A live subscription with `q` is answered with the HTTP reads' 400 for an invalid regular expression. */
+async function assertSocketRefusesRegex(origin: string, q: string) {
+  const live = await LiveClient.connect(origin, {});
+  try {
+    assert.equal(await live.subscribe(q), {
+      status: 'error',
+      message: 'Invalid regular expression',
+      code: 400,
+      errorCode: 'invalid_regex',
+    });
+  } finally {
+    live.close();
+  }
+}
+
 const app = appSuite('bad alert queries are 400 everywhere', { TEST_LABEL: 'query_errors' });
 
 app('a bare operator as q is a 400 naming the position on every read, bulk and the socket', async (ctx) => {
@@ -146,19 +161,7 @@ app('an invalid regular expression is our 400 everywhere, never the database tex
   const ok = await api.call('GET', `/alerts?group=${group}&q=${encodeURIComponent('resource:/^db0[0-9]$/')}`);
   assert.is((ok.body as { total: number }).total, 1);
 
-  const live = await LiveClient.connect(ctx.origin, {});
-  try {
-    const answer = await live.subscribe(q);
-    assert.is(answer.status, 'error');
-    assert.equal(answer, {
-      status: 'error',
-      message: 'Invalid regular expression',
-      code: 400,
-      errorCode: 'invalid_regex',
-    });
-  } finally {
-    live.close();
-  }
+  await assertSocketRefusesRegex(ctx.origin, q);
 });
 
 app(
@@ -170,17 +173,7 @@ app(
       const body = assertBadRequest(await ctx.api.call('GET', `${path}?${q}`), path);
       assert.is(body.message, 'Invalid regular expression');
     }
-    const live = await LiveClient.connect(ctx.origin, {});
-    try {
-      assert.equal(await live.subscribe(q), {
-        status: 'error',
-        message: 'Invalid regular expression',
-        code: 400,
-        errorCode: 'invalid_regex',
-      });
-    } finally {
-      live.close();
-    }
+    await assertSocketRefusesRegex(ctx.origin, q);
   },
 );
 

@@ -606,23 +606,28 @@ mechanics('delete: a false from any hook vetoes, and later hooks are not asked',
   assert.is(await allowed.pipeline.delete(record(), request()), true);
 });
 
+/** A plugin whose listed hooks throw the given errors. */
+const throwing = (name: string, errors: Partial<Record<Exclude<keyof Plugin, 'name'>, unknown>>): Plugin => ({
+  name,
+  ...Object.fromEntries(
+    Object.entries(errors).map(([hook, err]) => [
+      hook,
+      () => {
+        throw err;
+      },
+    ]),
+  ),
+});
+
 mechanics('signals and API errors pass through unchanged, whatever PLUGINS_RAISE_ON_ERROR says', async () => {
   const signal = new PluginSignal(202, 'Alert converted to Heartbeat', { id: 'h1' });
   const refusal = catalogueError('rate_limited', 'slow down');
   for (const raise of ['True', 'False']) {
     const { pipeline, deps } = pipelineOf(
-      [
-        {
-          name: 'signals',
-          preReceive: () => {
-            throw signal;
-          },
-          takeAction: () => {
-            throw refusal;
-          },
-        },
-      ],
-      { PLUGINS_RAISE_ON_ERROR: raise },
+      [throwing('signals', { preReceive: signal, takeAction: refusal })],
+      {
+        PLUGINS_RAISE_ON_ERROR: raise,
+      },
     );
     assert.is(await failure(() => pipeline.preReceive(draft(), request())), signal);
     assert.is(await failure(() => pipeline.takeAction(record(), 'ack', '', null, request())), refusal);
@@ -638,18 +643,10 @@ mechanics(
     const wrapped = new Error(`site lookup failed: ${outage.message}`, { cause: outage });
     for (const raise of ['True', 'False']) {
       const { pipeline, deps } = pipelineOf(
-        [
-          {
-            name: 'lookup',
-            preReceive: () => {
-              throw outage;
-            },
-            statusChange: () => {
-              throw wrapped;
-            },
-          },
-        ],
-        { PLUGINS_RAISE_ON_ERROR: raise },
+        [throwing('lookup', { preReceive: outage, statusChange: wrapped })],
+        {
+          PLUGINS_RAISE_ON_ERROR: raise,
+        },
       );
       assert.is(await failure(() => pipeline.preReceive(draft(), request())), outage);
       const err = await failure(() => pipeline.statusChange(record(), 'ack', '', request()));
