@@ -54,8 +54,18 @@ const pageOf = (page: number): [string, string][] => [
   ['page-size', '1000'],
 ];
 
-/** The first page, as large as the server gives: for commands that show a selection once. */
-export const FIRST_PAGE = pageOf(1);
+/**
+ * GET `path` for the selection in `o`, `extra` parameters added: the first page, as large as the
+ * server gives, for the commands that show a selection once (query, raw, history).
+ */
+export function firstPage<T>(
+  http: Http,
+  path: string,
+  o: Values,
+  extra: [string, string][] = [],
+): Promise<T> {
+  return http.get<T>(path, [...selectionOf(o).params, ...extra, ...pageOf(1)]);
+}
 
 /** Every alert of a selection, page by page (no silent cut at the first page). */
 async function allAlerts(http: Http, params: [string, string][]): Promise<Alert[]> {

@@ -2,10 +2,10 @@ import { fstatSync, readFileSync } from 'node:fs';
 import type { Alert, Note } from '../../shared/alerts.ts';
 import type { HistoryListEntry } from '../../shared/queries.ts';
 import { alertOption, keyValues, strings, UsageError } from '../args.ts';
-import { answered, eachReported, listing, readStdin, type Command } from '../context.ts';
+import { answered, eachReported, listFrom, listing, readStdin, type Command } from '../context.ts';
 import { localTime } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
-import { FIRST_PAGE, idsOf, selectionOf, selectOptions } from '../selection.ts';
+import { firstPage, idsOf, selectionOf, selectOptions } from '../selection.ts';
 import { alertLines, alertTable } from '../views.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -212,8 +212,7 @@ const query: Command = {
     { name: 'display', flags: ['--full'], type: 'flag', value: 'full', help: 'Full alert details' },
   ],
   async run(ctx, o) {
-    const sel = selectionOf(o);
-    const r = await ctx.http.get<{ alerts: Alert[] }>('/alerts', [...sel.params, ...FIRST_PAGE]);
+    const r = await firstPage<{ alerts: Alert[] }>(ctx.http, '/alerts', o);
     if (ctx.isMachine) return void ctx.json(r.alerts);
     const { timezone } = ctx.settings;
     if (o.display === 'oneline') return void ctx.print(alertTable(r.alerts, ctx.output, timezone, ctx.color));
@@ -228,13 +227,8 @@ const raw: Command = {
   summary: 'Show alert raw data',
   options: selectOptions(),
   async run(ctx, o) {
-    const sel = selectionOf(o);
     // show-raw-data: without it the server leaves rawData out (the established client forgets it).
-    const r = await ctx.http.get<{ alerts: Alert[] }>('/alerts', [
-      ...sel.params,
-      ['show-raw-data', 'true'],
-      ...FIRST_PAGE,
-    ]);
+    const r = await firstPage<{ alerts: Alert[] }>(ctx.http, '/alerts', o, [['show-raw-data', 'true']]);
     const rows = r.alerts.map((a) => ({ id: a.id, rawData: a.rawData }));
     listing(ctx, rows, [
       { header: 'ID', value: (x) => x.id.slice(0, 8) },
@@ -248,11 +242,7 @@ const history: Command = {
   summary: 'Show alert history',
   options: selectOptions(),
   async run(ctx, o) {
-    const sel = selectionOf(o);
-    const r = await ctx.http.get<{ history: HistoryListEntry[] }>('/alerts/history', [
-      ...sel.params,
-      ...FIRST_PAGE,
-    ]);
+    const r = await firstPage<{ history: HistoryListEntry[] }>(ctx.http, '/alerts/history', o);
     const tz = ctx.settings.timezone;
     listing(ctx, r.history, [
       { header: 'ID', value: (h) => h.id.slice(0, 8) },
@@ -370,9 +360,8 @@ const notes: Command = {
   ],
   async run(ctx, o) {
     if (typeof o.alert_id !== 'string') throw new UsageError('Missing option "-i" / "--alert-id"', 'notes');
-    const r = await ctx.http.get<{ notes: Note[] }>(`/alert/${encodeURIComponent(o.alert_id)}/notes`);
     const tz = ctx.settings.timezone;
-    listing(ctx, r.notes, [
+    await listFrom<Note>(ctx, `/alert/${encodeURIComponent(o.alert_id)}/notes`, 'notes', [
       { header: 'NOTE ID', value: (n) => n.id.slice(0, 8) },
       { header: 'ALERT ID', value: (n) => n.related?.alert?.slice(0, 8) },
       { header: 'NOTE', value: (n) => n.text },

@@ -1,7 +1,8 @@
 import type { Alert, LiveAlert } from '../../shared/alerts.ts';
+import type { Values } from '../args.ts';
 import type { Command, Context } from '../context.ts';
 import { localTime, toJsonLine, uptimeText } from '../format.ts';
-import { streamLive } from '../live.ts';
+import { streamLive, type LiveHandlers } from '../live.ts';
 import { selectionOf, selectOptions } from '../selection.ts';
 import { alertLines, alertTable, type AnyAlert } from '../views.ts';
 
@@ -83,6 +84,26 @@ async function poll(
   return 0;
 }
 
+/**
+ * watch, tail: the selection's live events until stopped; without a live socket (or with --poll)
+ * it polls every -n seconds instead, `each` getting every poll's alerts.
+ */
+async function follow(
+  ctx: Context,
+  o: Values,
+  handlers: LiveHandlers,
+  each: (alerts: Alert[], first: boolean) => void,
+): Promise<number> {
+  const sel = selectionOf(o);
+  const stop = stopSignal();
+  if (!o.poll) {
+    const outcome = await streamLive(ctx, viewQuery(sel.params), handlers, stop);
+    if (outcome.kind === 'stopped') return 0;
+    ctx.warn(`live socket unavailable (${outcome.reason}); polling every ${String(o.interval)} s`);
+  }
+  return poll(ctx, sel.params, Number(o.interval), stop, each);
+}
+
 /** What watch shows of an alert, to print only real changes (a replay or a snapshot repeats some). */
 const signature = (a: AnyAlert) =>
   JSON.stringify([
@@ -109,8 +130,6 @@ const watch: Command = {
     ...LIVE_OPTIONS,
   ],
   async run(ctx, o) {
-    const sel = selectionOf(o);
-    const stop = stopSignal();
     const lines = ctx.isMachine;
     const seen = new Map<string, string>();
     const show = (a: AnyAlert, snapshot: boolean) => {
@@ -125,23 +144,16 @@ const watch: Command = {
       if (lines) ctx.print(toJsonLine({ event: 'alert.removed-from-view', id }));
       else ctx.print(`${id.slice(0, 8)}|${localTime(Date.now(), ctx.settings.timezone)}|removed`);
     };
-    if (!o.poll) {
-      const outcome = await streamLive(
-        ctx,
-        viewQuery(sel.params),
-        {
-          snapshot: (alerts: LiveAlert[]) => [...alerts].sort(byReceiveTime).forEach((a) => show(a, true)),
-          updated: (alerts) => alerts.forEach((a) => show(a, false)),
-          removed: (ids) => ids.forEach(gone),
-          notice: (m) => ctx.warn(m),
-        },
-        stop,
-      );
-      if (outcome.kind === 'stopped') return 0;
-      ctx.warn(`live socket unavailable (${outcome.reason}); polling every ${String(o.interval)} s`);
-    }
-    return poll(ctx, sel.params, Number(o.interval), stop, (alerts, first) =>
-      alerts.forEach((a) => show(a, first)),
+    return follow(
+      ctx,
+      o,
+      {
+        snapshot: (alerts: LiveAlert[]) => [...alerts].sort(byReceiveTime).forEach((a) => show(a, true)),
+        updated: (alerts) => alerts.forEach((a) => show(a, false)),
+        removed: (ids) => ids.forEach(gone),
+        notice: (m) => ctx.warn(m),
+      },
+      (alerts, first) => alerts.forEach((a) => show(a, first)),
     );
   },
 };
@@ -159,30 +171,23 @@ const tail: Command = {
     ...LIVE_OPTIONS,
   ],
   async run(ctx, o) {
-    const sel = selectionOf(o);
-    const stop = stopSignal();
     const emit = (event: string, data: unknown) => ctx.print(toJsonLine({ event, ...(data as object) }));
-    if (!o.poll) {
-      const outcome = await streamLive(
-        ctx,
-        viewQuery(sel.params),
-        {
-          snapshot: () => {},
-          updated: () => {},
-          removed: () => {},
-          raw: (event, data) => {
-            if (event !== 'tick' || o.ticks) emit(event, data);
-          },
-          notice: (m) => ctx.warn(m),
+    return follow(
+      ctx,
+      o,
+      {
+        snapshot: () => {},
+        updated: () => {},
+        removed: () => {},
+        raw: (event, data) => {
+          if (event !== 'tick' || o.ticks) emit(event, data);
         },
-        stop,
-      );
-      if (outcome.kind === 'stopped') return 0;
-      ctx.warn(`live socket unavailable (${outcome.reason}); polling every ${String(o.interval)} s`);
-    }
-    return poll(ctx, sel.params, Number(o.interval), stop, (alerts, first) => {
-      if (!first && alerts.length) emit('alert.updated', { alerts });
-    });
+        notice: (m) => ctx.warn(m),
+      },
+      (alerts, first) => {
+        if (!first && alerts.length) emit('alert.updated', { alerts });
+      },
+    );
   },
 };
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { redactSecrets } from '../config.ts';
-import type { Command } from '../context.ts';
+import type { Command, Context } from '../context.ts';
 import { renderTable, safeTimeZone, uptimeText } from '../format.ts';
 
 /** status, uptime, version, config, housekeeping. */
@@ -29,60 +29,67 @@ export function clientVersion(): string {
   return pkg.version ?? 'unknown';
 }
 
-const status: Command = {
-  name: 'status',
-  summary: 'Show server switches and metrics',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<MgmtStatus>('/management/status');
-    if (ctx.isMachine) return void ctx.json(r);
-    ctx.print(
-      renderTable(
-        r.metrics,
-        [
-          { header: 'METRIC', value: (m) => m.title },
-          { header: 'TYPE', value: (m) => m.type },
-          { header: 'NAME', value: (m) => `${m.group}.${m.name}` },
-          { header: 'VALUE', value: (m) => m.value ?? m.count ?? 0 },
-          {
-            header: 'AVERAGE',
-            value: (m) => (m.type === 'timer' && m.count ? (m.totalTime ?? 0) / m.count : null),
-          },
-        ],
-        ctx.output,
-      ),
-    );
-  },
-};
+/** A command that shows part of GET /management/status: `shown` of it as JSON, or as `text`. */
+function statusCommand<T>(
+  name: string,
+  summary: string,
+  shown: (r: MgmtStatus) => T,
+  text: (shown: T, ctx: Context) => string,
+): Command {
+  return {
+    name,
+    summary,
+    options: [],
+    async run(ctx) {
+      const data = shown(await ctx.http.get<MgmtStatus>('/management/status'));
+      if (ctx.isMachine) ctx.json(data);
+      else ctx.print(text(data, ctx));
+    },
+  };
+}
 
-const uptime: Command = {
-  name: 'uptime',
-  summary: 'Show server uptime',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<MgmtStatus>('/management/status');
-    if (ctx.isMachine) return void ctx.json({ time: r.time, uptime: r.uptime });
+const status = statusCommand(
+  'status',
+  'Show server switches and metrics',
+  (r) => r,
+  (r, ctx) =>
+    renderTable(
+      r.metrics,
+      [
+        { header: 'METRIC', value: (m) => m.title },
+        { header: 'TYPE', value: (m) => m.type },
+        { header: 'NAME', value: (m) => `${m.group}.${m.name}` },
+        { header: 'VALUE', value: (m) => m.value ?? m.count ?? 0 },
+        {
+          header: 'AVERAGE',
+          value: (m) => (m.type === 'timer' && m.count ? (m.totalTime ?? 0) / m.count : null),
+        },
+      ],
+      ctx.output,
+    ),
+);
+
+const uptime = statusCommand(
+  'uptime',
+  'Show server uptime',
+  (r) => ({ time: r.time, uptime: r.uptime }),
+  (r, ctx) => {
     const now = new Intl.DateTimeFormat('en-GB', {
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
       timeZone: safeTimeZone(ctx.settings.timezone),
     }).format(new Date(r.time));
-    ctx.print(`${now} up ${uptimeText(r.uptime)}`);
+    return `${now} up ${uptimeText(r.uptime)}`;
   },
-};
+);
 
-const version: Command = {
-  name: 'version',
-  summary: 'Show server and client versions',
-  options: [],
-  async run(ctx) {
-    const r = await ctx.http.get<MgmtStatus>('/management/status');
-    const versions = { server: r.version ?? 'unknown', client: clientVersion(), node: process.versions.node };
-    if (ctx.isMachine) return void ctx.json(versions);
-    ctx.print(`alerta ${versions.server}\nalerta client ${versions.client}\nnode ${versions.node}`);
-  },
-};
+const version = statusCommand(
+  'version',
+  'Show server and client versions',
+  (r) => ({ server: r.version ?? 'unknown', client: clientVersion(), node: process.versions.node }),
+  (v) => `alerta ${v.server}\nalerta client ${v.client}\nnode ${v.node}`,
+);
 
 const config: Command = {
   name: 'config',
