@@ -3,8 +3,8 @@ import {
   colorOf,
   escapeMarkup,
   factsOf,
-  JSON_HEADERS,
   listedOf,
+  postJson,
   offersActions,
   summaryOf,
   titleOf,
@@ -62,9 +62,7 @@ export function slackRequest(m: Message, s: SettingsOf<'slack'>): HttpRequest {
     ...(s.username ? { username: s.username } : {}),
     ...(s.iconEmoji ? { icon_emoji: s.iconEmoji } : {}),
   };
-  const headers: Record<string, string> = { ...JSON_HEADERS };
-  if (s.token) headers.Authorization = `Bearer ${s.token}`;
-  return { method: 'POST', url: s.url, headers, body: JSON.stringify(body) };
+  return postJson(s.url, body, s.token ? { Authorization: `Bearer ${s.token}` } : {});
 }
 
 /** Mattermost incoming webhook: the same attachments, links instead of buttons. */
@@ -75,5 +73,5 @@ export function mattermostRequest(m: Message, s: SettingsOf<'mattermost'>): Http
     ...(s.username ? { username: s.username } : {}),
     ...(s.iconUrl ? { icon_url: s.iconUrl } : {}),
   };
-  return { method: 'POST', url: s.url, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+  return postJson(s.url, body);
 }

@@ -42,6 +42,14 @@ export const JSON_HEADERS = {
   'User-Agent': USER_AGENT,
 };
 
+/** A POST of `body` as JSON to a service: JSON_HEADERS, then the service's own `headers`. */
+export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}): HttpRequest => ({
+  method: 'POST',
+  url,
+  headers: { ...JSON_HEADERS, ...headers },
+  body: JSON.stringify(body),
+});
+
 /**
  * The UI's address: DASHBOARD_URL (as the established plugins link to it), else BASE_URL without
  * the API prefix plus the UI's path. Without either, messages carry no links.

@@ -1,13 +1,5 @@
 import type { SettingsOf } from '../receivers.ts';
-import {
-  headline,
-  JSON_HEADERS,
-  labelOf,
-  USER_AGENT,
-  type HttpRequest,
-  type Item,
-  type Links,
-} from './common.ts';
+import { headline, labelOf, postJson, type HttpRequest, type Item, type Links } from './common.ts';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 export const OPSGENIE_API_URL = 'https://api.opsgenie.com';
@@ -61,12 +53,7 @@ export function pagerdutyRequest(item: Item, s: SettingsOf<'pagerduty'>, links: 
       ...(link ? { client_url: link, links: [{ href: link, text: 'Alert in alertwall' }] } : {}),
     });
   }
-  return {
-    method: 'POST',
-    url: s.url ?? PAGERDUTY_EVENTS_URL,
-    headers: { ...JSON_HEADERS },
-    body: JSON.stringify(body),
-  };
+  return postJson(s.url ?? PAGERDUTY_EVENTS_URL, body);
 }
 
 const PRIORITY: Record<string, string> = {
@@ -84,16 +71,15 @@ const PRIORITY: Record<string, string> = {
 export function opsgenieRequest(item: Item, s: SettingsOf<'opsgenie'>, links: Links): HttpRequest {
   const a = item.alert;
   const base = `${(s.url ?? OPSGENIE_API_URL).replace(/\/+$/, '')}/v2/alerts`;
-  const headers = { ...JSON_HEADERS, Authorization: `GenieKey ${s.apiKey}`, 'User-Agent': USER_AGENT };
+  const auth = { Authorization: `GenieKey ${s.apiKey}` };
   const alias = encodeURIComponent(a.id);
   if (item.kind === 'ack' || item.kind === 'resolve') {
     const verb = item.kind === 'ack' ? 'acknowledge' : 'close';
-    return {
-      method: 'POST',
-      url: `${base}/${alias}/${verb}?identifierType=alias`,
-      headers,
-      body: JSON.stringify({ source: 'alertwall', note: `${labelOf(item.kind)} in alertwall` }),
-    };
+    return postJson(
+      `${base}/${alias}/${verb}?identifierType=alias`,
+      { source: 'alertwall', note: `${labelOf(item.kind)} in alertwall` },
+      auth,
+    );
   }
   const link = links.alert(a.id);
   const body = {
@@ -112,5 +98,5 @@ export function opsgenieRequest(item: Item, s: SettingsOf<'opsgenie'>, links: Li
     priority: PRIORITY[a.severity] ?? 'P5',
     ...(s.teams?.length ? { responders: s.teams.map((name) => ({ name, type: 'team' })) } : {}),
   };
-  return { method: 'POST', url: base, headers, body: JSON.stringify(body) };
+  return postJson(base, body, auth);
 }

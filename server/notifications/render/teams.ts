@@ -2,8 +2,8 @@ import type { SettingsOf } from '../receivers.ts';
 import {
   colorOf,
   factsOf,
-  JSON_HEADERS,
   listedOf,
+  postJson,
   offersActions,
   singleOf,
   summaryOf,
@@ -66,5 +66,5 @@ export function teamsRequest(m: Message, s: SettingsOf<'msteams'>): HttpRequest 
     sections,
     ...(actions.length ? { potentialAction: actions } : {}),
   };
-  return { method: 'POST', url: s.url, headers: { ...JSON_HEADERS }, body: JSON.stringify(card) };
+  return postJson(s.url, card);
 }

@@ -1,8 +1,8 @@
 import type { SettingsOf } from '../receivers.ts';
 import {
   escapeMarkup,
-  JSON_HEADERS,
   listedOf,
+  postJson,
   offersActions,
   singleOf,
   summaryOf,
@@ -46,10 +46,5 @@ export function telegramRequest(m: Message, s: SettingsOf<'telegram'>, defaultAp
     };
   }
   const api = (s.apiUrl ?? defaultApi).replace(/\/+$/, '');
-  return {
-    method: 'POST',
-    url: `${api}/bot${s.token}/sendMessage`,
-    headers: { ...JSON_HEADERS },
-    body: JSON.stringify(body),
-  };
+  return postJson(`${api}/bot${s.token}/sendMessage`, body);
 }
