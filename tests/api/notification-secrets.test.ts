@@ -115,6 +115,21 @@ const addWebhook = (ctx: Ctx, name: string, path: string) =>
     201,
   );
 
+/** A major alert in Production for service db; its id. */
+async function raise(ctx: Ctx, resource: string, event: string): Promise<string> {
+  const body = await ok(
+    ctx.api.call('POST', '/alert', {
+      resource,
+      event,
+      environment: 'Production',
+      service: ['db'],
+      severity: 'major',
+    }),
+    201,
+  );
+  return (body.alert as { id: string }).id;
+}
+
 const testButton = async (ctx: Ctx, name: string) =>
   (await ok(ctx.api.call('POST', `/notifications/receivers/${name}/test`))) as {
     outcome: string;
@@ -176,17 +191,7 @@ test('the table holds every secret sealed, the API masks them, and delivery uses
     ctx.api.call('POST', '/notifications/rules', { name: 'all', receivers: ['r-webhook'], groupWait: 0 }),
     201,
   );
-  const alert = await ok(
-    ctx.api.call('POST', '/alert', {
-      resource: 'db01',
-      event: 'SecretsCheck',
-      environment: 'Production',
-      service: ['db'],
-      severity: 'major',
-    }),
-    201,
-  );
-  const id = (alert.alert as { id: string }).id;
+  const id = await raise(ctx, 'db01', 'SecretsCheck');
   await ctx.stub.waitFor(1, (r) => r.path === `/hooks/${SECRETS.webhookPath}` && r.body.includes(id));
 });
 
@@ -280,17 +285,7 @@ test('a removed key: the server starts, the API says which secrets are unreadabl
   assert.match(result.detail ?? '', /\(url, secret\) cannot be decrypted with the configured SECRETS_KEYS/);
 
   // Through a rule: a retried failure with the same message in the alert's history, not a crash.
-  const alert = await ok(
-    ctx.api.call('POST', '/alert', {
-      resource: 'db02',
-      event: 'Unreadable',
-      environment: 'Production',
-      service: ['db'],
-      severity: 'major',
-    }),
-    201,
-  );
-  const id = (alert.alert as { id: string }).id;
+  const id = await raise(ctx, 'db02', 'Unreadable');
   const entry = await until(
     async () => {
       const body = (await ctx.api.call('GET', `/alert/${id}/notifications`)).body;

@@ -48,6 +48,16 @@ const alertsAt = (ctx: Ctx, path: string): Received[] =>
 const alertIds = (rs: Received[]) =>
   rs.flatMap((r) => (r.json.alerts as { id: string }[] | undefined)?.map((a) => a.id) ?? []);
 
+/** A webhook receiver made by `who` for the stub's `name` path; its id is kept in ctx.ids. */
+async function addHook(ctx: Ctx, who: Who, name: string): Promise<Record<string, unknown>> {
+  const body = await ok(
+    call(ctx, who, 'POST', '/notifications/receivers', { name, type: 'webhook', settings: hook(ctx, name) }),
+    201,
+  );
+  ctx.ids[name] = body.id as string;
+  return body.receiver as Record<string, unknown>;
+}
+
 /** An alert in Production for service web, sent as `who`; its id. */
 async function raise(ctx: Ctx, who: Who, resource: string, event: string, severity: string): Promise<string> {
   const body = await ok(
@@ -90,18 +100,6 @@ test.before(async (ctx) => {
     globex: await keyFor(ctx.api, 'ops@globex.example', 'globex', notify),
   };
   ctx.ids = {};
-  const receiver = async (who: Who, name: string) => {
-    const body = await ok(
-      call(ctx, who, 'POST', '/notifications/receivers', {
-        name,
-        type: 'webhook',
-        settings: hook(ctx, name),
-      }),
-      201,
-    );
-    ctx.ids[name] = body.id as string;
-    return body.receiver as Record<string, unknown>;
-  };
   const rule = async (who: Who, name: string, receivers: string[]) => {
     const body = await ok(
       call(ctx, who, 'POST', '/notifications/rules', { name, receivers, continue: true, groupWait: 0 }),
@@ -111,9 +109,9 @@ test.before(async (ctx) => {
     return body.rule as Record<string, unknown>;
   };
   // Made by each customer's own admin (so owned by it without saying), and a global pair by the admin.
-  assert.is((await receiver('acme', 'acme-hook')).customer, 'acme');
-  assert.is((await receiver('globex', 'globex-hook')).customer, 'globex');
-  assert.is((await receiver('admin', 'ops-hook')).customer, null);
+  assert.is((await addHook(ctx, 'acme', 'acme-hook')).customer, 'acme');
+  assert.is((await addHook(ctx, 'globex', 'globex-hook')).customer, 'globex');
+  assert.is((await addHook(ctx, 'admin', 'ops-hook')).customer, null);
   assert.is((await rule('acme', 'acme-rule', ['acme-hook'])).owner, 'acme');
   assert.is((await rule('globex', 'globex-rule', ['globex-hook'])).owner, 'globex');
   assert.is((await rule('admin', 'ops-rule', ['ops-hook'])).owner, null);
@@ -303,14 +301,7 @@ test("a customer's rule names only its customer's receivers; a global rule any",
 });
 
 test('a global rule and its receiver from before owners can be handed to a customer, receiver first', async (ctx) => {
-  await ok(
-    call(ctx, 'admin', 'POST', '/notifications/receivers', {
-      name: 'legacy-hook',
-      type: 'webhook',
-      settings: hook(ctx, 'legacy-hook'),
-    }),
-    201,
-  );
+  await addHook(ctx, 'admin', 'legacy-hook');
   await ok(
     call(ctx, 'admin', 'POST', '/notifications/rules', { name: 'legacy-rule', receivers: ['legacy-hook'] }),
     201,
@@ -388,14 +379,7 @@ test("routing holds whatever the tables say: a customer's rule and receiver only
 });
 
 test("messages queued for a receiver before it moved to a customer go out only for that customer's alerts", async (ctx) => {
-  await ok(
-    call(ctx, 'admin', 'POST', '/notifications/receivers', {
-      name: 'moving-hook',
-      type: 'webhook',
-      settings: hook(ctx, 'moving-hook'),
-    }),
-    201,
-  );
+  await addHook(ctx, 'admin', 'moving-hook');
   await ok(
     call(ctx, 'admin', 'POST', '/notifications/rules', {
       name: 'moving-rule',
