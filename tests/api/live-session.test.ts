@@ -4,17 +4,12 @@ import { io } from 'socket.io-client';
 import { createToken } from '../../server/auth/tokens.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { insertKeys } from '../helpers/db.ts';
-import { keyAuth } from '../helpers/secured.ts';
+import { keyAuth, securedSettings } from '../helpers/secured.ts';
 import { tokenUser } from '../helpers/users.ts';
 
 const session = suite<AppContext>('live sockets: token expiry and metrics', {} as AppContext);
 session.before((ctx) =>
-  startApp(ctx, {
-    TEST_LABEL: 'live_session',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'live-secret',
-    PLUGINS: 'remote_ip',
-  }),
+  startApp(ctx, securedSettings('live_session', 'live-secret', { PLUGINS: 'remote_ip' })),
 );
 session.after(stopApp);
 

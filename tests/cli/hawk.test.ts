@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { securedSettings } from '../helpers/secured.ts';
 import { alerta, alertaJson, start, tempHome, type RunOptions } from './helpers.ts';
 
 const HAWK_ID = 'cli-peer';
@@ -23,12 +24,12 @@ interface Ctx extends AppContext {
 const test = suite<Ctx>('alerta: Hawk signing', {} as Ctx);
 
 test.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'cli_hawk',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'cli-hawk-secret-key-0123456789',
-    HMAC_AUTH_CREDENTIALS: JSON.stringify([{ key: HAWK_ID, secret: HAWK_SECRET, algorithm: 'sha256' }]),
-  });
+  await startApp(
+    ctx,
+    securedSettings('cli_hawk', 'cli-hawk-secret-key-0123456789', {
+      HMAC_AUTH_CREDENTIALS: JSON.stringify([{ key: HAWK_ID, secret: HAWK_SECRET, algorithm: 'sha256' }]),
+    }),
+  );
   ctx.homes = [];
 });
 test.after(async (ctx) => {
