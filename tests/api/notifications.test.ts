@@ -12,7 +12,7 @@ import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { insertKeys } from '../helpers/db.ts';
 import { sleep } from '../helpers/live.ts';
 import { MailServer, StubService } from '../helpers/receivers.ts';
-import { callAs, ok, securedSettings } from '../helpers/secured.ts';
+import { callAs, keyAuth, ok, securedSettings } from '../helpers/secured.ts';
 
 interface Ctx extends AppContext {
   stub: StubService;
@@ -400,7 +400,7 @@ test('rate limit: a receiver gets at most rateLimit messages a minute; the rest 
 test('metrics: notifications_sent_total by receiver type and outcome, and the queue gauge', async ({
   api,
 }) => {
-  const res = await api.get('/management/metrics', { headers: { Authorization: `Key ${ADMIN}` } });
+  const res = await api.get('/management/metrics', { headers: keyAuth(ADMIN) });
   const text = await res.text();
   assert.match(text, /notifications_sent_total\{receiver_type="webhook",outcome="sent"\} \d+/);
   assert.match(text, /notifications_queued\{receiver_type="webhook"\} \d+/);

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { assertError, securedSettings } from '../helpers/secured.ts';
+import { assertError, keyAuth, securedSettings } from '../helpers/secured.ts';
 
 const ADMIN_KEY = 'github-test-admin-key-0123456789';
 const CLIENTS: Record<string, string> = { 'ui-id': 'ui-secret', 'cli-id': 'cli-secret' };
@@ -146,7 +146,7 @@ test.before(async (ctx) => {
   const perm = await ctx.api.post(
     '/perm',
     { match: 'acme/sre', scopes: ['write:heartbeats'] },
-    { headers: { Authorization: `Key ${ADMIN_KEY}` } },
+    { headers: keyAuth(ADMIN_KEY) },
   );
   assert.is(perm.status, 201, await perm.text());
 });

@@ -16,7 +16,7 @@ import { UserSchema } from '../../shared/users.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
-import { assertError, securedSettings } from '../helpers/secured.ts';
+import { assertError, keyAuth, securedSettings } from '../helpers/secured.ts';
 
 const UI = 'http://localhost:8000/';
 const CLI = 'http://localhost:9004';
@@ -60,7 +60,7 @@ async function signIn(ctx: Ctx, provider: string, subject: string, redirectUri =
 }
 
 const bearer = (token: unknown) => ({ headers: { Authorization: `Bearer ${String(token)}` } });
-const asAdmin = { headers: { Authorization: `Key ${ADMIN_KEY}` } };
+const asAdmin = { headers: keyAuth(ADMIN_KEY) };
 
 // --- the generic OpenID Connect provider -------------------------------------------------------
 
