@@ -12,6 +12,7 @@ import type { Api } from '../helpers/api.ts';
 import { sleep, until } from '../helpers/live.ts';
 import { queryDb } from '../helpers/db.ts';
 import { StubService } from '../helpers/receivers.ts';
+import { okResponse } from '../helpers/secured.ts';
 
 interface Ctx extends AppContext {
   stub: StubService;
@@ -39,13 +40,6 @@ test.after(async (ctx) => {
 
 const tag = () => randomBytes(4).toString('hex');
 
-async function ok(res: Response, status = 200): Promise<Record<string, unknown>> {
-  const body = (await res.json()) as Record<string, unknown>;
-  if (res.status !== status)
-    throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(body)}`);
-  return body;
-}
-
 /** A receiver of `type` at the stub under its own path, and a rule for alerts whose event is `event`. */
 async function route(
   api: Api,
@@ -68,13 +62,13 @@ async function route(
         ? { apiKey: `key-${id}`, url: stub.url(path) }
         : { url: stub.url(path) });
   const receiver = (
-    await ok(
+    await okResponse(
       await api.post('/notifications/receivers', { name: `r-${id}`, type, settings, ...opts.receiver }),
       201,
     )
   ).receiver as { id: string; name: string };
   const event = `Event-${id}`;
-  await ok(
+  await okResponse(
     await api.post('/notifications/rules', {
       name: `rule-${id}`,
       event,
@@ -90,7 +84,7 @@ async function route(
 }
 
 const send = async (api: Api, alert: Record<string, unknown>) =>
-  (await ok(await api.post('/alert', { environment: 'Production', service: ['web'], ...alert }), 201))
+  (await okResponse(await api.post('/alert', { environment: 'Production', service: ['web'], ...alert }), 201))
     .id as string;
 
 const alertsOf = (r: { json: Record<string, unknown> }) => r.json.alerts as Record<string, unknown>[];
@@ -127,7 +121,7 @@ test('rules: first match stops, continue goes on, disabled rules and non-matchin
   const a = await route(api, stub, { rule: { continue: false, priority: 1000 } });
   const b = await route(api, stub, { rule: { priority: 1001 } });
   // Rule b matches b's event only: make it match a's too with a regex.
-  await ok(await api.put(`/notifications/rules/rule-${b.id}`, { event: `${a.event}|${b.event}` }));
+  await okResponse(await api.put(`/notifications/rules/rule-${b.id}`, { event: `${a.event}|${b.event}` }));
   await send(api, { resource: 'first', event: a.event, severity: 'major' });
   await stub.waitFor(1, a.mine);
   await send(api, { resource: 'second', event: b.event, severity: 'major' });
@@ -177,7 +171,7 @@ test('an ack stops reminders and is passed to paging services; a close sends a r
   assert.ok(reminders.length >= 2);
   assert.is(stub.received.filter(pd.mine).length, 1);
 
-  await ok(await api.put(`/alert/${id}/action`, { action: 'ack', text: 'on it' }));
+  await okResponse(await api.put(`/alert/${id}/action`, { action: 'ack', text: 'on it' }));
   const [ack] = await stub.waitFor(1, (r) => pd.mine(r) && r.json.event_action === 'acknowledge');
   assert.is(ack!.json.dedup_key, id);
   await sleep(300);
@@ -185,7 +179,7 @@ test('an ack stops reminders and is passed to paging services; a close sends a r
   await sleep(2000);
   assert.is(stub.received.filter(chat.mine).length, count, 'no reminders after the ack');
 
-  await ok(await api.put(`/alert/${id}/action`, { action: 'close', text: 'fixed' }));
+  await okResponse(await api.put(`/alert/${id}/action`, { action: 'close', text: 'fixed' }));
   const [resolve] = await stub.waitFor(1, (r) => pd.mine(r) && r.json.event_action === 'resolve');
   assert.is(resolve!.json.dedup_key, id);
   const [resolved] = await stub.waitFor(1, (r) => chat.mine(r) && alertsOf(r)[0]!.kind === 'resolve');
@@ -212,7 +206,7 @@ test('escalation: unacknowledged after the delay, the next receiver is told; an 
   });
   const acked = await send(api, { resource: 'app02', event: late.event, severity: 'major' });
   await stub.waitFor(1, late.mine);
-  await ok(await api.put(`/alert/${acked}/action`, { action: 'ack' }));
+  await okResponse(await api.put(`/alert/${acked}/action`, { action: 'ack' }));
   await sleep(3000);
   assert.is(stub.received.filter(third.mine).length, 0);
 });
@@ -284,7 +278,7 @@ test('a state whose alert is gone without a copy (no row trigger ran) is dropped
 
 test('blackouts and shelving suppress notifications', async ({ api, stub }) => {
   const { event, mine } = await route(api, stub, { rule: { repeatInterval: 1 } });
-  await ok(
+  await okResponse(
     await api.post('/blackout', { environment: 'Production', resource: 'dark01', duration: 3600 }),
     201,
   );
@@ -297,11 +291,11 @@ test('blackouts and shelving suppress notifications', async ({ api, stub }) => {
     // Due together, lit01's and shelf01's reminders may share a message, in either order.
     (r) => mine(r) && alertsOf(r).some((a) => a.kind === 'repeat' && a.resource === 'lit01'),
   );
-  await ok(
+  await okResponse(
     await api.post('/blackout', { environment: 'Production', resource: 'lit01', duration: 3600 }),
     201,
   );
-  await ok(await api.put(`/alert/${shelvedId}/action`, { action: 'shelve' }));
+  await okResponse(await api.put(`/alert/${shelvedId}/action`, { action: 'shelve' }));
   await sleep(1500);
   const before = stub.received.filter(mine).length;
   await sleep(2500);
@@ -323,7 +317,7 @@ test('a receiver that is down gets its messages when it is back; failures show i
   await stub.waitFor(2, mine);
   const failing = await until(
     async () => {
-      const body = await ok(await api.get(`/alert/${id}/notifications`));
+      const body = await okResponse(await api.get(`/alert/${id}/notifications`));
       return (body.queued as unknown[]).length ? body : undefined;
     },
     5000,
@@ -334,7 +328,7 @@ test('a receiver that is down gets its messages when it is back; failures show i
   stub.status = 200;
   await until(
     async () => {
-      const body = await ok(await api.get(`/alert/${id}`));
+      const body = await okResponse(await api.get(`/alert/${id}`));
       const history = ((body.alert as Record<string, unknown>).history as Record<string, unknown>[]).filter(
         (h) => h.type === 'notification',
       );
@@ -343,7 +337,7 @@ test('a receiver that is down gets its messages when it is back; failures show i
     10_000,
     'a "sent" history entry',
   );
-  const body = await ok(await api.get(`/alert/${id}/notifications`));
+  const body = await okResponse(await api.get(`/alert/${id}/notifications`));
   assert.equal(body.queued, []);
   const delivered = body.delivered as Record<string, unknown>[];
   // A delivery changes no status: its entries have none, so unack and "who set it" look past them.
@@ -404,7 +398,7 @@ capped(
             'SELECT type, severity FROM alert_history WHERE alert_id = $1 ORDER BY seq DESC LIMIT 1',
             [id],
           );
-          const { queued } = await ok(await api.get(`/alert/${id}/notifications`));
+          const { queued } = await okResponse(await api.get(`/alert/${id}/notifications`));
           const settled = !(queued as unknown[]).length;
           return newest?.type === 'notification' && newest.severity === severity && settled
             ? true

@@ -48,6 +48,13 @@ export async function ok(a: Promise<Answer>, status = 200): Promise<Record<strin
   return answer.body;
 }
 
+/** The JSON body of a fetch Response that came with `status`. */
+export async function okResponse(res: Response, status = 200): Promise<Record<string, unknown>> {
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.is(res.status, status, JSON.stringify(body));
+  return body;
+}
+
 /**
  * A request whose answer, read as text, matches none of `leaks` (what each one catches by name),
  * returned with that text.
