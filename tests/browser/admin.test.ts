@@ -1,14 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { until } from '../helpers/live.ts';
+import { launchBrowser } from './browser.ts';
 
 /** Waits (5 s at most) until `probe` holds. */
 const eventually = (probe: () => Promise<boolean>, what: string) =>
   until(async () => ((await probe()) ? true : undefined), 5000, what);
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -31,7 +30,7 @@ admin.before(async (ctx) => {
   const res = await ctx.api.post('/auth/login', { username: 'admin@example.com', password: 'admin-pass' });
   const { token } = (await res.json()) as { token: string };
   ctx.auth = { headers: { Authorization: `Bearer ${token}` } };
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
   ctx.page = await ctx.browser.newPage();
 });
 admin.after(async (ctx) => {

@@ -4,11 +4,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { StubService } from '../helpers/receivers.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser } from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -20,7 +19,7 @@ const test = suite<Ctx>('web UI: notifications page', {} as Ctx);
 test.before(async (ctx) => {
   ctx.stub = await StubService.start();
   await startApp(ctx, { TEST_LABEL: 'browser_notify', PLUGINS: 'remote_ip' });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
   ctx.page = await ctx.browser.newPage();
 });
 test.after(async (ctx) => {

@@ -1,9 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser } from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -37,7 +36,7 @@ sec.before(async (ctx) => {
     admin: await login('admin@example.com', 'admin-pass'),
     reader: await login('reader@example.com', 'reader-pass-1'),
   };
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
   ctx.context = await ctx.browser.newContext({ viewport: { width: 1366, height: 768 } });
   await ctx.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.origin });
   // Every violation the browser reports, collected before any page script runs.

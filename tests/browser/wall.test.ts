@@ -1,10 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-
-/** Debian's Chromium (apt-get install chromium), driven by playwright-core. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser, withPage } from './browser.ts';
 
 interface Ctx extends AppContext {
   /** Chromium as a wall runs it: sound may play without a gesture. */
@@ -27,11 +25,8 @@ wall.before(async (ctx) => {
     PLUGINS: 'remote_ip',
     ASI_QUERIES: JSON.stringify(INDICATORS),
   });
-  ctx.browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required'],
-  });
-  ctx.strict = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser(['--autoplay-policy=no-user-gesture-required']);
+  ctx.strict = await launchBrowser();
 });
 wall.after(async (ctx) => {
   await ctx.browser?.close();
@@ -78,8 +73,7 @@ const soundCount = async (page: Page) => Number(await soundState(page).getAttrib
 wall(
   'environment tiles: a tile per environment, coloured by its worst open severity, kept live',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const group = `envtiles${Date.now()}`;
       await raise(ctx, { resource: 'p1', group, severity: 'critical' });
       await raise(ctx, { resource: 'd1', group, severity: 'minor', environment: 'Development' });
@@ -121,17 +115,14 @@ wall(
         [url.searchParams.get('group'), url.searchParams.getAll('environment')],
         [group, ['Production']],
       );
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall(
   'indicator tiles from /config: counts per severity, worst open colour, live, open the console',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const acked = await raise(ctx, { resource: 'w1', group: 'web-tier', severity: 'major' });
       await setStatus(ctx, acked, 'ack');
       await raise(ctx, { resource: 'w2', group: 'web-tier', severity: 'minor' });
@@ -176,17 +167,14 @@ wall(
         [url.searchParams.get('group'), url.searchParams.getAll('status')],
         ['misc-tier', ['open', 'ack']],
       );
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall(
   'severity as word and colour, several columns, and a font-scale control hidden until the mouse moves',
   async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-    try {
+    await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
       const group = `cols${Date.now()}`;
       for (let i = 0; i < 60; i++)
         await raise(ctx, { resource: `c${i}`, group, severity: i % 2 ? 'minor' : 'major' });
@@ -225,17 +213,14 @@ wall(
         );
         return new Set(lefts).size === 3;
       });
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall(
   'newest critical first; changes keep their rows until the calm re-sort; an escalation flashes distinctly',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const group = `sort${Date.now()}`;
       await raise(ctx, { resource: 'older', group, severity: 'minor' });
       await raise(ctx, { resource: 'newer', group, severity: 'minor' });
@@ -267,9 +252,7 @@ wall(
       await escalated.and(page.locator('[data-change=escalated]')).waitFor({ timeout: 5000 });
       assert.is(await escalated.getAttribute('data-severity'), 'major');
       assert.is(await rows.filter({ hasText: 'fresh-critical' }).getAttribute('data-change'), 'changed');
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
@@ -326,8 +309,7 @@ const waitForSoundCount = (page: Page, n: number, timeout = 5000) =>
 wall(
   'sound for critical only: a new major alert is silent, a new critical one plays, updates do not',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const group = `snd${Date.now()}`;
       // Closed alerts are shown only when asked for: this wall asks, to see the re-open.
       await openWall(page, ctx, `group=${group}&sound=critical&status=open&status=ack&status=closed`);
@@ -364,15 +346,12 @@ wall(
       await waitForSoundCount(page, 2);
       await page.waitForTimeout(300);
       assert.is(await soundCount(page), 2, 'once per re-open');
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall('sound-repeat plays again every N s until the alert is acked', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const group = `rpt${Date.now()}`;
     await openWall(page, ctx, `group=${group}&sound=critical&sound-repeat=1`);
     await waitForSoundState(page, 'on');
@@ -387,9 +366,7 @@ wall('sound-repeat plays again every N s until the alert is acked', async (ctx) 
     const settled = await soundCount(page);
     await page.waitForTimeout(1500);
     assert.is(await soundCount(page), settled);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 wall('the mute button silences the screen and sound comes back by itself', async (ctx) => {
@@ -495,8 +472,7 @@ wall(
 );
 
 wall('with websockets blocked, the wall still updates over long-polling', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     let refused = 0;
     let polls = 0;
     await page.routeWebSocket(/\/socket\.io\//, (ws) => {
@@ -513,9 +489,7 @@ wall('with websockets blocked, the wall still updates over long-polling', async 
     assert.ok(refused > 0, 'the socket tried to upgrade to a websocket');
     assert.ok(polls > 0, 'and carried on over long-polling');
     assert.is(await page.getByTestId('connection-banner').count(), 0);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 /** Each row's resource, in screen order. */
@@ -604,8 +578,7 @@ wall(
 );
 
 wall('"+N more" is exact whatever the page holds: counted from the pushed totals', async (ctx) => {
-  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-  try {
+  await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
     const group = `more${Date.now()}`;
     for (let i = 0; i < 45; i++) await raise(ctx, { resource: `${group}-${i}`, group, severity: 'minor' });
     // A page of 20: the wall holds 20 alerts of the 45 in view.
@@ -623,9 +596,7 @@ wall('"+N more" is exact whatever the page holds: counted from the pushed totals
       before + 1,
       { timeout: 5000 },
     );
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 wall(
@@ -634,9 +605,8 @@ wall(
     const group = `auto${Date.now()}`;
     for (let i = 0; i < 50; i++) await raise(ctx, { resource: `${group}-${i}`, group, severity: 'major' });
     await setStatus(ctx, await raise(ctx, { resource: 'acked-one', group, severity: 'critical' }), 'ack');
-    const measure = async (width: number, height: number) => {
-      const page = await ctx.browser.newPage({ viewport: { width, height } });
-      try {
+    const measure = (width: number, height: number) =>
+      withPage(ctx.browser, { viewport: { width, height } }, async (page) => {
         await openWall(page, ctx, `group=${group}`);
         await page.getByTestId('more').waitFor();
         return await page.evaluate(() => {
@@ -655,10 +625,7 @@ wall(
             sevText: getComputedStyle(sev).textTransform,
           };
         });
-      } finally {
-        await page.close();
-      }
-    };
+      });
     const hd = await measure(1920, 1080);
     const uhd = await measure(3840, 2160);
     assert.is(uhd.rows, hd.rows, `same rows: ${JSON.stringify({ hd, uhd })}`);
@@ -673,8 +640,7 @@ wall(
     assert.ok(hd.sevHeight >= 0.7 * hd.rowHeight, `a full-height bar: ${hd.sevHeight} of ${hd.rowHeight}`);
 
     // Acked rows are dimmed (not the open rows' colour) yet keep AA contrast on the background.
-    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-    try {
+    await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
       await openWall(page, ctx, `group=${group}&resource=acked-one&resource=${group}-1`);
       await page.getByTestId('wall-alert').nth(1).waitFor();
       const look = await page.evaluate(() => {
@@ -692,17 +658,14 @@ wall(
       assert.is.not(look.acked, look.open, 'acked rows are dimmed');
       assert.is(look.opacity, '1', 'dimmed by colour, not by fading the whole row');
       assert.ok(contrastOf(look.acked, look.background) >= 4.5, `readable: ${JSON.stringify(look)}`);
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall(
   'disconnected: after a few seconds the wall greys, the clock stops and DISCONNECTED says since when; no transport message',
   async (ctx) => {
-    const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-    try {
+    await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
       const group = `down${Date.now()}`;
       await raise(ctx, { resource: 'still-here', group, severity: 'major' });
       let cut = false;
@@ -751,15 +714,12 @@ wall(
       const resumed = await page.getByTestId('clock').textContent();
       await page.waitForTimeout(1500);
       assert.is.not(await page.getByTestId('clock').textContent(), resumed, 'the clock runs again');
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 wall('group-by=event: one row per event with its count and most severe alert, kept live', async (ctx) => {
-  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-  try {
+  await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
     const group = `grp${Date.now()}`;
     const raiseEvent = (resource: string, event: string, severity: string) =>
       raise(ctx, { resource, event, group, severity });
@@ -790,14 +750,11 @@ wall('group-by=event: one row per event with its count and most severe alert, ke
       { timeout: 5000 },
     );
     assert.equal(await read(), ['DiskFull:4:critical', 'NodeDown:1:critical', 'Backup:1:critical']);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 wall('the heartbeat strip: origins ok, slow or expired, expired ones first and large; live', async (ctx) => {
-  const page = await ctx.browser.newPage({ viewport: { width: 1920, height: 1080 } });
-  try {
+  await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
     const steady = `hb-steady-${Date.now()}`;
     const short = `hb-short-${Date.now()}`;
     await ctx.api.post('/heartbeat', { origin: steady, timeout: 600 });
@@ -821,14 +778,11 @@ wall('the heartbeat strip: origins ok, slow or expired, expired ones first and l
     // A new beat is pushed: the origin is ok again.
     await ctx.api.post('/heartbeat', { origin: short, timeout: 600 });
     await beat(short).and(page.locator('[data-status=ok]')).waitFor({ timeout: 5000 });
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 wall('badges meet WCAG AA for every severity; a long row never clips its status badge', async (ctx) => {
-  const page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
-  try {
+  await withPage(ctx.browser, { viewport: { width: 1366, height: 768 } }, async (page) => {
     const group = `aa${Date.now()}`;
     const config = (await (await ctx.api.get('/config')).json()) as {
       alarm_model: { severity: Record<string, number> };
@@ -886,9 +840,7 @@ wall('badges meet WCAG AA for every severity; a long row never clips its status 
         };
       });
     assert.equal(fits, { hit: true, inside: true, text: 'ack' });
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 /** Every parameter that configures a screen rather than selecting alerts. */
@@ -910,8 +862,7 @@ const UI_PARAMS = [
 wall(
   'renders without chrome or a gesture, and no UI-only parameter reaches the API or the socket',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const group = `leak${Date.now()}`;
       await raise(ctx, { resource: 'leak-1', group, severity: 'major' });
       const rest: URL[] = [];
@@ -956,9 +907,7 @@ wall(
         rest.some((u) => u.pathname === '/api/environments' && u.searchParams.get('group') === group),
         'the environment list is asked for with the filter',
       );
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
@@ -977,8 +926,7 @@ for (const [width, height] of [
           severity: ['critical', 'major', 'minor'][i % 3]!,
         });
       for (const scale of [1, 2]) {
-        const page = await ctx.strict.newPage({ viewport: { width, height } });
-        try {
+        await withPage(ctx.strict, { viewport: { width, height } }, async (page) => {
           await openWall(
             page,
             ctx,
@@ -1015,9 +963,7 @@ for (const [width, height] of [
           assert.ok(controls.length >= INDICATORS.length + 4, `controls found: ${controls.length}`);
           const unnamed = controls.filter((n) => !n.name?.value.trim()).map((n) => n.role?.value);
           assert.equal(unnamed, []);
-        } finally {
-          await page.close();
-        }
+        });
       }
     },
   );
