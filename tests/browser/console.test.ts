@@ -1,13 +1,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { Running } from '../../server/boot.ts';
-import { bootInstance, startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { queryDb } from '../helpers/db.ts';
 import { formatTime } from '../../web/src/lib/preferences.ts';
-
-/** Debian's Chromium (apt-get install chromium), driven by playwright-core. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import {
+  launchBrowser,
+  restartServer,
+  sendAlert,
+  startRestartable,
+  stopRestartable,
+  withPage,
+  type Restartable,
+} from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -58,19 +63,6 @@ async function watchedPage(context: BrowserContext | Browser) {
   return { page, subscriptions, requests };
 }
 
-/** A fresh page for one test, closed however the test ends. */
-async function withPage(
-  ctx: { browser: Browser },
-  options: Parameters<Browser['newPage']>[0],
-  use: (page: Page) => Promise<void>,
-) {
-  const page = await ctx.browser.newPage(options);
-  try {
-    await use(page);
-  } finally {
-    await page.close();
-  }
-}
 /** The smallest screen the console is laid out for. */
 const LAPTOP = { viewport: { width: 1366, height: 768 } };
 
@@ -116,7 +108,7 @@ con.before(async (ctx) => {
       'severity,status,lastReceiveTime,timeoutLeft,duplicateCount,customer,environment,service,resource,event,value,text,owner',
     ACTIONS: 'page-oncall',
   });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
 });
 con.after(async (ctx) => {
   await ctx.browser?.close();
@@ -177,17 +169,22 @@ con('filters live in the URL as API parameters; Reset returns to /config filter'
     assert.is((await action(ctx, closed, 'close')).status, 200);
     await postAlert(ctx, { resource: `${tag}-other`, service: ['svcB'] });
 
+    /** The open alert listed, the closed one not: the /config filter is in effect. */
+    const showsOpenOnly = async () => {
+      await rows(page)
+        .filter({ hasText: `${tag}-open` })
+        .waitFor();
+      assert.is(
+        await rows(page)
+          .filter({ hasText: `${tag}-closed` })
+          .count(),
+        0,
+      );
+    };
+
     // A bare /alerts shows /config filter (status open, ack), and the controls say so.
     await page.goto(`${ctx.origin}/alerts`);
-    await rows(page)
-      .filter({ hasText: `${tag}-open` })
-      .waitFor();
-    assert.is(
-      await rows(page)
-        .filter({ hasText: `${tag}-closed` })
-        .count(),
-      0,
-    );
+    await showsOpenOnly();
     const filterBar = page.getByRole('group', { name: 'Filters' });
     assert.ok(await filterBar.getByLabel('open', { exact: true }).isChecked());
     assert.ok(await filterBar.getByLabel('ack', { exact: true }).isChecked());
@@ -213,15 +210,7 @@ con('filters live in the URL as API parameters; Reset returns to /config filter'
 
     await filterBar.getByRole('button', { name: 'Reset filters' }).click();
     await page.waitForURL((u) => u.pathname === '/alerts' && u.search === '');
-    await rows(page)
-      .filter({ hasText: `${tag}-open` })
-      .waitFor();
-    assert.is(
-      await rows(page)
-        .filter({ hasText: `${tag}-closed` })
-        .count(),
-      0,
-    );
+    await showsOpenOnly();
     assert.match(
       subscriptions.at(-1) ?? '',
       /^status=open&status=ack&sort-by=severity&sort-by=lastReceiveTime$/,
@@ -657,7 +646,7 @@ con('no socket at all: the console polls GET /alerts every 30 s and says so', as
 });
 
 con('preferences are the defaults when the URL gives none: theme and density', async (ctx) => {
-  await withPage(ctx, { colorScheme: 'light' }, async (page) => {
+  await withPage(ctx.browser, { colorScheme: 'light' }, async (page) => {
     await postAlert(ctx, { resource: `prefs-${Date.now()}` });
     await prefs(page, { isDark: true, displayDensity: 'compact' });
     await page.goto(`${ctx.origin}/alerts`);
@@ -683,7 +672,7 @@ for (const [width, height] of [
   [1920, 1080],
 ] as const) {
   con(`fits ${width}×${height} without page-wide horizontal scroll; every control is named`, async (ctx) => {
-    await withPage(ctx, { viewport: { width, height } }, async (page) => {
+    await withPage(ctx.browser, { viewport: { width, height } }, async (page) => {
       const tag = `fit${width}`;
       for (const r of ['a', 'b']) {
         await postAlert(ctx, {
@@ -742,7 +731,7 @@ for (const [width, height] of [
 }
 
 con('thousands of alerts: only the rows in sight are in the DOM', async (ctx) => {
-  await withPage(ctx, LAPTOP, async (page) => {
+  await withPage(ctx.browser, LAPTOP, async (page) => {
     const count = 3000;
     await seed(ctx, 'many', count);
     await page.goto(`${ctx.origin}/alerts?q=${q('many')}&sort-by=resource&page-size=${count}`);
@@ -785,7 +774,7 @@ function seed(
 con(
   '10,000-alert scrolling: columns never move, and rows are reused, never added or removed',
   async (ctx) => {
-    await withPage(ctx, LAPTOP, async (page) => {
+    await withPage(ctx.browser, LAPTOP, async (page) => {
       // Short texts first, very long ones further down: an automatic table layout would widen columns.
       await seed(
         ctx,
@@ -886,7 +875,7 @@ con(
 con(
   'acked, shelved and closed rows wear the status colours; timeout left counts the ack or shelve',
   async (ctx) => {
-    await withPage(ctx, LAPTOP, async (page) => {
+    await withPage(ctx.browser, LAPTOP, async (page) => {
       const tag = `st${Date.now()}`;
       const shelved = await postAlert(ctx, { resource: `${tag}-shelved`, timeout: 86400 });
       const acked = await postAlert(ctx, { resource: `${tag}-acked`, timeout: 86400 });
@@ -937,7 +926,7 @@ con(
 con(
   'dates show their year when it is not this one; actions fit 1366×768; skip link, ≤ 5 Tabs to the first row',
   async (ctx) => {
-    await withPage(ctx, LAPTOP, async (page) => {
+    await withPage(ctx.browser, LAPTOP, async (page) => {
       const tag = `yr${Date.now()}`;
       const old = await postAlert(ctx, { resource: `${tag}-old`, text: 'x'.repeat(300) });
       await postAlert(ctx, { resource: `${tag}-new`, text: 'y'.repeat(300) });
@@ -1021,7 +1010,7 @@ auth.before(async (ctx) => {
     ADMIN_USERS: 'admin@example.com',
     ADMIN_PASSWORD: 'admin-pass',
   });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
   const res = await ctx.api.post('/auth/login', { username: 'admin@example.com', password: 'admin-pass' });
   ctx.token = ((await res.json()) as { token: string }).token;
 });
@@ -1098,42 +1087,17 @@ auth.run();
 
 // ---- a server that goes away and comes back --------------------------------------------
 
-interface Restart {
-  db: { name: string; url: string };
-  server: Running;
-  browser: Browser;
-}
-const restart = suite<Restart>('web UI: the console across a reconnect', {} as Restart);
-restart.before(async (ctx) => {
-  ctx.db = await createTestDatabase('browser_console_restart');
-  ctx.server = await bootInstance(ctx.db.url, { PORT: '0' });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-restart.after(async (ctx) => {
-  await ctx.browser?.close();
-  await ctx.server?.close();
-  if (ctx.db) await dropTestDatabase(ctx.db.name);
-});
+const restart = suite<Restartable>('web UI: the console across a reconnect', {} as Restartable);
+restart.before((ctx) => startRestartable(ctx, 'browser_console_restart'));
+restart.after(stopRestartable);
 
 restart(
   'rows stay, dimmed, while disconnected; the reconnect says how many changes it brought',
   async (ctx) => {
     const port = ctx.server.port;
     const origin = `http://127.0.0.1:${port}`;
-    for (const r of ['keep', 'gone']) {
-      const res = await fetch(`${origin}/api/alert`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          resource: `restart-${r}`,
-          event: 'e',
-          environment: 'Production',
-          severity: 'major',
-        }),
-      });
-      assert.is(res.status, 201);
-    }
-    await withPage(ctx, {}, async (page) => {
+    for (const r of ['keep', 'gone']) assert.is((await sendAlert(origin, `restart-${r}`)).status, 201);
+    await withPage(ctx.browser, async (page) => {
       await page.goto(`${origin}/alerts`);
       await rows(page).nth(1).waitFor();
       await live(page);
@@ -1146,7 +1110,7 @@ restart(
       // Changed while nobody was listening: only the new snapshot can tell.
       await queryDb(ctx.db.url, `DELETE FROM alerts WHERE resource = 'restart-gone'`);
 
-      ctx.server = await bootInstance(ctx.db.url, { PORT: String(port) });
+      await restartServer(ctx, port);
       await page
         .getByTestId('reconnected')
         .filter({ hasText: 'Reconnected, 1 change applied' })
