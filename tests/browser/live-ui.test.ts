@@ -1,10 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-
-/** Debian's Chromium (apt-get install chromium), driven by playwright-core. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser, withPage } from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -13,7 +11,7 @@ interface Ctx extends AppContext {
 const ui = suite<Ctx>('web UI: live console and wall', {} as Ctx);
 ui.before(async (ctx) => {
   await startApp(ctx, { TEST_LABEL: 'browser_ui', PLUGINS: 'remote_ip' });
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
 });
 ui.after(async (ctx) => {
   await ctx.browser?.close();
@@ -34,8 +32,7 @@ for (const [path, rowId] of [
   ['/wall', 'wall-alert'],
 ] as const) {
   ui(`an alert posted over HTTP appears on ${path} within 1 s, without a reload`, async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       let loads = 0;
       page.on('load', () => loads++);
       await page.goto(`${ctx.origin}${path}`);
@@ -55,15 +52,12 @@ for (const [path, rowId] of [
       await page.getByTestId(rowId).filter({ hasText: resource }).waitFor({ timeout: 1000 });
       assert.ok(Date.now() - started <= 1000, `took ${Date.now() - started} ms`);
       assert.is(loads, 1, 'no reload');
-    } finally {
-      await page.close();
-    }
+    });
   });
 }
 
 ui('the search lives in the URL: it filters the list and survives a reload', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const tag = `q${Date.now()}`;
     await post(ctx, `${tag}-keep`);
     await post(ctx, `other-${Date.now()}`);
@@ -83,14 +77,11 @@ ui('the search lives in the URL: it filters the list and survives a reload', asy
     const resources = await page.getByTestId('resource').allTextContents();
     assert.equal(resources, [`${tag}-keep`]);
     assert.is(await page.getByLabel('Search (q)').inputValue(), `resource:${tag}`);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui('the sort lives in the URL too: rows follow it, before and after a reload', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const tag = `sort${Date.now()}`;
     for (const r of ['b', 'c', 'a']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
     await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}`);
@@ -109,14 +100,11 @@ ui('the sort lives in the URL too: rows follow it, before and after a reload', a
       `${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}&sort-by=-lastReceiveTime`,
     );
     assert.equal(await order(), [`${tag}-b`, `${tag}-c`, `${tag}-a`]);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui('environment tabs count the view and follow changes; a tab filters by environment', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const tag = `env${Date.now()}`;
     const postIn = (resource: string, environment: string) =>
       ctx.api.post('/alert', { resource, event: 'Tab', environment, service: ['web'], severity: 'minor' });
@@ -133,14 +121,11 @@ ui('environment tabs count the view and follow changes; a tab filters by environ
     await page.getByTestId('alert-row').nth(1).waitFor();
     const resources = (await page.getByTestId('resource').allTextContents()).sort();
     assert.equal(resources, [`${tag}-d1`, `${tag}-d2`]);
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui('bulk actions: selected rows, then every alert matching the view, through /_bulk', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const tag = `bulk${Date.now()}`;
     for (const r of ['a', 'b', 'c']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
     await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}`);
@@ -175,16 +160,13 @@ ui('bulk actions: selected rows, then every alert matching the view, through /_b
       null,
       { timeout: 5000 },
     );
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui(
   'keyboard: j/k move, a acks, / focuses the search, ? lists the keys; CSV export of the view',
   async (ctx) => {
-    const page = await ctx.browser.newPage();
-    try {
+    await withPage(ctx.browser, async (page) => {
       const tag = `keys${Date.now()}`;
       for (const r of ['a', 'b']) assert.is((await post(ctx, `${tag}-${r}`, 'minor')).status, 201);
       await page.goto(`${ctx.origin}/alerts?q=${encodeURIComponent(`resource:${tag}`)}&sort-by=resource`);
@@ -225,15 +207,12 @@ ui(
       );
       assert.is(lines.length, 3);
       assert.ok(lines[1]!.includes(`${tag}-a`) && lines[1]!.includes(',ack,'));
-    } finally {
-      await page.close();
-    }
+    });
   },
 );
 
 ui('theme and density are chosen in the page and kept in the URL', async (ctx) => {
-  const page = await ctx.browser.newPage({ colorScheme: 'light' });
-  try {
+  await withPage(ctx.browser, { colorScheme: 'light' }, async (page) => {
     await post(ctx, `look-${Date.now()}`);
     await page.goto(`${ctx.origin}/alerts`);
     await page.getByTestId('alert-row').first().waitFor();
@@ -257,22 +236,17 @@ ui('theme and density are chosen in the page and kept in the URL', async (ctx) =
     await page.getByTestId('alert-row').first().waitFor();
     assert.is(await background(), 'rgb(18, 18, 18)');
     assert.ok(await page.getByLabel('Compact rows').isChecked());
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui('the about page shows the release', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     await page.goto(`${ctx.origin}/about`);
     await page
       .getByTestId('release')
       .filter({ hasText: /\d+\.\d+\.\d+/ })
       .waitFor();
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui('an ack made in one browser is seen in another without a reload', async (ctx) => {
@@ -298,8 +272,7 @@ ui('an ack made in one browser is seen in another without a reload', async (ctx)
 });
 
 ui('a changed alert arrives as a patch and the row shows its new state', async (ctx) => {
-  const page = await ctx.browser.newPage();
-  try {
+  await withPage(ctx.browser, async (page) => {
     const frames: string[] = [];
     page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
     const resource = `ui-patch-${Date.now()}`;
@@ -311,35 +284,23 @@ ui('a changed alert arrives as a patch and the row shows its new state', async (
     assert.is(await row.getByTestId('severity').textContent(), 'minor');
     // The first change after the snapshot comes in full (the server knows what it sent, not what
     // the page read); from then on a change travels as only what changed.
-    assert.is((await post(ctx, resource, 'major')).status, 201);
-    await page.waitForFunction(
-      (r) =>
-        [...document.querySelectorAll('[data-testid=alert-row]')].some(
-          (el) =>
-            el.textContent?.includes(r) &&
-            el.querySelector('[data-testid=severity]')?.textContent === 'major',
-        ),
-      resource,
-      { timeout: 5000 },
-    );
-    assert.is((await post(ctx, resource, 'critical')).status, 201);
-    await page.waitForFunction(
-      (r) =>
-        [...document.querySelectorAll('[data-testid=alert-row]')].some(
-          (el) =>
-            el.textContent?.includes(r) &&
-            el.querySelector('[data-testid=severity]')?.textContent === 'critical',
-        ),
-      resource,
-      { timeout: 5000 },
-    );
+    for (const severity of ['major', 'critical']) {
+      assert.is((await post(ctx, resource, severity)).status, 201);
+      await page.waitForFunction(
+        ([r, sev]) =>
+          [...document.querySelectorAll('[data-testid=alert-row]')].some(
+            (el) =>
+              el.textContent?.includes(r) && el.querySelector('[data-testid=severity]')?.textContent === sev,
+          ),
+        [resource, severity] as const,
+        { timeout: 5000 },
+      );
+    }
     const patch = frames.find((f) => f.includes('"alert.updated"') && f.includes('"patches"'));
     assert.ok(patch, 'the change came as a patch');
     assert.not.ok(patch.includes('"href"'), 'without the fields that did not change');
     assert.is(await row.getByTestId('resource').textContent(), resource, 'the rest of the row as before');
-  } finally {
-    await page.close();
-  }
+  });
 });
 
 ui.run();
