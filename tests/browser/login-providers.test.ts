@@ -7,20 +7,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../scripts/cluster.ts';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { until } from '../helpers/live.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.ts';
 import { createSamlIdp, type TestSamlIdp } from '../helpers/saml-idp.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser } from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
 }
-
-const launch = () => chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 
 /** A fresh browser profile per test: no token, no session at the identity provider. */
 async function inContext(ctx: Ctx, body: (page: Page, context: BrowserContext) => Promise<void>) {
@@ -43,9 +40,16 @@ interface OidcCtx extends Ctx {
   idp: TestOidcProvider;
 }
 
-const oidc = suite<OidcCtx>('web login: OpenID Connect code flow', {} as OidcCtx);
-oidc.before(async (ctx) => {
-  // The redirect URI registered with the provider is the UI's origin, so the port is chosen first.
+/**
+ * A local OpenID provider with a login form, holding `accounts`, and the app signing in through it
+ * with `settings` (its AUTH_PROVIDER among them). The redirect URI registered with the provider is
+ * the UI's origin, so the port is chosen first.
+ */
+async function startWithOidc(
+  ctx: OidcCtx,
+  accounts: Record<string, Record<string, unknown>>,
+  settings: Record<string, string>,
+): Promise<void> {
   const port = await freePort();
   ctx.idp = await startOidcProvider({
     clientId: 'alerta-web',
@@ -53,30 +57,42 @@ oidc.before(async (ctx) => {
     redirectUris: [`http://127.0.0.1:${port}`],
     loginForm: true,
   });
-  for (const [sub, email] of [
-    ['alice', 'alice@example.com'],
-    ['mallory', 'mallory@elsewhere.test'],
-  ] as const) {
-    ctx.idp.accounts.set(sub, { preferred_username: sub, name: sub, email, email_verified: true });
-  }
+  for (const [sub, claims] of Object.entries(accounts)) ctx.idp.accounts.set(sub, claims);
   await startApp(ctx, {
-    TEST_LABEL: 'browser_login_oidc',
     PORT: String(port),
     AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'login-oidc-secret',
-    AUTH_PROVIDER: 'openid',
     OIDC_ISSUER_URL: ctx.idp.issuer,
     OAUTH2_CLIENT_ID: 'alerta-web',
     OAUTH2_CLIENT_SECRET: 'web-secret',
-    ALLOWED_EMAIL_DOMAINS: 'example.com',
+    ...settings,
   });
-  ctx.browser = await launch();
-});
-oidc.after(async (ctx) => {
+  ctx.browser = await launchBrowser();
+}
+async function stopWithOidc(ctx: OidcCtx): Promise<void> {
   await ctx.browser?.close();
   await stopApp(ctx);
   await ctx.idp?.close();
-});
+}
+
+const oidc = suite<OidcCtx>('web login: OpenID Connect code flow', {} as OidcCtx);
+oidc.before((ctx) =>
+  startWithOidc(
+    ctx,
+    Object.fromEntries(
+      [
+        ['alice', 'alice@example.com'],
+        ['mallory', 'mallory@elsewhere.test'],
+      ].map(([sub, email]) => [sub, { preferred_username: sub, name: sub, email, email_verified: true }]),
+    ),
+    {
+      TEST_LABEL: 'browser_login_oidc',
+      SECRET_KEY: 'login-oidc-secret',
+      AUTH_PROVIDER: 'openid',
+      ALLOWED_EMAIL_DOMAINS: 'example.com',
+    },
+  ),
+);
+oidc.after(stopWithOidc);
 
 /** Clicks the provider button and signs in on the provider's own login form. */
 async function signInAtProvider(
@@ -172,33 +188,15 @@ oidc.run();
 // ---- azure, google, cognito: the OpenID Connect code flow under the established names -------------
 
 const alias = suite<OidcCtx>('web login: AUTH_PROVIDER = azure, google, cognito', {} as OidcCtx);
-alias.before(async (ctx) => {
-  const port = await freePort();
-  ctx.idp = await startOidcProvider({
-    clientId: 'alerta-web',
-    clientSecret: 'web-secret',
-    redirectUris: [`http://127.0.0.1:${port}`],
-    loginForm: true,
-  });
-  ctx.idp.accounts.set('ada', { preferred_username: 'ada', email: 'ada@example.com', email_verified: true });
-  // Azure, with the local provider as its issuer (as an explicit OIDC_ISSUER_URL names it).
-  await startApp(ctx, {
-    TEST_LABEL: 'browser_login_azure',
-    PORT: String(port),
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'login-azure-secret',
-    AUTH_PROVIDER: 'azure',
-    OIDC_ISSUER_URL: ctx.idp.issuer,
-    OAUTH2_CLIENT_ID: 'alerta-web',
-    OAUTH2_CLIENT_SECRET: 'web-secret',
-  });
-  ctx.browser = await launch();
-});
-alias.after(async (ctx) => {
-  await ctx.browser?.close();
-  await stopApp(ctx);
-  await ctx.idp?.close();
-});
+// Azure, with the local provider as its issuer (as an explicit OIDC_ISSUER_URL names it).
+alias.before((ctx) =>
+  startWithOidc(
+    ctx,
+    { ada: { preferred_username: 'ada', email: 'ada@example.com', email_verified: true } },
+    { TEST_LABEL: 'browser_login_azure', SECRET_KEY: 'login-azure-secret', AUTH_PROVIDER: 'azure' },
+  ),
+);
+alias.after(stopWithOidc);
 
 alias('azure: the discovered authorize endpoint, then POST /auth/azure, ends on /alerts', async (ctx) => {
   await inContext(ctx, async (page) => {
@@ -302,7 +300,7 @@ saml.before(async (ctx) => {
     }),
     ALLOWED_SAML2_GROUPS: 'ops',
   });
-  ctx.browser = await launch();
+  ctx.browser = await launchBrowser();
 });
 saml.after(async (ctx) => {
   await ctx.browser?.close();
@@ -401,7 +399,7 @@ ldap.before(async (ctx) => {
     LDAP_URL: 'ldap://127.0.0.1:9',
     LDAP_DOMAINS: JSON.stringify({ 'example.com': 'uid=%s,ou=people,dc=example,dc=com' }),
   });
-  ctx.browser = await launch();
+  ctx.browser = await launchBrowser();
 });
 ldap.after(async (ctx) => {
   await ctx.browser?.close();
