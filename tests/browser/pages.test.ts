@@ -1,9 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchBrowser } from './browser.ts';
 
 interface Ctx extends AppContext {
   browser: Browser;
@@ -24,7 +23,7 @@ async function boot(ctx: Ctx, settings: Record<string, string>): Promise<void> {
     const { token } = (await res.json()) as { token: string };
     ctx.auth = { headers: { Authorization: `Bearer ${token}` } };
   }
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  ctx.browser = await launchBrowser();
   ctx.page = await ctx.browser.newPage({ viewport: { width: 1366, height: 768 } });
 }
 async function shutDown(ctx: Ctx): Promise<void> {
@@ -38,6 +37,15 @@ async function logIn(page: Page, origin: string, username: string, password: str
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL(/\/alerts/);
+}
+
+/** Fills the sign-up form (the page is open) and sends it. */
+async function signUp(page: Page, name: string, email: string, password: string, repeat = password) {
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Repeat password').fill(repeat);
+  await page.getByRole('button', { name: 'Sign up' }).click();
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
@@ -60,11 +68,7 @@ user(
     await page.goto(`${origin}/login`);
     await page.getByRole('link', { name: 'Sign up' }).click();
     await page.waitForURL(/\/signup$/);
-    await page.getByLabel('Name').fill('Sam Signup');
-    await page.getByLabel('Email').fill('sam@example.com');
-    await page.getByLabel('Password', { exact: true }).fill('sam-pass');
-    await page.getByLabel('Repeat password').fill('other');
-    await page.getByRole('button', { name: 'Sign up' }).click();
+    await signUp(page, 'Sam Signup', 'sam@example.com', 'sam-pass', 'other');
     await page.getByRole('alert').filter({ hasText: 'The passwords differ' }).waitFor();
     await page.getByLabel('Repeat password').fill('sam-pass');
     await page.getByRole('button', { name: 'Sign up' }).click();
@@ -81,11 +85,7 @@ user(
 
 user('signing up with a used email shows the server message', async ({ page, origin }) => {
   await page.goto(`${origin}/signup`);
-  await page.getByLabel('Name').fill('Sam Again');
-  await page.getByLabel('Email').fill('sam@example.com');
-  await page.getByLabel('Password', { exact: true }).fill('x');
-  await page.getByLabel('Repeat password').fill('x');
-  await page.getByRole('button', { name: 'Sign up' }).click();
+  await signUp(page, 'Sam Again', 'sam@example.com', 'x');
   await page.getByRole('alert').filter({ hasText: 'user with that email already exists' }).waitFor();
 });
 
@@ -222,11 +222,7 @@ verify.after(shutDown);
 
 verify('the new user is asked to check their email', async ({ page, origin }) => {
   await page.goto(`${origin}/signup`);
-  await page.getByLabel('Name').fill('Vera');
-  await page.getByLabel('Email').fill('vera@example.com');
-  await page.getByLabel('Password', { exact: true }).fill('vera-pass');
-  await page.getByLabel('Repeat password').fill('vera-pass');
-  await page.getByRole('button', { name: 'Sign up' }).click();
+  await signUp(page, 'Vera', 'vera@example.com', 'vera-pass');
   await page.getByTestId('check-email').filter({ hasText: 'vera@example.com' }).waitFor();
   assert.is(
     await page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes('token')).length),
@@ -354,8 +350,7 @@ adminPages(
     const send = (resource: string, event: string, severity: string) =>
       api.post('/alert', { resource, event, environment: 'Production', severity, service: ['Web'] }, auth);
     const event = 'Certificate Expiry Warning On The Public Load Balancer';
-    for (const severity of ['minor', 'major', 'minor'])
-      await send('loadbalancerfrontend01', event, severity);
+    for (const severity of ['minor', 'major', 'minor']) await send('loadbalancerfrontend01', event, severity);
     for (let i = 0; i < 6; i++) await send(`quiet-${i}`, 'Received Once And Never Changed', 'warning');
     await page.goto(`${origin}/reports?q=${encodeURIComponent('service:Web')}`);
     const flapping = page.getByTestId('report-flapping').getByTestId('top-row');
