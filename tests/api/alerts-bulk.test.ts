@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import type { LiveEvent } from '../../shared/events.ts';
 import { createAlert, getAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 // The contract under test: docs/queries.md, "Bulk operations" and "One selection, everywhere".
@@ -227,6 +226,48 @@ async function eventsById(rec: ReturnType<typeof record>) {
   return Object.fromEntries(by);
 }
 
+/**
+ * Runs `op` over the BIG alerts of `selection` as a task and checks that it reports exactly `ids`
+ * as `key`.
+ */
+async function bigTask(
+  api: Api,
+  op: Op,
+  selection: string,
+  body: unknown,
+  ids: string[],
+  key: 'updated' | 'deleted' = 'updated',
+) {
+  const r = await bulk(api, op, selection, body);
+  const { ids: done } = await expectTaskSuccess(api, expectQueued(api, r, BIG, op), BIG, key);
+  assert.equal(sorted(done), sorted(ids));
+}
+
+/** Waits for `type` events of `ids`, stops recording, and checks they came for those alerts alone. */
+async function expectPublished(rec: ReturnType<typeof record>, type: LiveEvent['type'], ids: string[]) {
+  const published = await rec.ids(type, ids.length);
+  rec.stop();
+  assert.is(published.size, ids.length, 'every changed alert is published, and no other');
+  assert.ok(ids.every((id) => published.has(id)));
+  return published;
+}
+
+/** Checks that every alert of `group` has exactly one history entry of this type, status and text. */
+async function expectOneEntryEach(
+  url: string,
+  group: string,
+  entry: { type: string; status: string; text: string },
+) {
+  const [h] = await queryDb<{ entries: number; alerts: number }>(
+    url,
+    `SELECT count(*)::int AS entries, count(DISTINCT h.alert_id)::int AS alerts
+       FROM alert_history h JOIN alerts a ON a.id = h.alert_id
+      WHERE a."group" = $1 AND h.type = $2 AND h.status = $3 AND h.text = $4`,
+    [group, entry.type, entry.status, entry.text],
+  );
+  assert.equal(h, { entries: BIG, alerts: BIG }, `one ${entry.type} history entry per alert`);
+}
+
 interface Snapshot {
   status: string;
   severity: string;
@@ -249,9 +290,7 @@ async function snapshot(api: Api, id: string): Promise<Snapshot> {
 
 // ---------------------------------------------------------------------------------------------
 
-const bulkSuite = suite<AppContext>('bulk operations', {} as AppContext);
-bulkSuite.before((ctx) => startApp(ctx, { TEST_LABEL: 'bulk', PLUGINS: 'remote_ip' }));
-bulkSuite.after(stopApp);
+const bulkSuite = appSuite('bulk operations', { TEST_LABEL: 'bulk', PLUGINS: 'remote_ip' });
 
 bulkSuite(
   'no match: status and action are 404; tag, untag, attributes and delete answer empty',
@@ -588,28 +627,11 @@ bulkSuite(
     const ids = await seedGroup(api, group, BIG);
     const sel = `?group=${enc(group)}`;
     const rec = record(ctx);
-    const r = await bulk(api, 'status', sel, { status: 'assign' });
-    const { ids: updated } = await expectTaskSuccess(
-      api,
-      expectQueued(api, r, BIG, 'status'),
-      BIG,
-      'updated',
-    );
-    assert.equal(sorted(updated), sorted(ids));
+    await bigTask(api, 'status', sel, { status: 'assign' }, ids);
     assert.is(await count(api, `${sel}&status=assign`), BIG);
     assert.is(await count(api, sel), BIG);
-    const [h] = await queryDb<{ entries: number; alerts: number }>(
-      db.url,
-      `SELECT count(*)::int AS entries, count(DISTINCT h.alert_id)::int AS alerts
-       FROM alert_history h JOIN alerts a ON a.id = h.alert_id
-      WHERE a."group" = $1 AND h.type = 'status' AND h.status = 'assign' AND h.text = 'bulk status update'`,
-      [group],
-    );
-    assert.equal(h, { entries: BIG, alerts: BIG }, 'one status history entry per alert');
-    const published = await rec.ids('alert.updated', BIG);
-    rec.stop();
-    assert.is(published.size, BIG, 'every changed alert is published');
-    assert.ok(ids.every((id) => published.has(id)));
+    await expectOneEntryEach(db.url, group, { type: 'status', status: 'assign', text: 'bulk status update' });
+    await expectPublished(rec, 'alert.updated', ids);
   },
 );
 
@@ -619,22 +641,10 @@ bulkSuite(`${BIG} alerts, action: ack applied to every alert with history`, asyn
   const ids = await seedGroup(api, group, BIG);
   const sel = `?group=${enc(group)}`;
   const rec = record(ctx);
-  const r = await bulk(api, 'action', sel, { action: 'ack', text: 'bulk ack 5k' });
-  const { ids: updated } = await expectTaskSuccess(api, expectQueued(api, r, BIG, 'action'), BIG, 'updated');
-  assert.equal(sorted(updated), sorted(ids));
+  await bigTask(api, 'action', sel, { action: 'ack', text: 'bulk ack 5k' }, ids);
   assert.is(await count(api, `${sel}&status=ack`), BIG);
-  const [h] = await queryDb<{ entries: number; alerts: number }>(
-    db.url,
-    `SELECT count(*)::int AS entries, count(DISTINCT h.alert_id)::int AS alerts
-       FROM alert_history h JOIN alerts a ON a.id = h.alert_id
-      WHERE a."group" = $1 AND h.type = 'ack' AND h.status = 'ack' AND h.text = 'bulk ack 5k'`,
-    [group],
-  );
-  assert.equal(h, { entries: BIG, alerts: BIG }, 'one ack history entry per alert');
-  const published = await rec.ids('alert.updated', BIG);
-  rec.stop();
-  assert.is(published.size, BIG);
-  assert.ok(ids.every((id) => published.has(id)));
+  await expectOneEntryEach(db.url, group, { type: 'ack', status: 'ack', text: 'bulk ack 5k' });
+  await expectPublished(rec, 'alert.updated', ids);
 });
 
 bulkSuite(`${BIG} alerts, tag: every alert tagged; an alert added after the request is not`, async (ctx) => {
@@ -674,9 +684,7 @@ bulkSuite(`${BIG} alerts, untag: the tag removed from every alert, others kept`,
   const sel = `?group=${enc(group)}`;
   assert.is(await count(api, `${sel}&tag=drop5k`), BIG);
   const rec = record(ctx);
-  const r = await bulk(api, 'untag', sel, { tags: ['drop5k'] });
-  const { ids: updated } = await expectTaskSuccess(api, expectQueued(api, r, BIG, 'untag'), BIG, 'updated');
-  assert.equal(sorted(updated), sorted(ids));
+  await bigTask(api, 'untag', sel, { tags: ['drop5k'] }, ids);
   assert.is(await count(api, `${sel}&tag=drop5k`), 0);
   assert.is(await count(api, `${sel}&tag=keep`), BIG);
   const rows = await queryDb<{ n: number }>(
@@ -685,10 +693,7 @@ bulkSuite(`${BIG} alerts, untag: the tag removed from every alert, others kept`,
     [group],
   );
   assert.equal(rows, [{ n: BIG }]);
-  const published = await rec.ids('alert.updated', BIG);
-  rec.stop();
-  assert.is(published.size, BIG);
-  assert.ok(ids.every((id) => published.has(id)));
+  await expectPublished(rec, 'alert.updated', ids);
 });
 
 bulkSuite(`${BIG} alerts, attributes: merged into every alert, null deletes`, async (ctx) => {
@@ -697,14 +702,7 @@ bulkSuite(`${BIG} alerts, attributes: merged into every alert, null deletes`, as
   const ids = await seedGroup(api, group, BIG, { attributes: { keep: 'k', drop: 'd' } });
   const sel = `?group=${enc(group)}`;
   const rec = record(ctx);
-  const r = await bulk(api, 'attributes', sel, { attributes: { drop: null, added: 'yes' } });
-  const { ids: updated } = await expectTaskSuccess(
-    api,
-    expectQueued(api, r, BIG, 'attributes'),
-    BIG,
-    'updated',
-  );
-  assert.equal(sorted(updated), sorted(ids));
+  await bigTask(api, 'attributes', sel, { attributes: { drop: null, added: 'yes' } }, ids);
   assert.is(await count(api, `${sel}&attributes.added=yes`), BIG);
   const [row] = await queryDb<{ n: number; dropped: number }>(
     db.url,
@@ -715,10 +713,7 @@ bulkSuite(`${BIG} alerts, attributes: merged into every alert, null deletes`, as
     [group],
   );
   assert.equal(row, { n: BIG, dropped: 0 });
-  const published = await rec.ids('alert.updated', BIG);
-  rec.stop();
-  assert.is(published.size, BIG);
-  assert.ok(ids.every((id) => published.has(id)));
+  await expectPublished(rec, 'alert.updated', ids);
 });
 
 bulkSuite(`${BIG} alerts, delete: all gone with their history; other alerts untouched`, async (ctx) => {
@@ -734,9 +729,7 @@ bulkSuite(`${BIG} alerts, delete: all gone with their history; other alerts unto
   const everything = await count(api, '');
   const sel = `?group=${enc(group)}`;
   const rec = record(ctx);
-  const r = await bulk(api, 'delete', sel);
-  const { ids: deleted } = await expectTaskSuccess(api, expectQueued(api, r, BIG, 'delete'), BIG, 'deleted');
-  assert.equal(sorted(deleted), sorted(ids));
+  await bigTask(api, 'delete', sel, undefined, ids, 'deleted');
   assert.is(await count(api, sel), 0);
   assert.is(await count(api, ''), everything - BIG, 'only the selection is deleted');
   assert.is((await getAlert(api, neighbour.id)).id, neighbour.id);
@@ -747,10 +740,7 @@ bulkSuite(`${BIG} alerts, delete: all gone with their history; other alerts unto
     [ids],
   );
   assert.equal(row, { alerts: 0, history: 0 });
-  const published = await rec.ids('alert.deleted', BIG);
-  rec.stop();
-  assert.is(published.size, BIG);
-  assert.ok(ids.every((id) => published.has(id)));
+  const published = await expectPublished(rec, 'alert.deleted', ids);
   assert.ok(!published.has(neighbour.id));
 });
 
@@ -833,11 +823,11 @@ bulkSuite.run();
 
 // --- BULK_QUERY_LIMIT -------------------------------------------------------------------------------
 
-const limit = suite<AppContext>('BULK_QUERY_LIMIT', {} as AppContext);
-limit.before((ctx) =>
-  startApp(ctx, { TEST_LABEL: 'bulk_limit', PLUGINS: 'remote_ip', BULK_QUERY_LIMIT: '3' }),
-);
-limit.after(stopApp);
+const limit = appSuite('BULK_QUERY_LIMIT', {
+  TEST_LABEL: 'bulk_limit',
+  PLUGINS: 'remote_ip',
+  BULK_QUERY_LIMIT: '3',
+});
 
 limit(
   'a selection larger than BULK_QUERY_LIMIT is 400 for every operation and changes nothing',
