@@ -192,7 +192,7 @@ export async function eachReported<T>(
   label: string,
   items: readonly T[],
   name: (item: T) => string,
-  fn: (item: T) => Promise<void>,
+  fn: (item: T) => Promise<unknown>,
   options: { announce?: boolean } = {},
 ): Promise<number> {
   const progress = new Progress(label, items.length);

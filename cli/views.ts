@@ -6,6 +6,24 @@ export type AnyAlert = LiveAlert | Alert;
 
 const short = (id: string) => id.slice(0, 8);
 
+/** The fields that name an alert, which an alert and a history entry both carry. */
+type AlertName = Pick<AnyAlert, 'customer' | 'environment' | 'service' | 'resource' | 'group' | 'event'> & {
+  value?: string | null;
+};
+
+/** What names an alert in a table (customer … value): the same columns in `query` and `history`. */
+export function alertNameColumns<T extends AlertName>(): Column<T>[] {
+  return [
+    { header: 'CUSTOMER', value: (a) => a.customer },
+    { header: 'ENVIRONMENT', value: (a) => a.environment },
+    { header: 'SERVICE', value: (a) => a.service },
+    { header: 'RESOURCE', value: (a) => a.resource },
+    { header: 'GROUP', value: (a) => a.group },
+    { header: 'EVENT', value: (a) => a.event },
+    { header: 'VALUE', value: (a) => a.value },
+  ];
+}
+
 /** The `query` table (`--oneline`), columns as the established client shows them. */
 export function alertTable(alerts: readonly AnyAlert[], output: string, timezone: string, color: boolean) {
   const columns: Column<AnyAlert>[] = [
@@ -14,13 +32,7 @@ export function alertTable(alerts: readonly AnyAlert[], output: string, timezone
     { header: 'SEVERITY', value: (a) => a.severity },
     { header: 'STATUS', value: (a) => a.status },
     { header: 'DUPL', value: (a) => a.duplicateCount },
-    { header: 'CUSTOMER', value: (a) => a.customer },
-    { header: 'ENVIRONMENT', value: (a) => a.environment },
-    { header: 'SERVICE', value: (a) => a.service },
-    { header: 'RESOURCE', value: (a) => a.resource },
-    { header: 'GROUP', value: (a) => a.group },
-    { header: 'EVENT', value: (a) => a.event },
-    { header: 'VALUE', value: (a) => a.value },
+    ...alertNameColumns<AnyAlert>(),
     { header: 'DESCRIPTION', value: (a) => a.text },
   ];
   return renderTable(alerts, columns, output, (a) => severityPainter(a.severity, color));

@@ -3,13 +3,14 @@ import { UsageError, type OptionSpec } from '../args.ts';
 import { eachReported, type Context } from '../context.ts';
 import { localTime } from '../format.ts';
 
-// What the administration commands (blackouts.ts … groups.ts) share.
+// What the administration commands (blackouts.ts … groups.ts, notifications.ts) share.
 
-export const DELETE = (what: string): OptionSpec => ({
+/** `-D ID`: delete `what`, found `by` its id (or, for notification receivers and rules, its name). */
+export const DELETE = (what: string, by = 'using its id'): OptionSpec => ({
   name: 'delete',
   flags: ['-D', '--delete'],
   metavar: 'ID',
-  help: `Delete ${what} using its id`,
+  help: `Delete ${what} ${by}`,
 });
 export const enc = encodeURIComponent;
 /** `alerta/<hostname>`: where heartbeats and generated alerts say they come from. */
@@ -40,9 +41,7 @@ export function purge<T extends { id: string }>(
     `Purging ${items.length} ${what}`,
     items,
     name,
-    async (x) => {
-      await ctx.http.delete(`${path}/${enc(x.id)}`);
-    },
+    (x) => ctx.http.delete(`${path}/${enc(x.id)}`),
     { announce: true },
   );
 }
@@ -61,9 +60,7 @@ export function alertEach<T>(
     `Alerting ${items.length} ${what}`,
     items,
     name,
-    async (x) => {
-      await ctx.http.post('/alert', bodyOf(x));
-    },
+    async (x) => ctx.http.post('/alert', bodyOf(x)),
     options,
   );
 }

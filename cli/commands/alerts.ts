@@ -6,7 +6,7 @@ import { answered, eachReported, listFrom, listing, readStdin, type Command } fr
 import { localTime } from '../format.ts';
 import { ApiError, CliError } from '../http.ts';
 import { firstPage, idsOf, selectionOf, selectOptions } from '../selection.ts';
-import { alertLines, alertTable } from '../views.ts';
+import { alertLines, alertNameColumns, alertTable } from '../views.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
@@ -250,13 +250,7 @@ const history: Command = {
       { header: 'SEVERITY', value: (h) => h.severity },
       { header: 'STATUS', value: (h) => h.status },
       { header: 'TYPE', value: (h) => h.type },
-      { header: 'CUSTOMER', value: (h) => h.customer },
-      { header: 'ENVIRONMENT', value: (h) => h.environment },
-      { header: 'SERVICE', value: (h) => h.service },
-      { header: 'RESOURCE', value: (h) => h.resource },
-      { header: 'GROUP', value: (h) => h.group },
-      { header: 'EVENT', value: (h) => h.event },
-      { header: 'VALUE', value: (h) => h.value },
+      ...alertNameColumns<HistoryListEntry>(),
       { header: 'USER', value: (h) => h.user },
       { header: 'TEXT', value: (h) => h.text },
     ]);

@@ -85,19 +85,20 @@ async function poll(
 }
 
 /**
- * watch, tail: the selection's live events until stopped; without a live socket (or with --poll)
- * it polls every -n seconds instead, `each` getting every poll's alerts.
+ * watch, tail: the selection's live events until stopped, the socket's notices on stderr; without a
+ * live socket (or with --poll) it polls every -n seconds instead, `each` getting every poll's alerts.
  */
 async function follow(
   ctx: Context,
   o: Values,
-  handlers: LiveHandlers,
+  handlers: Omit<LiveHandlers, 'notice'>,
   each: (alerts: Alert[], first: boolean) => void,
 ): Promise<number> {
   const sel = selectionOf(o);
   const stop = stopSignal();
   if (!o.poll) {
-    const outcome = await streamLive(ctx, viewQuery(sel.params), handlers, stop);
+    const notice = (m: string) => ctx.warn(m);
+    const outcome = await streamLive(ctx, viewQuery(sel.params), { ...handlers, notice }, stop);
     if (outcome.kind === 'stopped') return 0;
     ctx.warn(`live socket unavailable (${outcome.reason}); polling every ${String(o.interval)} s`);
   }
@@ -151,7 +152,6 @@ const watch: Command = {
         snapshot: (alerts: LiveAlert[]) => [...alerts].sort(byReceiveTime).forEach((a) => show(a, true)),
         updated: (alerts) => alerts.forEach((a) => show(a, false)),
         removed: (ids) => ids.forEach(gone),
-        notice: (m) => ctx.warn(m),
       },
       (alerts, first) => alerts.forEach((a) => show(a, first)),
     );
@@ -182,7 +182,6 @@ const tail: Command = {
         raw: (event, data) => {
           if (event !== 'tick' || o.ticks) emit(event, data);
         },
-        notice: (m) => ctx.warn(m),
       },
       (alerts, first) => {
         if (!first && alerts.length) emit('alert.updated', { alerts });

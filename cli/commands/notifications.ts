@@ -3,16 +3,9 @@ import { UsageError } from '../args.ts';
 import { answered, listFrom, type Command } from '../context.ts';
 import type { Column } from '../format.ts';
 import { CliError } from '../http.ts';
+import { DELETE, enc } from './admin-common.ts';
 
 /** Notification receivers and routing rules (docs/notifications.md, docs/cli.md): list, test, delete. */
-
-const enc = encodeURIComponent;
-const DELETE = (what: string) => ({
-  name: 'delete',
-  flags: ['-D', '--delete'],
-  metavar: 'ID',
-  help: `Delete ${what} by id or name`,
-});
 
 /** A rule's conditions in one cell: `environment=Production minSeverity=major`. */
 function conditions(r: Rule): string {
@@ -44,7 +37,7 @@ function listOrDelete<T>(
   return {
     name: key,
     summary,
-    options: [DELETE(what)],
+    options: [DELETE(what, 'by id or name')],
     async run(ctx, o) {
       if (typeof o.delete === 'string')
         return answered(ctx, await ctx.http.delete(`${path}/${enc(o.delete)}`));
