@@ -4,7 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
-import type { Answer } from '../helpers/api.ts';
+import type { Answer, Api } from '../helpers/api.ts';
 import { appSuite } from '../helpers/app.ts';
 
 function assertCapped(r: Answer, bad: number, bytes: number) {
@@ -30,14 +30,18 @@ app('the Grafana webhook with 100,000 bad evalMatches answers a small body', asy
   assert.match(String(body.message), /invalid Grafana payload: .* \(and 99999 more\)/);
 });
 
-app('POST /alert with 500 bad tags (the most a list may hold) answers a small body', async ({ api }) => {
-  const res = await api.post('/alert', {
+/** POST /alert of a valid alert but for `count` tags that are numbers. */
+const postBadTags = (api: Api, count: number) =>
+  api.post('/alert', {
     resource: 'r',
     event: 'e',
     environment: 'Production',
     service: ['web'],
-    tags: Array<number>(500).fill(7),
+    tags: Array<number>(count).fill(7),
   });
+
+app('POST /alert with 500 bad tags (the most a list may hold) answers a small body', async ({ api }) => {
+  const res = await postBadTags(api, 500);
   const text = await res.text();
   const body = JSON.parse(text) as Answer['body'];
   assertCapped({ status: res.status, body, headers: res.headers }, 500, Buffer.byteLength(text));
@@ -46,13 +50,7 @@ app('POST /alert with 500 bad tags (the most a list may hold) answers a small bo
 app(
   'POST /alert with 50,000 bad tags is refused by the item limit alone, in a small body',
   async ({ api }) => {
-    const res = await api.post('/alert', {
-      resource: 'r',
-      event: 'e',
-      environment: 'Production',
-      service: ['web'],
-      tags: Array<number>(50_000).fill(7),
-    });
+    const res = await postBadTags(api, 50_000);
     const text = await res.text();
     assert.is(res.status, 400, text.slice(0, 300));
     const body = ErrorBodySchema.parse(JSON.parse(text));

@@ -6,6 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Api } from '../helpers/api.ts';
 import { apiFor, bootInstance } from '../helpers/app.ts';
 import { createTestDatabase, databaseUrl, dropTestDatabase, queryDb } from '../helpers/db.ts';
 import { runServerExpectingFailure } from '../helpers/process.ts';
@@ -18,6 +19,22 @@ async function ok(res: Response, status = 200): Promise<Record<string, unknown>>
   if (res.status !== status)
     throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(body)}`);
   return body;
+}
+
+/** A webhook receiver `receiver` posting to `url`, and a rule sending it every alert of `rule.event` at once. */
+async function routeToWebhook(
+  api: Api,
+  receiver: string,
+  url: string,
+  rule: { name: string; event: string },
+) {
+  const created = (
+    await ok(
+      await api.post('/notifications/receivers', { name: receiver, type: 'webhook', settings: { url } }),
+      201,
+    )
+  ).receiver as { name: string };
+  await ok(await api.post('/notifications/rules', { ...rule, receivers: [created.name], groupWait: 0 }), 201);
 }
 
 test('boots again, then alerts are stored and notification rules route them', async () => {
@@ -47,25 +64,7 @@ test('boots again, then alerts are stored and notification rules route them', as
     const second = await bootInstance(db.url, { LOG_LEVEL: 'silent', NOTIFY_SWEEP_INTERVAL: '0.3' });
     try {
       const api = apiFor(second);
-      const receiver = (
-        await ok(
-          await api.post('/notifications/receivers', {
-            name: 'after-wipe',
-            type: 'webhook',
-            settings: { url: stub.url('/wiped') },
-          }),
-          201,
-        )
-      ).receiver as { name: string };
-      await ok(
-        await api.post('/notifications/rules', {
-          name: 'wiped',
-          event: 'Wiped',
-          receivers: [receiver.name],
-          groupWait: 0,
-        }),
-        201,
-      );
+      await routeToWebhook(api, 'after-wipe', stub.url('/wiped'), { name: 'wiped', event: 'Wiped' });
       const id = (
         await ok(
           await api.post('/alert', {
@@ -147,23 +146,7 @@ test('the notification settings row emptied while running: rules are still creat
     try {
       const api = apiFor(running);
       await queryDb(db.url, 'TRUNCATE notification_config');
-      await ok(
-        await api.post('/notifications/receivers', {
-          name: 'live-wipe',
-          type: 'webhook',
-          settings: { url: stub.url('/live') },
-        }),
-        201,
-      );
-      await ok(
-        await api.post('/notifications/rules', {
-          name: 'live',
-          event: 'LiveWipe',
-          receivers: ['live-wipe'],
-          groupWait: 0,
-        }),
-        201,
-      );
+      await routeToWebhook(api, 'live-wipe', stub.url('/live'), { name: 'live', event: 'LiveWipe' });
       await ok(
         await api.post('/alert', {
           resource: 'r',
