@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { until } from '../helpers/live.ts';
+import { securedSettings } from '../helpers/secured.ts';
 import { launchBrowser } from './browser.ts';
 
 /** Waits (5 s at most) until `probe` holds. */
@@ -18,15 +19,14 @@ interface Ctx extends AppContext {
 
 const admin = suite<Ctx>('web UI with authentication: login, admin pages, alert page', {} as Ctx);
 admin.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'browser_admin',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'browser-secret',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_PASSWORD: 'admin-pass',
-    PLUGINS: 'remote_ip',
-    ACTIONS: 'escalate',
-  });
+  await startApp(
+    ctx,
+    securedSettings('browser_admin', 'browser-secret', {
+      ADMIN_PASSWORD: 'admin-pass',
+      PLUGINS: 'remote_ip',
+      ACTIONS: 'escalate',
+    }),
+  );
   const res = await ctx.api.post('/auth/login', { username: 'admin@example.com', password: 'admin-pass' });
   const { token } = (await res.json()) as { token: string };
   ctx.auth = { headers: { Authorization: `Bearer ${token}` } };

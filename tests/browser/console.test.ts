@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { securedSettings } from '../helpers/secured.ts';
 import { formatTime } from '../../web/src/lib/preferences.ts';
 import {
   launchBrowser,
@@ -1001,15 +1002,14 @@ con.run();
 
 const auth = suite<Ctx & { token: string }>('web UI: the console, logged in', {} as Ctx & { token: string });
 auth.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'browser_console_auth',
-    PLUGINS: 'remote_ip',
-    AUTH_REQUIRED: 'True',
-    CUSTOMER_VIEWS: 'True',
-    SECRET_KEY: 'console-secret',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_PASSWORD: 'admin-pass',
-  });
+  await startApp(
+    ctx,
+    securedSettings('browser_console_auth', 'console-secret', {
+      PLUGINS: 'remote_ip',
+      CUSTOMER_VIEWS: 'True',
+      ADMIN_PASSWORD: 'admin-pass',
+    }),
+  );
   ctx.browser = await launchBrowser();
   const res = await ctx.api.post('/auth/login', { username: 'admin@example.com', password: 'admin-pass' });
   ctx.token = ((await res.json()) as { token: string }).token;
