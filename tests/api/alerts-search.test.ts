@@ -20,7 +20,6 @@
  *   web03              SlowResponse  Production   minor          [web]             tags linux
  *   fw01               PortScan      Staging      security       [network]                           region us-east value scan, createTime 2020-01-01
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { ErrorBodySchema } from '../../shared/errors.ts';
@@ -38,7 +37,7 @@ import {
 } from '../../shared/queries.ts';
 import { getAlert, postAlert, put } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { type AppContext, appSuite, startApp, stopApp } from '../helpers/app.ts';
+import { type AppContext, appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
 
 type Params = [string, string][];
@@ -359,12 +358,8 @@ async function seedAlerts(ctx: SearchContext): Promise<void> {
 
 // ---- the seeded suite ---------------------------------------------------------------------------
 
-const search = suite<SearchContext>('alert search on a known seed', {} as SearchContext);
-search.before(async (ctx) => {
-  await startApp(ctx, SETTINGS);
-  await seedAlerts(ctx);
-});
-search.after(stopApp);
+const search = appSuite<SearchContext>('alert search on a known seed', SETTINGS);
+search.before(seedAlerts);
 
 search('the seed is as planned (the fixture the other tests rely on)', async ({ seed }) => {
   assert.equal(Object.keys(seed).sort(), ALL);

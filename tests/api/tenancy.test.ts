@@ -1,9 +1,8 @@
 import { SignJWT } from 'jose';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import type { RequestOptions } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite, type AppContext } from '../helpers/app.ts';
 import { audienceOf } from '../../server/auth/tokens.ts';
 import { customerKeys, insertKeys } from '../helpers/db.ts';
 import { tokenUser } from '../helpers/users.ts';
@@ -23,16 +22,15 @@ interface Ctx extends AppContext {
   alerts: Record<'acme' | 'globex', Alert>;
 }
 
-const tenancy = suite<Ctx>('customer tenancy', {} as Ctx);
+const tenancy = appSuite<Ctx>('customer tenancy', {
+  TEST_LABEL: 'tenancy',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'tenancy-secret',
+  CUSTOMER_VIEWS: 'True',
+  ADMIN_USERS: 'admin@example.com',
+  PLUGINS: 'remote_ip',
+});
 tenancy.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'tenancy',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'tenancy-secret',
-    CUSTOMER_VIEWS: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    PLUGINS: 'remote_ip',
-  });
   await insertKeys(ctx.db.url, customerKeys(KEYS));
   ctx.alerts = {} as Ctx['alerts'];
   for (const who of ['acme', 'globex'] as const) {
@@ -51,7 +49,6 @@ tenancy.before(async (ctx) => {
     ctx.alerts[who] = ((await res.json()) as { alert: Alert }).alert;
   }
 });
-tenancy.after(stopApp);
 
 const json = async <T>(res: Response) => (await res.json()) as T;
 

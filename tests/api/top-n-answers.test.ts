@@ -1,7 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestOptions } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite, type AppContext } from '../helpers/app.ts';
 import { customerKeys, insertKeys, queryDb } from '../helpers/db.ts';
 import { TOP_GROUP_BY } from '../../server/domain/search.ts';
 
@@ -35,16 +34,15 @@ interface Row {
   entries: number;
 }
 
-const top = suite<AppContext & { rows: Row[] }>('top-N answers', {} as AppContext & { rows: Row[] });
+const top = appSuite<AppContext & { rows: Row[] }>('top-N answers', {
+  TEST_LABEL: 'topn',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'topn-secret',
+  CUSTOMER_VIEWS: 'True',
+  ADMIN_USERS: 'admin@example.com',
+  PLUGINS: 'remote_ip',
+});
 top.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'topn',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'topn-secret',
-    CUSTOMER_VIEWS: 'True',
-    ADMIN_USERS: 'admin@example.com',
-    PLUGINS: 'remote_ip',
-  });
   await insertKeys(ctx.db.url, customerKeys(KEYS));
   // 240 alerts: events e0..e11 with counts that tie in pairs, services from a list of lists,
   // values NULL / '' / text, customers NULL / acme / globex.
@@ -82,7 +80,6 @@ top.before(async (ctx) => {
   );
   ctx.rows = stored;
 });
-top.after(stopApp);
 
 /** Code point order, as the database's C.UTF-8 collation sorts (the test data is ASCII). */
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -3,12 +3,11 @@
  * fields, /user/me rules, attribute deep merge, roles and scopes, group CRUD and membership, and
  * that no response ever carries a password or its hash.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorBodySchema } from '../../shared/errors.ts';
 import { GroupListSchema, GroupSchema, UserListSchema, UserSchema } from '../../shared/users.ts';
 import { mergeAttributes } from '../../server/domain/users.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { appSuite, type AppContext } from '../helpers/app.ts';
 
 interface Ctx extends AppContext {
   admin: Record<string, string>;
@@ -67,18 +66,16 @@ async function login(ctx: Ctx, username: string, password: string): Promise<stri
   return r.body.token as string;
 }
 
-const test = suite<Ctx>('users and groups', {} as Ctx);
+const test = appSuite<Ctx>('users and groups', {
+  TEST_LABEL: 'users',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'test-secret-key-123',
+  ADMIN_USERS: 'admin@example.com',
+  ADMIN_PASSWORD: 'admin-pass',
+});
 test.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'users',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'test-secret-key-123',
-    ADMIN_USERS: 'admin@example.com',
-    ADMIN_PASSWORD: 'admin-pass',
-  });
   ctx.admin = bearer(await login(ctx, 'admin@example.com', 'admin-pass'));
 });
-test.after(stopApp);
 
 async function createUser(ctx: Ctx, fields: Record<string, unknown>) {
   const r = await call(ctx, 'POST', '/user', fields);

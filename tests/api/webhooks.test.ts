@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Alert } from '../../shared/alerts.ts';
 import { createAlert, getAlert } from '../helpers/alerts.ts';
 import type { Api } from '../helpers/api.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { type AppContext, appSuite, startApp, stopApp } from '../helpers/app.ts';
 
 let n = 0;
 /** A name no other test uses, so tests stay independent inside the suite. */
@@ -1419,14 +1419,13 @@ hooks.run();
 
 const KEY = 'webhook-writer-key-000000000000000000000';
 const READ_KEY = 'webhook-reader-key-000000000000000000000';
-const secured = suite<AppContext>('webhooks with AUTH_REQUIRED', {} as AppContext);
+const secured = appSuite('webhooks with AUTH_REQUIRED', {
+  TEST_LABEL: 'webhooks_auth',
+  AUTH_REQUIRED: 'True',
+  SECRET_KEY: 'webhooks-secret',
+  PLUGINS: 'remote_ip',
+});
 secured.before(async (ctx) => {
-  await startApp(ctx, {
-    TEST_LABEL: 'webhooks_auth',
-    AUTH_REQUIRED: 'True',
-    SECRET_KEY: 'webhooks-secret',
-    PLUGINS: 'remote_ip',
-  });
   const { insertKeys } = await import('../helpers/db.ts');
   for (const [key, scopes] of [
     [KEY, ['write:webhooks']],
@@ -1435,7 +1434,6 @@ secured.before(async (ctx) => {
     await insertKeys(ctx.db.url, [{ key, user: 'hooks@example.com', scopes }]);
   }
 });
-secured.after(stopApp);
 
 secured('an API key in ?api-key= with write:webhooks is enough; others are 401/403', async ({ api }) => {
   const body = amGroup('firing', [amAlert('firing', { alertname: 'Auth', instance: fresh('auth') })]);

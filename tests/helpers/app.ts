@@ -53,8 +53,11 @@ export async function stopApp(ctx: AppContext): Promise<void> {
  * A uvu suite whose tests share one app: started with `settings` (as for startApp) before its first
  * test, stopped after its last. Further `before` hooks run after the app is up.
  */
-export function appSuite(name: string, settings: Record<string, string> = {}): Test<AppContext> {
-  const test = suite<AppContext>(name, {} as AppContext);
+export function appSuite<C extends AppContext = AppContext>(
+  name: string,
+  settings: Record<string, string> = {},
+): Test<C> {
+  const test = suite<C>(name, {} as C);
   test.before((ctx) => startApp(ctx, settings));
   test.after(stopApp);
   return test;
