@@ -121,6 +121,13 @@ function redisAppSuite(name: string, label: string, settings: Record<string, str
   return test;
 }
 
+/** A screen of `group` on a socket of the suite's app; the suite closes the socket. */
+async function groupScreen(ctx: Ctx, group: string) {
+  const client = await LiveClient.connect(ctx.origin, {});
+  ctx.clients.push(client);
+  return { client, wall: await screen(client, `group=${group}`) };
+}
+
 const outage = redisAppSuite('with Redis stopped: writes, status, and screens when it is back', 'outage');
 
 outage.after.each(async (ctx) => {
@@ -195,9 +202,7 @@ outage(
     const group = unique('screen');
     const first = await post(api, { resource: 'before-1', event: 'e', group, severity: 'minor' });
     const second = await post(api, { resource: 'before-2', event: 'e', group, severity: 'minor' });
-    const client = await LiveClient.connect(ctx.origin, {});
-    ctx.clients.push(client);
-    const wall = await screen(client, `group=${group}`);
+    const { wall } = await groupScreen(ctx, group);
     assert.is(wall.view.alerts.size, 2);
 
     await ctx.redis.stop();
@@ -234,9 +239,7 @@ outage(
   async (ctx) => {
     const { api } = ctx;
     const group = unique('paused');
-    const client = await LiveClient.connect(ctx.origin, {});
-    ctx.clients.push(client);
-    const wall = await screen(client, `group=${group}`);
+    const { wall } = await groupScreen(ctx, group);
     const before = wall.view.seq;
 
     ctx.redis.pause();
@@ -347,9 +350,7 @@ overflow(
   async (ctx) => {
     const { api } = ctx;
     const group = unique('overflow');
-    const client = await LiveClient.connect(ctx.origin, {});
-    ctx.clients.push(client);
-    const wall = await screen(client, `group=${group}`);
+    const { client, wall } = await groupScreen(ctx, group);
 
     // Paused, not stopped: the connection stays, so no reconnection reloads the views; only the
     // new epoch the dropped changes start can tell the screen.
