@@ -121,6 +121,23 @@ function redisAppSuite(name: string, label: string, settings: Record<string, str
   return test;
 }
 
+/** Posts major alerts `<prefix>-0`..`<prefix>-<count - 1>` into `group`, one after another. */
+async function postMajors(api: Api, prefix: string, count: number, group: string) {
+  const ids: string[] = [];
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const { alert, ms } = await post(api, {
+      resource: `${prefix}-${i}`,
+      event: 'e',
+      group,
+      severity: 'major',
+    });
+    ids.push(alert.id);
+    times.push(ms);
+  }
+  return { ids, times };
+}
+
 /** A screen of `group` on a socket of the suite's app; the suite closes the socket. */
 async function groupScreen(ctx: Ctx, group: string) {
   const client = await LiveClient.connect(ctx.origin, {});
@@ -146,13 +163,7 @@ outage(
 
     await ctx.redis.stop();
     await until(async () => ((await busStatus(api)).connected ? undefined : true), 5000, 'the bus notices');
-    const down: number[] = [];
-    const ids: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const { alert, ms } = await post(api, { resource: `down-${i}`, event: 'e', group, severity: 'major' });
-      ids.push(alert.id);
-      down.push(ms);
-    }
+    const { ids, times: down } = await postMajors(api, 'down', 10, group);
     for (const id of ids.slice(0, 5)) down.push(await setStatus(api, id, 'ack'));
     const slowest = Math.max(...down);
     assert.ok(
@@ -243,13 +254,7 @@ outage(
     const before = wall.view.seq;
 
     ctx.redis.pause();
-    const times: number[] = [];
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const { alert, ms } = await post(api, { resource: `p-${i}`, event: 'e', group, severity: 'major' });
-      ids.push(alert.id);
-      times.push(ms);
-    }
+    const { ids, times } = await postMajors(api, 'p', 5, group);
     times.push(await setStatus(api, ids[0]!, 'ack'));
     assert.ok(Math.max(...times) < 1000, `writes took ${times.map((m) => m.toFixed(0)).join(', ')} ms`);
     // Longer than the bus's command timeout: the first batch is given up and sent again.
