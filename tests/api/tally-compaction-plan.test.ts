@@ -85,7 +85,10 @@ test('the fold through the indexes moves each delta into its own key, customer i
       ['acme', 'event1', '5'],
     ],
   );
-  const left = await queryDb<{ n: string }>(ctx.db.url, 'SELECT count(*)::text AS n FROM alert_event_tally_delta');
+  const left = await queryDb<{ n: string }>(
+    ctx.db.url,
+    'SELECT count(*)::text AS n FROM alert_event_tally_delta',
+  );
   assert.is(left[0]!.n, '0');
 });
 
