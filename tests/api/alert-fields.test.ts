@@ -18,6 +18,7 @@ import { forwardedAlert } from '../../server/forwarding/enqueue.ts';
 import { presentAlert, presentLiveAlert } from '../../server/present.ts';
 import { appSuite } from '../helpers/app.ts';
 import { queryDb } from '../helpers/db.ts';
+import { assertMatchesCatalogue } from '../helpers/field-table.ts';
 
 /**
  * The alert's fields are declared once, in server/domain/alert-fields.ts (docs/architecture.md,
@@ -26,16 +27,6 @@ import { queryDb } from '../helpers/db.ts';
  */
 
 const fields = appSuite('alert fields', { TEST_LABEL: 'alertfields', PLUGINS: 'remote_ip' });
-
-/** information_schema's name of each SqlType. */
-const CATALOGUE_TYPE: Record<string, string> = {
-  text: 'text',
-  'text[]': '_text',
-  jsonb: 'jsonb',
-  integer: 'int4',
-  boolean: 'bool',
-  timestamptz: 'timestamptz',
-};
 
 /** A record whose every field differs from the columns' defaults and from every other field. */
 const record: AlertRecord = {
@@ -68,24 +59,8 @@ const record: AlertRecord = {
   updateTime: 1_700_000_003_012,
 };
 
-fields(
-  'every column of alerts is a field of the table, with its type, or listed as internal',
-  async (ctx) => {
-    const columns = await queryDb<{ column_name: string; udt_name: string }>(
-      ctx.db.url,
-      `SELECT column_name, udt_name FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = 'alerts' ORDER BY ordinal_position`,
-    );
-    const inTable = new Map(FIELD_LIST.map((f) => [f.column, f]));
-    for (const { column_name: name, udt_name: type } of columns) {
-      const field = inTable.get(name);
-      if (field) assert.is(type, CATALOGUE_TYPE[field.sqlType], `type of ${name}`);
-      else assert.ok(name in INTERNAL_COLUMNS, `column ${name} is neither a field nor internal`);
-    }
-    const stored = new Set(columns.map((c) => c.column_name));
-    for (const f of FIELD_LIST) assert.ok(stored.has(f.column), `field ${f.name}: no column ${f.column}`);
-    for (const name of Object.keys(INTERNAL_COLUMNS)) assert.ok(stored.has(name), `internal ${name} is gone`);
-  },
+fields('every column of alerts is a field of the table, with its type, or listed as internal', (ctx) =>
+  assertMatchesCatalogue(ctx.db.url, 'alerts', FIELD_LIST, INTERNAL_COLUMNS),
 );
 
 fields('the presenter writes every key of the API schema, and forwarding every key of a submission', () => {

@@ -1,5 +1,4 @@
 import { sql } from 'slonik';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HistoryEntrySchema } from '../../shared/alerts.ts';
 import { historiesOf, historyOfSelection } from '../../server/db/alert-query.ts';
@@ -12,22 +11,17 @@ import {
   type HistoryRecord,
 } from '../../server/domain/alert-fields.ts';
 import { presentAlert, presentHistoryEntry } from '../../server/present.ts';
-import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
-import { queryDb } from '../helpers/db.ts';
+import { appSuite } from '../helpers/app.ts';
+import { assertMatchesCatalogue } from '../helpers/field-table.ts';
 
 /**
- * The history entry's fields are declared once, in server/domain/history-fields.ts
+ * The history entry's fields are declared once, as HISTORY_FIELDS in server/domain/alert-fields.ts
  * (docs/architecture.md, "Adding a field to the alert"): the table must match the `alert_history`
  * table of the migrations and the API's HistoryEntrySchema, and every field must survive the
  * write, each read and the presenter.
  */
 
-const fields = suite<AppContext>('history fields', {} as AppContext);
-fields.before((ctx) => startApp(ctx, { TEST_LABEL: 'histfields', PLUGINS: 'remote_ip' }));
-fields.after(stopApp);
-
-/** information_schema's name of each SqlType the history uses. */
-const CATALOGUE_TYPE: Record<string, string> = { text: 'text', integer: 'int4', timestamptz: 'timestamptz' };
+const fields = appSuite('history fields', { TEST_LABEL: 'histfields', PLUGINS: 'remote_ip' });
 
 const alert: AlertRecord = {
   id: 'f1e1d000-0000-4000-8000-0000000000a1',
@@ -73,26 +67,8 @@ const entry: HistoryRecord = {
   timeout: 1234,
 };
 
-fields(
-  'every column of alert_history is a field of the table, with its type, or listed as internal',
-  async (ctx) => {
-    const columns = await queryDb<{ column_name: string; udt_name: string }>(
-      ctx.db.url,
-      `SELECT column_name, udt_name FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = 'alert_history' ORDER BY ordinal_position`,
-    );
-    const inTable = new Map(HISTORY_FIELD_LIST.map((f) => [f.column, f]));
-    for (const { column_name: name, udt_name: type } of columns) {
-      const field = inTable.get(name);
-      if (field) assert.is(type, CATALOGUE_TYPE[field.sqlType], `type of ${name}`);
-      else assert.ok(name in HISTORY_INTERNAL_COLUMNS, `column ${name} is neither a field nor internal`);
-    }
-    const stored = new Set(columns.map((c) => c.column_name));
-    for (const f of HISTORY_FIELD_LIST)
-      assert.ok(stored.has(f.column), `field ${f.name}: no column ${f.column}`);
-    for (const name of Object.keys(HISTORY_INTERNAL_COLUMNS))
-      assert.ok(stored.has(name), `internal ${name} is gone`);
-  },
+fields('every column of alert_history is a field of the table, with its type, or listed as internal', (ctx) =>
+  assertMatchesCatalogue(ctx.db.url, 'alert_history', HISTORY_FIELD_LIST, HISTORY_INTERNAL_COLUMNS),
 );
 
 fields('the presenter writes every key of the API schema, and the table has no other', () => {
