@@ -12,11 +12,10 @@ import {
   priorHistory,
   receivedAttributes,
   receivedTags,
-  texts,
-  ts,
   WrittenRowSchema,
   type WrittenAlert,
 } from './alerts.ts';
+import { texts, ts } from './rows.ts';
 import { columns, insertColumns, insertValues, recordsetColumns } from './alert-columns.ts';
 import { alongWrites, LeasedColumn, type AlongItem } from './receipt-along.ts';
 

@@ -4,8 +4,7 @@ import { MAX_ATTRIBUTES, MAX_LIST, SERVER_ATTRIBUTES } from '../../shared/alerts
 import { AlertRowSchema, HistoryRowSchema } from '../domain/alert-fields.ts';
 import type { AlertRecord, HistoryRecord } from '../domain/alert-types.ts';
 import { columns, historyColumns, historyInsertColumns, historyJson, historyRow } from './alert-columns.ts';
-
-export const ts = (ms: number) => sql.timestamp(new Date(ms));
+import { texts, ts } from './rows.ts';
 
 export const WrittenRowSchema = AlertRowSchema.extend({
   history: z.array(HistoryRowSchema.extend({ updateTime: z.number().transform((n) => Math.round(n)) })),
@@ -17,7 +16,6 @@ export type WrittenAlert = z.infer<typeof WrittenRowSchema>;
 export const priorHistory = (limit: number) => sql.fragment`
   (SELECT COALESCE(json_agg(${historyJson} ORDER BY h.seq DESC), '[]'::json)
    FROM (SELECT * FROM alert_history h WHERE h.alert_id = w.id ORDER BY h.seq DESC LIMIT ${limit}) h) AS history`;
-export const texts = (values: readonly string[]) => sql.array(values, 'text');
 
 /** Stored attributes with `changes` merged over them; a key whose new value is null is removed. */
 export function mergeAttributes(changes: Record<string, unknown>) {

@@ -6,7 +6,7 @@ import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
 import { finiteTime } from './pool.ts';
-import { isUuid } from './rows.ts';
+import { isUuid, texts, ts } from './rows.ts';
 
 /**
  * A stored blackout: the API's fields (shared/blackouts.ts) but times in epoch milliseconds and
@@ -39,8 +39,6 @@ const columns = sql.fragment`
   a.customer, a.start_time AS "startTime", a.end_time AS "endTime", a.duration, a."user",
   a.create_time AS "createTime", a.text`;
 
-const ts = (ms: number) => sql.timestamp(new Date(ms));
-const texts = (values: readonly string[]) => sql.array(values, 'text');
 const scopeOf = (customers: readonly string[] | null) =>
   customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
 

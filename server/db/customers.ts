@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid } from './rows.ts';
+import { deleteByUuid, texts } from './rows.ts';
 
 /** Every customer lookup's match and customer (auth.md §5). */
 export function customerMatches(db: CommonQueryMethods) {
@@ -12,7 +12,6 @@ export const CustomerRowSchema = z.object({ id: z.string(), match: z.string(), c
 export type CustomerRow = z.infer<typeof CustomerRowSchema>;
 
 const columns = sql.fragment`c.id::text AS id, c.match, c.customer`;
-const texts = (values: readonly string[]) => sql.array(values, 'text');
 /** Restricts to these customers; null = every customer. */
 const within = (customers: readonly string[] | null) =>
   customers === null ? sql.fragment`` : sql.fragment`AND c.customer = ANY(${texts(customers)})`;

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid } from './rows.ts';
+import { deleteByUuid, ts } from './rows.ts';
 
 /** A stored group with its member count. */
 export const GroupRowSchema = z.object({
@@ -14,8 +14,6 @@ export type GroupRow = z.infer<typeof GroupRowSchema>;
 const columns = sql.fragment`
   g.id::text AS id, g.name, g.text,
   (SELECT count(*)::int FROM group_users gu JOIN users u ON u.id = gu.user_id WHERE gu.group_id = g.id) AS count`;
-
-const ts = (ms: number) => sql.timestamp(new Date(ms));
 
 /** Inserts a group; null when the name is taken. */
 export function insertGroup(

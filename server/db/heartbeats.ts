@@ -3,7 +3,7 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { HeartbeatStatus } from '../../shared/heartbeats.ts';
 import { finiteTime } from './pool.ts';
-import { deleteByUuid } from './rows.ts';
+import { deleteByUuid, ts } from './rows.ts';
 
 export const HeartbeatRowSchema = z.object({
   id: z.string(),
@@ -34,7 +34,6 @@ export interface HeartbeatWrite {
   customer: string | null;
 }
 
-const ts = (ms: number) => sql.timestamp(new Date(ms));
 const TRUE = sql.fragment`true`;
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods, type DatabasePoolConnection } from 'slonik';
 import { z } from 'zod';
 import { finiteTime } from './pool.ts';
+import { ts } from './rows.ts';
 
 /**
  * Housekeeping's advisory lock: a fixed class and the schema, so instances sharing a database and
@@ -8,8 +9,6 @@ import { finiteTime } from './pool.ts';
  */
 const LOCK_CLASS = 72_643_510;
 const lockKey = sql.fragment`${LOCK_CLASS}::int, hashtext(current_schema())`;
-
-const ts = (ms: number) => sql.timestamp(new Date(ms));
 
 /** Takes the session-level run lock on this connection if free; true when taken. */
 export function tryRunLock(conn: DatabasePoolConnection): Promise<boolean> {

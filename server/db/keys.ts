@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, isUuid } from './rows.ts';
+import { deleteByUuid, isUuid, texts, ts } from './rows.ts';
 
 /**
  * What is stored of a key's value: its SHA-256 (UTF-8 bytes). Keys are long random tokens, so one
@@ -78,9 +78,6 @@ export async function recordKeyUses(
       last_used_time = GREATEST(COALESCE(k.last_used_time, v.last), v.last)
     FROM (VALUES ${rows}) AS v(id, n, last) WHERE k.id = v.id`);
 }
-
-const ts = (ms: number) => sql.timestamp(new Date(ms));
-const texts = (values: readonly string[]) => sql.array(values, 'text');
 
 /** A write of every field a key owns; count and lastUsedTime only move through `recordKeyUses`. */
 export type KeyWrite = Omit<KeyRow, 'count' | 'lastUsedTime' | 'hint'>;

@@ -7,8 +7,8 @@ import {
   type Escalation,
   type ReceiverType,
 } from '../../shared/notifications.ts';
+import { texts } from './rows.ts';
 
-const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 const json = (value: unknown) => sql.jsonb(value as never);
 
 // Notification receivers and routing rules (docs/notifications.md); the queue and the per-alert

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { NotifiedAlertSchema, type NotifiedAlert } from '../domain/alert-fields.ts';
 import { notifiedSnapshot } from './alert-columns.ts';
 import { planWith } from './planner.ts';
+import { texts } from './rows.ts';
 
-const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 const json = (value: unknown) => sql.jsonb(value as never);
 
 // Receivers and rules live in notification-config.ts; importers of this module see them here too.

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid } from './rows.ts';
+import { deleteByUuid, texts } from './rows.ts';
 
 /** Every permission's match and scopes (roles and groups → scopes, auth.md §4). */
 export function permMatches(db: CommonQueryMethods) {
@@ -12,7 +12,6 @@ export const PermRowSchema = z.object({ id: z.string(), match: z.string(), scope
 export type PermRow = z.infer<typeof PermRowSchema>;
 
 const columns = sql.fragment`p.id::text AS id, p.match, p.scopes`;
-const texts = (values: readonly string[]) => sql.array(values, 'text');
 
 export function insertPerm(db: CommonQueryMethods, p: PermRow): Promise<PermRow> {
   return db.one(sql.type(PermRowSchema)`

@@ -4,6 +4,7 @@ import { ALERT_FIELDS, FORWARDED_FIELDS, type ForwardedField } from '../domain/a
 import type { LeasedForward, ReceiptAlong } from '../domain/plugin-hooks.ts';
 import { lastQueued, QueuedRowSchema } from './forward-queue.ts';
 import { FIRING_CONFLICT, triggerDocs } from './notifications.ts';
+import { texts } from './rows.ts';
 
 // What a receipt writes in its own statement besides the alert (docs/architecture.md, "The receive
 // path"): forward-queue rows and notification triggers, as CTEs reading the written rows of `w`.
@@ -21,8 +22,6 @@ const LeasedSchema = QueuedRowSchema satisfies z.ZodType<LeasedForward>;
 
 /** The column the receipt statements add to their rows: this alert's forward rows inserted leased. */
 export const LeasedColumn = { leased: z.array(LeasedSchema).optional() };
-
-const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
 
 /** What forwarding sets itself in a forwarded alert; the other fields are copied from the row. */
 const FORWARD_SET: Partial<Record<ForwardedField, ReturnType<typeof sql.fragment>>> = {

@@ -1,6 +1,12 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
+/** A time (epoch ms) as a timestamptz parameter. */
+export const ts = (ms: number) => sql.timestamp(new Date(ms));
+
+/** A list of texts as a text[] parameter; a null element stays a SQL NULL. */
+export const texts = (values: readonly (string | null)[]) => sql.array(values as string[], 'text');
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
