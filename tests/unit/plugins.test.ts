@@ -485,6 +485,24 @@ mechanics('pre-receive runs in list order; a returned draft replaces the current
   assert.equal([r.alert.text, r.alert.tags, r.suppressed], ['replaced', ['one'], false]);
 });
 
+mechanics(
+  'a plugin sees only the settings, its logger and the request: never the database or the bus',
+  async () => {
+    const seen: string[][] = [];
+    const { pipeline, deps } = pipelineOf([
+      {
+        name: 'third-party',
+        preReceive(_a, ctx) {
+          seen.push(Object.keys(ctx).sort());
+          assert.is(ctx.config, deps.config);
+        },
+      },
+    ]);
+    await pipeline.preReceive(draft(), request());
+    assert.equal(seen, [['config', 'log', 'request']]);
+  },
+);
+
 mechanics('a hook that suppresses the alert ends pre-receive and reports it', async () => {
   const calls: string[] = [];
   const mark = (status: string): Plugin => ({

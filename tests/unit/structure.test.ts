@@ -1,7 +1,8 @@
 /**
  * The code's shape (docs/architecture.md, "Layers"): no import circles in server/, cli/ and shared/,
  * type-only imports included (lint's import-x/no-cycle sees value imports only), and no source file
- * there longer than MAX_LINES. The layers themselves are lint rules (eslint.config.js).
+ * there longer than MAX_LINES, no hidden per-instance state in server/ and one callerOf. The layers
+ * themselves are lint rules (eslint.config.js).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -100,6 +101,26 @@ test('koa and @koa/* are imported only in server/http/ and server/app.ts', () =>
     );
   assert.equal(outside, []);
   assert.ok(isKoa('@koa/router') && isKoa('koa') && !isKoa('koala'), 'the rule sees what it should');
+});
+
+// State lives in objects built in boot.ts and passed down (docs/architecture.md, "Deps: the plain dependencies and the services"): a
+// registry keyed by the dependencies or a null cast standing in for a service hides it.
+test('no registries keyed by Deps or Base and no `null as unknown` casts in server/', () => {
+  const hidden = /WeakMap<\s*(Deps|Base)\b|\bnull as unknown\b/;
+  const found = files.filter((f) => f.startsWith('server/') && hidden.test(sources.get(f)!));
+  assert.equal(found, []);
+  assert.ok(
+    hidden.test('new WeakMap<Deps, X>()') && hidden.test('x: null as unknown as Y'),
+    'the rule sees them',
+  );
+});
+
+test('callerOf is defined once, in server/domain/caller.ts (HTTP and the hub share it)', () => {
+  const defines = /\bfunction\s+callerOf\b|\bcallerOf\s*=/;
+  assert.equal(
+    files.filter((f) => defines.test(sources.get(f)!)),
+    ['server/domain/caller.ts'],
+  );
 });
 
 test(`no source file in ${FOLDERS.join('/, ')}/ over ${MAX_LINES} lines`, () => {
