@@ -376,12 +376,22 @@ export const AlertInputSchema = z.object(
 export type AlertInput = z.infer<typeof AlertInputSchema>;
 
 /**
+ * An action name: an operator action or any custom one, and what a forwarding filter can name
+ * (server/config/destinations.ts). Custom actions need no setting (tests/api/custom-actions.test.ts).
+ */
+export const ACTION_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
  * A status change or an action (PUT /alert/:id/status, /action and their bulk forms): the mandatory
  * `field`, an optional note and timeout.
  */
 const changeSchema = <F extends 'status' | 'action'>(field: F) => {
   const missing = `must supply '${field}' as json data`;
-  const value = z.string({ error: missing }).min(1, missing).max(64, `${field} is too long`);
+  const text = z.string({ error: missing }).min(1, missing).max(64, `${field} is too long`);
+  const value =
+    field === 'action'
+      ? text.refine((v) => !/[^A-Za-z0-9_.:-]/.test(v), 'action must be letters, digits, _ . : or -')
+      : text;
   const rest = {
     text: z.string({ error: 'text must be a string' }).nullish(),
     timeout: TimeoutSchema.nullish(),

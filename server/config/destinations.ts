@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_NAME } from '../../shared/alerts.ts';
 
 /**
  * FWD_DESTINATIONS (spec "Events", docs/forwarding.md): a list of
@@ -13,7 +14,6 @@ const MAX_DESTINATION_TIMEOUT = 300;
 
 /** Filter entries that are not action names. */
 const FILTER_WORDS = new Set(['*', 'alerts', 'actions', 'delete']);
-const ACTION_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 const CREDENTIAL_KEYS = new Set(['username', 'password', 'key', 'secret', 'token', 'timeout', 'ssl_verify']);
 const SCHEMES = 'username + password, key + secret (HMAC), key, or token';
 

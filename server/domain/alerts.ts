@@ -48,8 +48,11 @@ export async function changeAlert(
 
 /** Statuses PUT /status accepts: the spec's list and every status of the alarm model. */
 const SETTABLE_STATUSES = ['open', 'assign', 'ack', 'closed', 'expired', 'shelved', 'blackout', 'unknown'];
-/** Actions PUT /action accepts besides the custom ones named in ACTIONS. */
-const OPERATOR_ACTIONS = ['open', 'assign', 'ack', 'unack', 'shelve', 'unshelve', 'close'];
+/**
+ * Housekeeping's own actions (docs/housekeeping.md): PUT /action refuses them, so a client cannot
+ * expire an alert early or end an ack by naming them (docs/forwarding.md relies on it too).
+ */
+const HOUSEKEEPING_ACTIONS = ['expired', 'timeout'];
 
 /** 400 unless PUT /status (and bulk status) accepts this status. */
 export function assertSettableStatus(deps: Deps, status: string): void {
@@ -62,11 +65,15 @@ export function assertSettableStatus(deps: Deps, status: string): void {
   }
 }
 
-/** 400 unless the action is an operator action or one of ACTIONS. */
-export function assertKnownAction(deps: Deps, action: string): void {
-  if (!OPERATOR_ACTIONS.includes(action) && !deps.config.ACTIONS.includes(action)) {
+/**
+ * 400 for housekeeping's actions; every other name is accepted: the operator actions and any custom
+ * action (ACT-1: plugins act on it, status unchanged), whether or not ACTIONS lists it — ACTIONS
+ * only decides what the UI offers (tests/api/custom-actions.test.ts).
+ */
+export function assertTakeableAction(action: string): void {
+  if (HOUSEKEEPING_ACTIONS.includes(action)) {
     throw appError('invalid_action', action).with({
-      errors: [`action must be one of ${[...OPERATOR_ACTIONS, ...deps.config.ACTIONS].join(', ')}`],
+      errors: [`${HOUSEKEEPING_ACTIONS.join(' and ')} are taken by housekeeping only`],
     });
   }
 }
@@ -129,7 +136,7 @@ function statusBefore(history: readonly HistoryRecord[], type: string | null, fa
 
 /** PUT /alert/:id/action: take_action hooks → state machine (409 when invalid) → status hooks → store → post_action hooks. */
 export async function takeAlertAction(deps: Deps, id: string, body: Action, caller: Caller): Promise<void> {
-  assertKnownAction(deps, body.action);
+  assertTakeableAction(body.action);
   await performAction(deps, id, body, caller, null);
 }
 

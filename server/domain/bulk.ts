@@ -47,7 +47,7 @@ export function bulkBodyOf(deps: Deps, type: BulkType, body: unknown): BulkBody 
     }
     case 'action': {
       const action = ActionSchema.parse(body);
-      alerts.assertKnownAction(deps, action.action);
+      alerts.assertTakeableAction(action.action);
       return { type, action };
     }
     case 'tag':

@@ -5,8 +5,9 @@ import type { PluginFactory } from './types.ts';
 const ESCALATE = 'escalate';
 
 /**
- * escalate: the custom action `escalate` (must be listed in ACTIONS) raises the severity one
- * level — to the nearest more severe code, first name at that code — and leaves the status alone.
+ * escalate: the custom action `escalate` raises the severity one level — to the nearest more
+ * severe code, first name at that code — and leaves the status alone. PUT /action takes it either
+ * way; listing it in ACTIONS makes the UI offer it.
  */
 const escalate: PluginFactory = ({ config, log }) => {
   const model = createAlarmModel(config);
