@@ -86,10 +86,13 @@ export const UserUpdateSchema = z.object(
 );
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 
-/** POST /user (api.md §9): `login` defaults to the email. */
+/**
+ * POST /user (api.md §9): `login` defaults to the email. `password` is optional: a user created
+ * ahead of their first sign-in through an external provider has none, as in the established server
+ * (tests/api/users-without-password.test.ts).
+ */
 export const UserInputSchema = UserUpdateSchema.omit({ clearRoles: true }).extend({
   name: mandatory('name'),
-  password: mandatory('password', PASSWORD_MAX),
 });
 export type UserInput = z.infer<typeof UserInputSchema>;
 

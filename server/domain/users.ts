@@ -108,7 +108,8 @@ export async function createUser(deps: Deps, auth: Auth, input: UserInput, baseU
     name: input.name,
     login,
     email,
-    password: await hashPassword(input.password),
+    // No password (or an empty one) stores '', which no password matches (auth/passwords.ts).
+    password: input.password ? await hashPassword(input.password) : '',
     status: input.status ?? 'active',
     roles: requested ?? defaultRoles(deps, email, login),
     attributes: mergeAttributes({}, input.attributes ?? {}),
