@@ -18,9 +18,11 @@ export interface Forwarder {
   /** How long to lease a new event of `destination` to send it inline; 0 when it should just be queued. */
   inlineLeaseMs(destination: string): number;
   /**
-   * Sends rows enqueued leased by this instance and waits for them, at most FWD_INLINE_TIMEOUT:
-   * a request that waits longer returns anyway, and its attempt goes on (up to the destination's
-   * timeout) with the usual outcome — delivered, or back in the queue with its backoff.
+   * Sends rows enqueued leased by this instance, one after the other in the order of
+   * FWD_DESTINATIONS, and waits for them, at most FWD_INLINE_TIMEOUT: a request that waits longer
+   * returns anyway, its attempt in flight goes on (up to the destination's timeout) with the usual
+   * outcome — delivered, or back in the queue with its backoff — and the rows not sent yet go back
+   * to the queue.
    */
   deliverInline(rows: readonly QueuedRow[]): Promise<void>;
   /** Rows delivered or given up on: removed soon, in batches. */

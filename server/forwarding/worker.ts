@@ -68,9 +68,14 @@ export class Forwarder implements ForwarderService {
   /** Per alert id, how many of its settled rows are not removed yet. */
   private readonly unremoved = new Map<string, number>();
   private polls = 0;
+  /** Inline deliveries running (deliverInline): stop() waits for them to hand back unsent rows. */
+  private readonly sequences = new Set<Promise<void>>();
+  /** Each destination's place in FWD_DESTINATIONS: inline deliveries go in that order. */
+  private readonly rank: ReadonlyMap<string, number>;
 
   constructor(deps: Base, destinations: readonly Destination[]) {
     this.deps = deps;
+    this.rank = new Map(destinations.map((d, i) => [d.url, i]));
     this.outlets = new Map(
       destinations.map((d) => [
         d.url,
@@ -162,25 +167,81 @@ export class Forwarder implements ForwarderService {
     return outlet && lane && this.takesInline(outlet, lane) ? LEASE_MS : 0;
   }
 
+  /**
+   * Sends the rows one after the other in the order of FWD_DESTINATIONS, each once the one before
+   * answered (or failed), as the established server's forwarder does; waits at most
+   * FWD_INLINE_TIMEOUT for all of them together. When the time is up, the attempt in flight goes on
+   * (noted overdue) and the rows not yet sent go back to the queue, whose loops send them at once,
+   * so a slow destination holds up only itself (tests/api/forward-inline-order.test.ts).
+   */
   async deliverInline(rows: readonly QueuedRow[]): Promise<void> {
-    const sent = rows.flatMap((row) => {
-      const outlet = this.outlets.get(row.destination);
-      const lane = this.queue.lane(row.destination);
-      return outlet && lane ? [{ outlet, attempt: this.deliverNow(outlet, lane, row) }] : [];
-    });
-    if (sent.length === 0) return;
+    const run = this.sendInOrder(rows);
+    this.sequences.add(run);
+    try {
+      await run;
+    } finally {
+      this.sequences.delete(run);
+    }
+  }
+
+  private async sendInOrder(rows: readonly QueuedRow[]): Promise<void> {
+    const waiting = this.inOrder(rows).map((row) => ({
+      row,
+      outlet: this.outlets.get(row.destination)!,
+      lane: this.queue.lane(row.destination)!,
+      // Renewed while it waits its turn, as while it is sent: FWD_INLINE_TIMEOUT may outlast a lease.
+      release: this.queue.lane(row.destination)!.holdLease([row.id]),
+    }));
+    if (waiting.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const timeUp = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), this.deps.config.FWD_INLINE_TIMEOUT * 1000);
     });
-    const ended = await Promise.race([Promise.all(sent.map((s) => s.attempt)), timeUp]);
-    clearTimeout(timer);
-    if (ended === 'late') for (const { outlet, attempt } of sent) noteOverdue(outlet, attempt);
+    let next = 0;
+    try {
+      while (next < waiting.length && !this.queue.stopping.aborted) {
+        const { row, outlet, lane, release } = waiting[next++]!;
+        const attempt = this.deliverNow(outlet, lane, row, release);
+        if ((await Promise.race([attempt, timeUp])) === 'late') {
+          noteOverdue(outlet, attempt);
+          break;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    const left = waiting.slice(next);
+    if (left.length === 0) return;
+    for (const w of left) w.release();
+    await this.handBack(left.map((w) => w.row));
+  }
+
+  /** The rows this instance has destinations for, in the order of FWD_DESTINATIONS. */
+  private inOrder(rows: readonly QueuedRow[]): QueuedRow[] {
+    const known = rows.filter((row) => this.outlets.has(row.destination) && this.queue.lane(row.destination));
+    if (known.length < 2) return known;
+    return known.sort((a, b) => this.rank.get(a.destination)! - this.rank.get(b.destination)!);
+  }
+
+  /** Rows leased for inline delivery and not sent: released for the loops, which are woken. */
+  private async handBack(rows: readonly QueuedRow[]): Promise<void> {
+    try {
+      await queue.release(
+        this.deps.db,
+        rows.map((row) => row.id),
+        this.owner,
+      );
+    } catch (err) {
+      // The leases run out within LEASE_MS and a loop takes the rows then.
+      this.deps.log.error({ err }, 'forward.hand_back_failed');
+    }
+    for (const row of rows) this.kick(row.destination);
   }
 
   /** Aborts requests in flight (their rows go back to the queue) and waits for every send to end. */
   async stop(): Promise<void> {
     await this.queue.stop();
+    await Promise.all(this.sequences);
     await Promise.all(
       [...this.outlets.values()].map(async (o) => {
         await Promise.all(o.inline);
@@ -211,11 +272,10 @@ export class Forwarder implements ForwarderService {
   }
 
   /**
-   * Sends a row the caller inserted already leased, as an attempt like any other (same counts,
-   * backoff and retries); afterwards looks for rows of the same alert that were queued behind it.
+   * Sends a row the caller inserted already leased (its lease held by `release`'s renewal), as an
+   * attempt like any other (same counts, backoff and retries).
    */
-  private deliverNow(outlet: Outlet, lane: Lane, row: QueuedRow): Promise<void> {
-    const release = lane.holdLease([row.id]);
+  private deliverNow(outlet: Outlet, lane: Lane, row: QueuedRow, release: () => void): Promise<void> {
     const attempt: Promise<void> = this.deliverChain(lane, [row])
       .catch((err: unknown) => this.deps.log.error({ err, destination: lane.key }, 'forward.inline_failed'))
       .finally(() => {
