@@ -190,6 +190,7 @@ interface StoredAlert {
   duplicateCount: number;
   lastReceiveId: string;
   attributes: Record<string, unknown>;
+  history: { type: string; user: string | null; text: string }[];
 }
 
 async function stored(ctx: FromAlertaContext, id: string): Promise<StoredAlert | null> {
@@ -228,7 +229,13 @@ fromAlerta(
       forwarded(ctx, 'PUT', `/alert/${id}/action`, pythonJson({ action: name, text, timeout: null }));
     const ack = await action('ack', 'acknowledged by ops');
     assert.is(ack.status, 200, JSON.stringify(ack.body));
-    assert.is((await stored(ctx, id))!.status, 'ack');
+    const acked = (await stored(ctx, id))!;
+    assert.is(acked.status, 'ack');
+    // Done by the HMAC key's login, which the history names.
+    assert.equal(
+      acked.history.filter((h) => h.type === 'ack').map((h) => [h.user, h.text]),
+      [[ALERTA_KEY, 'acknowledged by ops']],
+    );
     const close = await action('close', '');
     assert.is(close.status, 200, JSON.stringify(close.body));
     assert.is((await stored(ctx, id))!.status, 'closed');
