@@ -127,8 +127,9 @@ export async function insertNew(
   const items = all.filter((_, i) => !held.has(i));
   // Each row is the record as it is (camelCase keys, times in epoch ms), named so in the column
   // lists below; `ms / 1000.0` in SQL is the same double as `ms / 1000` in JavaScript.
-  // severityEntries: the first entry counted for the flapping and standing reports (migration 0041);
-  // a first entry has no entry before it, so it is never a flap.
+  // severityEntries: the first entry if the flapping and standing reports count it (typed
+  // `severity`; a new alert's `new` entry is not, migration 0054); a first entry has no entry before
+  // it, so it is never a flap.
   const rows = items.map(({ alert, entry }, i) => ({
     ...alert,
     i: i + 1,

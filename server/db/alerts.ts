@@ -87,30 +87,34 @@ export const receivedTags = (incoming: Fragment) => sql.fragment`CASE
 export const receivedAttributes = (merged: Fragment, own: Fragment) =>
   sql.fragment`CASE WHEN ${attributesWithin(merged)} THEN ${merged} ELSE ${own} END`;
 
-const COUNTED = new Set(['new', 'severity']);
+/** Entries a flap is measured against: a `severity` entry flaps when it differs from the one before. */
+const SEVERITY_SET = new Set(['new', 'severity']);
 
-/** How many of these entries the flapping and standing reports count (types `new` and `severity`). */
+/**
+ * How many of these entries the flapping and standing reports count: those typed `severity`, as the
+ * established server counts them (migration 0054; tests/api/top-n-severity-entries.test.ts).
+ */
 export const countedEntries = (entries: readonly Pick<HistoryRecord, 'type'>[]) =>
-  entries.filter((e) => COUNTED.has(e.type)).length;
+  entries.filter((e) => e.type === 'severity').length;
 
 /**
  * SET items (with a leading comma) that add new history entries to the alert's own counts
- * (migration 0041), for the UPDATE of the alert the entries are written with: `severity_entries`
- * by the entries typed new/severity, `flaps` by those typed severity whose severity differs from
+ * (migrations 0041 and 0054), for the UPDATE of the alert the entries are written with:
+ * `severity_entries` by the entries typed severity, `flaps` by those whose severity differs from
  * the new/severity entry before them. For the first such entry that is the newest one stored, read
  * in the same statement's snapshot, before the entries are added. Entries the same statement trims
  * are counted again by migration 0041's trigger once it is done.
  */
 export function historyCounts(entries: readonly HistoryRecord[]) {
-  const counted = entries.filter((e) => COUNTED.has(e.type));
-  const first = counted[0];
+  const set = entries.filter((e) => SEVERITY_SET.has(e.type));
+  const first = set[0];
   if (!first) return sql.fragment``;
   let flaps = 0;
-  for (let i = 1; i < counted.length; i++)
+  for (let i = 1; i < set.length; i++)
     if (
-      counted[i]!.type === 'severity' &&
-      counted[i - 1]!.severity !== null &&
-      counted[i]!.severity !== counted[i - 1]!.severity
+      set[i]!.type === 'severity' &&
+      set[i - 1]!.severity !== null &&
+      set[i]!.severity !== set[i - 1]!.severity
     )
       flaps++;
   const firstFlap =
@@ -118,7 +122,7 @@ export function historyCounts(entries: readonly HistoryRecord[]) {
       ? sql.fragment` + COALESCE((SELECT (h.severity IS NOT NULL AND h.severity IS DISTINCT FROM ${first.severity}::text)::int FROM alert_history h
           WHERE h.alert_id = a.id AND h.type IN ('new', 'severity') ORDER BY h.seq DESC LIMIT 1), 0)`
       : sql.fragment``;
-  return sql.fragment`, severity_entries = a.severity_entries + ${counted.length}::int,
+  return sql.fragment`, severity_entries = a.severity_entries + ${countedEntries(entries)}::int,
     flaps = a.flaps + ${flaps}::int${firstFlap}`;
 }
 

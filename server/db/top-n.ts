@@ -50,12 +50,13 @@ const NOT_NULL = new Set([
 
 /**
  * Top-N groups (api.md §5): rows are alert × service pairs (× real severity changes for flapping, ×
- * severity history entries for standing, the creation entry typed `new` since issue #17 counting as
- * one), grouped by `groupBy` (a text column, or `service`). The top groups are found first on
- * counts alone; only their rows are then collected for the lists. Ties rank by group value (NULL as
- * the empty text, just after it). Grouping by the column itself (not an expression of it) lets the
- * `(event)` index serve both passes without reading the table (tests/api/top-n-answers.test.ts
- * checks the answers; `scripts/bench/query.ts --only top10` measures them).
+ * history entries typed `severity` for standing, as the established server counts them: the
+ * creation entry, typed `new`, is not one), grouped by `groupBy` (a text column, or `service`).
+ * The top groups are found first on counts alone; only their rows are then collected for the
+ * lists. Ties rank by group value (NULL as the empty text, just after it). Grouping by the column
+ * itself (not an expression of it) lets the `(event)` index serve both passes without reading the
+ * table (tests/api/top-n-answers.test.ts checks the answers; `scripts/bench/query.ts --only top10`
+ * measures them).
  */
 /** Grouping columns a tally holds: alert_tally's key, and event in alert_event_tally. */
 const TALLY_KEYS = new Set(['customer', 'environment', 'service', 'severity', 'status']);
@@ -91,8 +92,8 @@ export async function topN(
   const grp = byService ? sql.fragment`u.svc` : sql.fragment`(${column(groupBy)})::text`;
   // Rows per alert and service: 1 for count; for flapping its real severity changes (`severity`
   // entries that changed the severity of the `new` or `severity` entry before them); for standing
-  // its `new`/`severity` entries. The alert keeps the last two as counts of its own (migration
-  // 0041), so neither report reads the history: joining it cost 190–370 ms at 100,000 alerts.
+  // its `severity` entries. The alert keeps the last two as counts of its own (migrations 0041,
+  // 0054), so neither report reads the history: joining it cost 190–370 ms at 100,000 alerts.
   const weight =
     variant === 'flapping'
       ? sql.fragment`a.flaps`

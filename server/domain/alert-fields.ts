@@ -103,8 +103,8 @@ export const ALERT_FIELDS = {
  * statements keep them; no record, API answer or query shows them.
  */
 export const INTERNAL_COLUMNS: Readonly<Record<string, string>> = {
-  severity_entries: 'history entries of types new and severity (migration 0041), for the reports',
-  flaps: 'severity changes among those entries (migration 0041), for the reports',
+  severity_entries: 'history entries of type severity (migrations 0041, 0054), for the reports',
+  flaps: 'severity entries that changed the severity (migration 0041), for the reports',
 };
 
 type Fields = typeof ALERT_FIELDS;

@@ -23,6 +23,7 @@ import {
   assertPageInRange,
   integerParam,
   pageFieldsOf,
+  pageSizeOf,
   paramsOf,
   parseAlertQuery,
   type AlertQuery,
@@ -213,13 +214,25 @@ export const TOP_GROUP_BY = [
   'customer',
 ] as const;
 
-/** GET /alerts/top10/:variant and /alerts/topn/:variant (`fixedSize` 10 on top10). */
+/**
+ * How many groups a top-N answer holds: `topn` on the topn paths (`usesTopn`), else `page-size`
+ * (alias `limit`) as on the established server, else 10. The answer is one page: `page` past 1 is
+ * 416 `page out of range: 1-1`, as there (tests/api/top-n-size.test.ts).
+ */
+function topSize(params: Map<string, string[]>, page: number, usesTopn: boolean): number {
+  assertPageInRange(page, 1, 1);
+  const topn = usesTopn ? params.get('topn')?.at(-1)?.trim() : undefined;
+  if (topn) return integerParam(params, 'topn', 10, 1, 1000);
+  return pageSizeOf(params) || 10;
+}
+
+/** GET /alerts/top10/:variant and /alerts/topn/:variant (`usesTopn` on topn: top10 ignores it). */
 export async function topAlerts(
   deps: Deps,
   variant: top.TopVariant,
   search: URLSearchParams,
   caller: Caller,
-  fixedSize: number | null,
+  usesTopn: boolean,
 ): Promise<TopEntry[]> {
   const q = alertQueryOf(deps, search);
   const params = paramsOf(search);
@@ -227,7 +240,7 @@ export async function topAlerts(
   const ref = (TOP_GROUP_BY as readonly string[]).includes(groupBy) ? resolveField(groupBy) : undefined;
   if (!ref)
     throw appError('invalid_group_by', groupBy).with({ errors: [`group-by: ${TOP_GROUP_BY.join(', ')}`] });
-  const size = fixedSize ?? integerParam(params, 'topn', 10, 1, 1000);
+  const size = topSize(params, q.page, usesTopn);
   const rows = await top.topN(deps.db, await selectionFor(deps, q.where, caller), variant, ref, size);
   return rows.map((r) => ({
     count: r.count,

@@ -5,8 +5,8 @@ import { queryDb } from '../helpers/db.ts';
 
 /**
  * Each alert's own counts of its history (migration 0041), which the flapping and standing reports
- * read instead of the history: `severity_entries` (entries typed new/severity) and `flaps` (those
- * severity entries that changed the severity of the new/severity entry before them). After any mix
+ * read instead of the history: `severity_entries` (entries typed severity, migration 0054) and
+ * `flaps` (those that changed the severity of the new/severity entry before them). After any mix
  * of receipts, actions, trims to HISTORY_LIMIT, deletes and hand-made changes, they must equal a
  * count of the history as it is (`alert_history_counts`, the reports' old definition).
  */

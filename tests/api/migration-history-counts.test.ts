@@ -6,10 +6,11 @@ import { createTestDatabase, dropTestDatabase, queryDb } from '../helpers/db.ts'
 /**
  * Migration 0041 on a database that already holds alerts and history: every stored alert gets the
  * counts of its history (stored alerts first read as one entry and no flap, and only the others are
- * rewritten), and the migrator takes the database the rest of the way.
+ * rewritten). Then migration 0054 counts them again with `severity` entries only (a `new` entry is
+ * no longer one), and the migrator takes the database the rest of the way.
  */
 
-const upgrade = suite<{ db: { name: string; url: string } }>('migration 0041 on stored history', {
+const upgrade = suite<{ db: { name: string; url: string } }>('migrations 0041 and 0054 on stored history', {
   db: { name: '', url: '' },
 });
 upgrade.before(async (ctx) => {
@@ -56,20 +57,35 @@ upgrade('counts the entries already stored', async ({ db }) => {
       );
   }
 
-  assert.equal(await migrate(db.url), [
+  const stored = () =>
+    queryDb<{ id: string; severity_entries: number; flaps: number }>(
+      db.url,
+      'SELECT id, severity_entries, flaps FROM alerts ORDER BY id',
+    );
+  // 0041 to 0053: `severity_entries` counts the entries typed new or severity.
+  assert.equal(await migrate(db.url, 'public', 54), [
     ...listMigrations()
-      .filter((m) => m.version >= 41)
+      .filter((m) => m.version >= 41 && m.version < 54)
       .map((m) => m.version),
   ]);
-  const rows = await queryDb<{ id: string; severity_entries: number; flaps: number }>(
-    db.url,
-    'SELECT id, severity_entries, flaps FROM alerts ORDER BY id',
-  );
-  assert.equal(rows, [
+  assert.equal(await stored(), [
     { id: 'bare', severity_entries: 0, flaps: 0 },
     { id: 'flapping', severity_entries: 3, flaps: 2 },
     { id: 'once', severity_entries: 1, flaps: 0 },
     { id: 'repeated', severity_entries: 2, flaps: 0 },
+    { id: 'trimmed', severity_entries: 0, flaps: 0 },
+  ]);
+  // 0054 on: the entries typed severity only; flaps are unchanged.
+  assert.equal(await migrate(db.url), [
+    ...listMigrations()
+      .filter((m) => m.version >= 54)
+      .map((m) => m.version),
+  ]);
+  assert.equal(await stored(), [
+    { id: 'bare', severity_entries: 0, flaps: 0 },
+    { id: 'flapping', severity_entries: 2, flaps: 2 },
+    { id: 'once', severity_entries: 0, flaps: 0 },
+    { id: 'repeated', severity_entries: 1, flaps: 0 },
     { id: 'trimmed', severity_entries: 0, flaps: 0 },
   ]);
   // Alerts inserted from now on start from none (the insert path sets its own).

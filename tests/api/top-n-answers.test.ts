@@ -6,7 +6,7 @@ import { TOP_GROUP_BY } from '../../server/domain/search.ts';
 
 /**
  * GET /alerts/topn/{count,standing} against answers computed here from the stored rows (api.md §5):
- * rows are alert × service pairs (× `new`/`severity` entries for standing), ranked by count (by
+ * rows are alert × service pairs (× `severity` entries for standing), ranked by count (by
  * summed lifetime for standing) then by group value, NULL ranking as the empty text just after it.
  * The data has ties at the cut, NULL and empty group values, alerts with several services (one
  * listed twice), alerts with none, and two customers, so that any rewrite of the two-pass query
@@ -75,7 +75,7 @@ top.before(async (ctx) => {
     `SELECT a.id, a.resource, a.event, a.environment, a.severity, a.status, a.service, a."group", a.value, a.origin,
        a.type, a.customer, a.duplicate_count,
        extract(epoch FROM a.last_receive_time - a.create_time)::float8 AS life,
-       (SELECT count(*)::int FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')) AS entries
+       (SELECT count(*)::int FROM alert_history h WHERE h.alert_id = a.id AND h.type = 'severity') AS entries
      FROM alerts a`,
   );
   ctx.rows = stored;

@@ -99,12 +99,16 @@ function dateParam(params: Map<string, string[]>, name: string): number | undefi
   return d.ms;
 }
 
+/** `page-size` (alias `limit`), or 0 when missing or 0: the caller's default then applies. */
+export function pageSizeOf(params: Map<string, string[]>): number {
+  const sizeName = params.has('page-size') ? 'page-size' : 'limit';
+  return integerParam(params, sizeName, 0, 0, MAX_PAGE_SIZE);
+}
+
 /** `page` and `page-size` (alias `limit`): a missing or 0 page size means the default. */
 export function pagingOf(params: Map<string, string[]>, defaultPageSize: number) {
   const page = integerParam(params, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
-  const sizeName = params.has('page-size') ? 'page-size' : 'limit';
-  const size = integerParam(params, sizeName, 0, 0, MAX_PAGE_SIZE);
-  return { page, pageSize: size || defaultPageSize };
+  return { page, pageSize: pageSizeOf(params) || defaultPageSize };
 }
 
 /** Parameters of the other list endpoints (blackouts, heartbeats, keys, perms, customers) that never filter. */

@@ -37,9 +37,9 @@ export function searchRoutes(deps: Deps): Router {
   });
 
   /** GET /alerts/top10/:variant and /alerts/topn/:variant */
-  for (const [path, fixed] of [
-    ['/alerts/top10/:variant', 10],
-    ['/alerts/topn/:variant', null],
+  for (const [path, usesTopn] of [
+    ['/alerts/top10/:variant', false],
+    ['/alerts/topn/:variant', true],
   ] as const) {
     router.get(path, requireScope(deps, 'read:alerts'), timed(deps, 'counts'), async (ctx) => {
       const variant = ctx.params.variant ?? '';
@@ -49,7 +49,7 @@ export function searchRoutes(deps: Deps): Router {
         variant as 'count' | 'flapping' | 'standing',
         paramsOf(ctx),
         httpCaller(ctx, deps),
-        fixed,
+        usesTopn,
       );
       ctx.body = listBody('top10', top);
     });
