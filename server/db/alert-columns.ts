@@ -40,19 +40,25 @@ const RECORDSET_TYPE: Record<SqlType, Fragment> = {
 /** The columns a new alert is inserted with: every field (in the order of `insertValues`). */
 export const insertColumns = list(FIELD_LIST.map((f) => sql.identifier([f.column])));
 
-/** Every field's value from `v`, a record as `jsonb_to_recordset` reads it with `recordsetColumns`. */
-export const insertValues = list(
-  FIELD_LIST.map((f) =>
-    f.sqlType === 'timestamptz'
-      ? sql.fragment`to_timestamp(${column('v', f.name)} / 1000.0)`
-      : column('v', f.name),
-  ),
-);
+/** Each field's value from `v`, a record as `jsonb_to_recordset` reads it with `recordsetTypes`. */
+const recordsetValues = (fields: readonly { name: string; sqlType: SqlType }[]) =>
+  list(
+    fields.map((f) =>
+      f.sqlType === 'timestamptz'
+        ? sql.fragment`to_timestamp(${column('v', f.name)} / 1000.0)`
+        : column('v', f.name),
+    ),
+  );
 
 /** The column definitions of `jsonb_to_recordset` for records (camelCase keys, times in epoch ms). */
-export const recordsetColumns = list(
-  FIELD_LIST.map((f) => sql.fragment`${sql.identifier([f.name])} ${RECORDSET_TYPE[f.sqlType]}`),
-);
+const recordsetTypes = (fields: readonly { name: string; sqlType: SqlType }[]) =>
+  list(fields.map((f) => sql.fragment`${sql.identifier([f.name])} ${RECORDSET_TYPE[f.sqlType]}`));
+
+/** Every field's value from `v`, a record as `jsonb_to_recordset` reads it with `recordsetColumns`. */
+export const insertValues = recordsetValues(FIELD_LIST);
+
+/** The column definitions of `jsonb_to_recordset` for records (camelCase keys, times in epoch ms). */
+export const recordsetColumns = recordsetTypes(FIELD_LIST);
 
 const epochMs = (name: string) => sql.fragment`(extract(epoch FROM ${column('a', name)}) * 1000)::bigint`;
 
@@ -104,6 +110,12 @@ export const historyJson = sql.fragment`json_build_object(${list(
 
 /** The columns a history entry is inserted with (in the order of `historyRow`); the caller adds `alert_id`. */
 export const historyInsertColumns = list(HISTORY_FIELD_LIST.map((f) => sql.identifier([f.column])));
+
+/** Every entry field's value from `v`, a record as `jsonb_to_recordset` reads it with `historyRecordsetColumns`. */
+export const historyInsertValues = recordsetValues(HISTORY_FIELD_LIST);
+
+/** The column definitions of `jsonb_to_recordset` for history records (times in epoch ms). */
+export const historyRecordsetColumns = recordsetTypes(HISTORY_FIELD_LIST);
 
 /**
  * One entry as a VALUES row, each value cast to its column's type. Compiled once from the table
