@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, texts } from './rows.ts';
+import { deleteByUuid, textFilterSql, texts } from './rows.ts';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 /** Every customer lookup's match and customer (auth.md §5). */
 export function customerMatches(db: CommonQueryMethods) {
@@ -33,16 +34,18 @@ export function findCustomer(
 }
 
 export interface CustomerSelection {
-  match?: readonly string[];
-  customer?: readonly string[];
+  match: readonly TextFilter[];
+  customer: readonly TextFilter[];
   /** The caller's customers; null = unrestricted. */
   customers: readonly string[] | null;
 }
 
 function whereOf(s: CustomerSelection) {
-  const parts = [sql.fragment`TRUE ${within(s.customers)}`];
-  if (s.match) parts.push(sql.fragment`c.match = ANY(${texts(s.match)})`);
-  if (s.customer) parts.push(sql.fragment`c.customer = ANY(${texts(s.customer)})`);
+  const parts = [
+    sql.fragment`TRUE ${within(s.customers)}`,
+    ...textFilterSql(sql.fragment`c.match`, s.match),
+    ...textFilterSql(sql.fragment`c.customer`, s.customer),
+  ];
   return sql.join(parts, sql.fragment` AND `);
 }
 

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, ts } from './rows.ts';
+import { deleteByUuid, textFilterSql, ts } from './rows.ts';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 /** A stored group with its member count. */
 export const GroupRowSchema = z.object({
@@ -57,22 +58,36 @@ export async function updateGroup(
 /** Deletes a group (memberships go with it); false when there was none. */
 export const deleteGroup = (db: CommonQueryMethods, id: string) => deleteByUuid(db, 'groups', id);
 
+/** GET /groups text filters (rows.ts). */
+export interface GroupSelection {
+  name: readonly TextFilter[];
+  text: readonly TextFilter[];
+}
+
+const groupWhere = (s: GroupSelection) =>
+  sql.join(
+    [
+      sql.fragment`TRUE`,
+      ...textFilterSql(sql.fragment`g.name`, s.name),
+      ...textFilterSql(sql.fragment`g.text`, s.text),
+    ],
+    sql.fragment` AND `,
+  );
+
 export function listGroups(
   db: CommonQueryMethods,
-  names: readonly string[],
+  selection: GroupSelection,
   limit: number,
   offset: number,
 ): Promise<readonly GroupRow[]> {
   return db.any(sql.type(GroupRowSchema)`
-    SELECT ${columns} FROM groups g
-    ${names.length ? sql.fragment`WHERE g.name = ANY(${sql.array(names, 'text')})` : sql.fragment``}
+    SELECT ${columns} FROM groups g WHERE ${groupWhere(selection)}
     ORDER BY g.name LIMIT ${limit} OFFSET ${offset}`);
 }
 
-export function countGroups(db: CommonQueryMethods, names: readonly string[]): Promise<number> {
+export function countGroups(db: CommonQueryMethods, selection: GroupSelection): Promise<number> {
   return db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    SELECT count(*)::int AS n FROM groups g
-    ${names.length ? sql.fragment`WHERE g.name = ANY(${sql.array(names, 'text')})` : sql.fragment``}`);
+    SELECT count(*)::int AS n FROM groups g WHERE ${groupWhere(selection)}`);
 }
 
 /** The groups a user belongs to. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, isUuid, texts, ts } from './rows.ts';
+import { deleteByUuid, isUuid, textFilterSql, texts, ts } from './rows.ts';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 /**
  * What is stored of a key's value: its SHA-256 (UTF-8 bytes). Keys are long random tokens, so one
@@ -117,11 +118,11 @@ export function findKey(
 /** GET /keys filters (api.md §8): each list is "any of these"; undefined = no filter. */
 export interface KeyFilters {
   status?: readonly ('active' | 'expired')[];
-  user?: readonly string[];
+  user?: readonly TextFilter[];
   scope?: readonly string[];
   type?: readonly ('read-only' | 'read-write')[];
-  text?: readonly string[];
-  customer?: readonly string[];
+  text?: readonly TextFilter[];
+  customer?: readonly TextFilter[];
   key?: readonly string[];
   count?: readonly number[];
   expireTime?: readonly number[];
@@ -157,10 +158,10 @@ function whereOf(s: KeySelection) {
     const ty = [...new Set(f.type)];
     if (ty.length === 1) parts.push(ty[0] === 'read-write' ? READ_WRITE : sql.fragment`NOT ${READ_WRITE}`);
   }
-  if (f.user) parts.push(sql.fragment`k."user" = ANY(${texts(f.user)})`);
+  parts.push(...textFilterSql(sql.fragment`k."user"`, f.user ?? []));
   if (f.scope) parts.push(sql.fragment`k.scopes && ${texts(f.scope)}`);
-  if (f.text) parts.push(sql.fragment`k.text = ANY(${texts(f.text)})`);
-  if (f.customer) parts.push(sql.fragment`k.customer = ANY(${texts(f.customer)})`);
+  parts.push(...textFilterSql(sql.fragment`k.text`, f.text ?? []));
+  parts.push(...textFilterSql(sql.fragment`k.customer`, f.customer ?? []));
   if (f.key) {
     const hashes = f.key.map((v) => hashKey(v).toString('hex'));
     parts.push(sql.fragment`k.key_hash IN (SELECT decode(h, 'hex') FROM unnest(${texts(hashes)}) AS h)`);

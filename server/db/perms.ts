@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, texts } from './rows.ts';
+import { deleteByUuid, textFilterSql, texts } from './rows.ts';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 /** Every permission's match and scopes (roles and groups → scopes, auth.md §4). */
 export function permMatches(db: CommonQueryMethods) {
@@ -27,10 +28,9 @@ export function findPerm(db: CommonQueryMethods, id: string): Promise<PermRow | 
 /** Every stored permission that passes the filters (lists are "any of"), by match. */
 export function listPerms(
   db: CommonQueryMethods,
-  filters: { match?: readonly string[]; scopes?: readonly string[] },
+  filters: { match?: readonly TextFilter[]; scopes?: readonly string[] },
 ): Promise<readonly PermRow[]> {
-  const parts = [sql.fragment`TRUE`];
-  if (filters.match) parts.push(sql.fragment`p.match = ANY(${texts(filters.match)})`);
+  const parts = [sql.fragment`TRUE`, ...textFilterSql(sql.fragment`p.match`, filters.match ?? [])];
   if (filters.scopes) parts.push(sql.fragment`p.scopes && ${texts(filters.scopes)}`);
   return db.any(sql.type(PermRowSchema)`
     SELECT ${columns} FROM perms p WHERE ${sql.join(parts, sql.fragment` AND `)} ORDER BY p.match, p.id`);

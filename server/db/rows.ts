@@ -1,5 +1,6 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 /** A time (epoch ms) as a timestamptz parameter. */
 export const ts = (ms: number) => sql.timestamp(new Date(ms));
@@ -24,4 +25,17 @@ export async function deleteByUuid(db: CommonQueryMethods, table: UuidTable, id:
   const gone = await db.any(sql.type(z.object({ id: z.string() }))`
     DELETE FROM ${sql.identifier([table])} WHERE id = ${id}::uuid RETURNING id::text AS id`);
   return gone.length > 0;
+}
+
+/** The text filters on `column` (a column expression) as SQL, one condition each. */
+export function textFilterSql(column: FragmentSqlToken, filters: readonly TextFilter[]): FragmentSqlToken[] {
+  return filters.map((f) => {
+    const cond = f.contains
+      ? sql.fragment`(${sql.join(
+          f.values.map((v) => sql.fragment`strpos(lower(${column}), ${v.toLowerCase()}) > 0`),
+          sql.fragment` OR `,
+        )})`
+      : sql.fragment`${column} = ANY(${texts(f.values)})`;
+    return f.negated ? sql.fragment`(${cond}) IS NOT TRUE` : cond;
+  });
 }

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { deleteByUuid, isUuid } from './rows.ts';
+import { deleteByUuid, isUuid, textFilterSql } from './rows.ts';
+import type { TextFilter } from '../domain/query/list-filters.ts';
 
 export const UserRowSchema = z.object({
   id: z.string(),
@@ -190,31 +191,27 @@ export async function deleteUser(db: CommonQueryMethods, id: string): Promise<bo
   return deleteByUuid(db, 'users', id);
 }
 
-/** GET /users filters: equality on these columns (several values = any), `roles` = overlap. */
+/** GET /users filters: `ids` exact, text filters on the others (rows.ts), `roles` = overlap. */
 export interface UserFilter {
   ids: readonly string[];
-  names: readonly string[];
-  logins: readonly string[];
-  emails: readonly string[];
-  statuses: readonly string[];
+  names: readonly TextFilter[];
+  logins: readonly TextFilter[];
+  /** Compared with the lower-cased email: the caller lower-cases exact values. */
+  emails: readonly TextFilter[];
+  statuses: readonly TextFilter[];
   roles: readonly string[];
   emailVerified: boolean | null;
 }
 
 function userWhere(f: UserFilter) {
-  const parts = [sql.fragment`TRUE`];
+  const parts = [
+    sql.fragment`TRUE`,
+    ...textFilterSql(sql.fragment`u.name`, f.names),
+    ...textFilterSql(sql.fragment`u.login`, f.logins),
+    ...textFilterSql(sql.fragment`lower(u.email)`, f.emails),
+    ...textFilterSql(sql.fragment`u.status`, f.statuses),
+  ];
   if (f.ids.length) parts.push(sql.fragment`u.id::text = ANY(${sql.array(f.ids, 'text')})`);
-  if (f.names.length) parts.push(sql.fragment`u.name = ANY(${sql.array(f.names, 'text')})`);
-  if (f.logins.length) parts.push(sql.fragment`u.login = ANY(${sql.array(f.logins, 'text')})`);
-  if (f.emails.length) {
-    parts.push(
-      sql.fragment`lower(u.email) = ANY(${sql.array(
-        f.emails.map((e) => e.toLowerCase()),
-        'text',
-      )})`,
-    );
-  }
-  if (f.statuses.length) parts.push(sql.fragment`u.status = ANY(${sql.array(f.statuses, 'text')})`);
   if (f.roles.length) parts.push(sql.fragment`u.roles && ${sql.array(f.roles, 'text')}`);
   if (f.emailVerified !== null) parts.push(sql.fragment`u.email_verified = ${f.emailVerified}`);
   return sql.join(parts, sql.fragment` AND `);

@@ -6,7 +6,8 @@ import * as customersDb from '../db/customers.ts';
 import type { CustomerRow } from '../db/customers.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { filtersOf, isId } from './perms.ts';
+import { isId } from './perms.ts';
+import { filtersOf, textFilters } from './query/list-filters.ts';
 import { pageFieldsOf, pagingOf } from './query/params.ts';
 
 const presentCustomer = (row: CustomerRow, baseUrl: string): Customer => ({
@@ -63,18 +64,18 @@ export async function deleteCustomer(deps: Deps, id: string): Promise<void> {
   if (!isId(id) || !(await customersDb.deleteCustomer(deps.db, id))) throw appError('not_found');
 }
 
-/** GET /customers: filters `match` and `customer`; non-admins see only their own customers. */
+/** GET /customers: text filters `match` and `customer`; non-admins see only their own customers. */
 export async function listCustomers(
   deps: Deps,
   auth: Auth,
   baseUrl: string,
   search: URLSearchParams,
 ): Promise<CustomerList> {
-  const { params, filters } = filtersOf(search, ['match', 'customer']);
+  const { params, filters } = filtersOf(search, ['match', 'customer'], ['match', 'customer']);
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
   const selection = {
-    match: filters.get('match'),
-    customer: filters.get('customer'),
+    match: textFilters(filters, 'match'),
+    customer: textFilters(filters, 'customer'),
     customers: visibleTo(deps, auth),
   };
   const [rows, total] = await Promise.all([

@@ -5,7 +5,8 @@ import type { GroupRow } from '../db/groups.ts';
 import { findUserById } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
+import { filtersOf, textFilters } from './query/list-filters.ts';
+import { pageFieldsOf, pagingOf } from './query/params.ts';
 import { isId } from './perms.ts';
 
 /** The API's group (api.md §9); `count` = number of members. */
@@ -38,30 +39,14 @@ export async function getGroup(deps: Deps, id: string, baseUrl: string): Promise
   return presentGroup(await mustFindGroup(deps, id), baseUrl);
 }
 
-const GROUP_PARAMS = new Set([
-  'callback',
-  '_',
-  'api-key',
-  'page',
-  'page-size',
-  'limit',
-  'sort-by',
-  'reverse',
-]);
-
-/** GET /groups: paged, optionally `name=` filtered. */
+/** GET /groups: paged; text filters `name` and `text` (list-filters.ts). */
 export async function listGroups(deps: Deps, search: URLSearchParams, baseUrl: string): Promise<GroupList> {
-  const params = paramsOf(search);
-  const names: string[] = [];
-  for (const [name, values] of params) {
-    if (GROUP_PARAMS.has(name)) continue;
-    if (name === 'name') names.push(...values);
-    else throw appError('invalid_filter', name).with({ errors: ['filters: name'] });
-  }
+  const { params, filters } = filtersOf(search, ['name', 'text'], ['name', 'text']);
+  const selection = { name: textFilters(filters, 'name'), text: textFilters(filters, 'text') };
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
   const [rows, total] = await Promise.all([
-    groupsDb.listGroups(deps.db, names, pageSize, (page - 1) * pageSize),
-    groupsDb.countGroups(deps.db, names),
+    groupsDb.listGroups(deps.db, selection, pageSize, (page - 1) * pageSize),
+    groupsDb.countGroups(deps.db, selection),
   ]);
   const paging = pageFieldsOf(page, pageSize, total);
   const groups = rows.map((r) => presentGroup(r, baseUrl));

@@ -9,7 +9,8 @@ import type { Deps } from '../deps.ts';
 import { ShownOnce } from '../log.ts';
 import { appError } from '../errors.ts';
 import { assignCustomer } from './caller.ts';
-import { assertGrantable, filtersOf } from './perms.ts';
+import { assertGrantable } from './perms.ts';
+import { filtersOf, textFilters } from './query/list-filters.ts';
 import { invalidDate, parseIsoDate } from './query/conditions.ts';
 import { pageFieldsOf, pagingOf } from './query/params.ts';
 
@@ -167,6 +168,9 @@ const FILTERS = [
   'key',
 ];
 
+/** GET /keys filters on text columns: exact, `~` substring, `name!` negation (list-filters.ts). */
+const TEXT_FILTERS = ['user', 'text', 'customer'] as const;
+
 function oneOf<T extends string>(name: string, values: string[], allowed: readonly T[]): T[] {
   for (const v of values) {
     if (!(allowed as readonly string[]).includes(v)) throw appError('invalid_choice_param', name, allowed);
@@ -191,16 +195,9 @@ function keyFiltersOf(filters: Map<string, string[]>): KeyFilters {
         return Number(v);
       });
     } else if (name === 'expireTime' || name === 'lastUsedTime') f[name] = times(name, values);
-    else if (
-      name === 'user' ||
-      name === 'scope' ||
-      name === 'text' ||
-      name === 'customer' ||
-      name === 'key'
-    ) {
-      f[name] = values;
-    }
+    else if (name === 'scope' || name === 'key') f[name] = values;
   }
+  for (const name of TEXT_FILTERS) f[name] = textFilters(filters, name);
   return f;
 }
 
@@ -212,7 +209,7 @@ export async function listKeys(
   search: URLSearchParams,
 ): Promise<ApiKeyList> {
   const now = deps.clock.now();
-  const { params, filters } = filtersOf(search, FILTERS);
+  const { params, filters } = filtersOf(search, FILTERS, TEXT_FILTERS);
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
   const selection = { ...visibilityOf(deps, auth), filters: keyFiltersOf(filters), now };
   const [rows, total] = await Promise.all([

@@ -8,24 +8,11 @@ import type { PermRow } from '../db/perms.ts';
 import { isUuid } from '../db/rows.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
-import { LIST_RESERVED, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
+import { filtersOf, passesTextFilters, textFilters } from './query/list-filters.ts';
+import { pageFieldsOf, pagingOf } from './query/params.ts';
 
 /** Ids are UUIDs; anything else names nothing (404, never a database error). */
 export const isId = isUuid;
-
-/** The query string's filters, refusing names outside `allowed` (400, never a database error). */
-export function filtersOf(search: URLSearchParams, allowed: readonly string[]) {
-  const params = paramsOf(search);
-  const filters = new Map<string, string[]>();
-  for (const [name, values] of params) {
-    if (LIST_RESERVED.has(name)) continue;
-    if (!allowed.includes(name)) {
-      throw appError('invalid_filter', name).with({ errors: [`filters: ${allowed.join(', ')}`] });
-    }
-    filters.set(name, values);
-  }
-  return { params, filters };
-}
 
 /**
  * Requested scopes (keys, permissions) must each name a scope (400 `'<s>' is not a valid Scope`)
@@ -69,7 +56,7 @@ function assertNotReserved(deps: Deps, match: string): void {
 
 /** 409 when another permission has this match; `db` is the caller's transaction when there is one. */
 async function assertMatchFree(db: CommonQueryMethods, match: string, except?: string): Promise<void> {
-  const same = await permsDb.listPerms(db, { match: [match] });
+  const same = await permsDb.listPerms(db, { match: [{ values: [match], contains: false, negated: false }] });
   if (same.some((p) => p.id !== except)) throw appError('permission_exists', match);
 }
 
@@ -125,20 +112,21 @@ export async function deletePerm(deps: Deps, id: string): Promise<void> {
 
 /**
  * GET /perms: the built-in admin, user and guest roles first (fresh ids each time, counted in
- * total), then the stored ones. Filters `match` and `scopes` (overlap) apply to both.
+ * total), then the stored ones. Filters `match` (text: exact, `~` substring, `match!` negation)
+ * and `scopes` (overlap) apply to both.
  */
 export async function listPerms(
   deps: Deps,
   baseUrl: string,
   search: URLSearchParams,
 ): Promise<PermissionList> {
-  const { params, filters } = filtersOf(search, ['match', 'scopes', 'scope']);
+  const { params, filters } = filtersOf(search, ['match', 'scopes', 'scope'], ['match']);
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
-  const match = filters.get('match');
+  const match = textFilters(filters, 'match');
   const wanted = [...(filters.get('scopes') ?? []), ...(filters.get('scope') ?? [])];
   const scopes = wanted.length ? wanted : undefined;
   const builtins = builtinPerms(deps).filter(
-    (p) => (!match || match.includes(p.match)) && (!scopes || p.scopes.some((s) => scopes.includes(s))),
+    (p) => passesTextFilters(match, p.match) && (!scopes || p.scopes.some((s) => scopes.includes(s))),
   );
   const all = [...builtins, ...(await permsDb.listPerms(deps.db, { match, scopes }))];
   const paging = pageFieldsOf(page, pageSize, all.length);

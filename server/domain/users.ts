@@ -20,7 +20,8 @@ import type { UserPatch, UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { isId } from './perms.ts';
-import { booleanParam, pageFieldsOf, pagingOf, paramsOf } from './query/params.ts';
+import { filtersOf, textFilters, type TextFilter } from './query/list-filters.ts';
+import { booleanParam, pageFieldsOf, pagingOf } from './query/params.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : formatTime(ms));
 
@@ -141,35 +142,20 @@ export async function getMe(deps: Deps, auth: Auth, baseUrl: string): Promise<Us
 /** The user exists (404 otherwise); returns the row. */
 export const findUser = mustFindUser;
 
-const USER_PARAMS = new Set(['callback', '_', 'api-key', 'page', 'page-size', 'limit', 'sort-by', 'reverse']);
-
 /** GET /users: paged, with the seed's extra `domains`, `groups`, `orgs`, `time` (api.md §9). */
 export async function listUsers(deps: Deps, search: URLSearchParams, baseUrl: string): Promise<UserList> {
-  const params = paramsOf(search);
-  const filter = {
-    ids: [] as string[],
-    names: [] as string[],
-    logins: [] as string[],
-    emails: [] as string[],
-    statuses: [] as string[],
-    roles: [] as string[],
-    emailVerified: null as boolean | null,
+  const text = ['name', 'login', 'email', 'status'];
+  const { params, filters } = filtersOf(search, ['id', 'roles', 'role', 'email_verified', ...text], text);
+  const lower = (fs: TextFilter[]) => fs.map((f) => ({ ...f, values: f.values.map((v) => v.toLowerCase()) }));
+  const filter: usersDb.UserFilter = {
+    ids: filters.get('id') ?? [],
+    names: textFilters(filters, 'name'),
+    logins: textFilters(filters, 'login'),
+    emails: lower(textFilters(filters, 'email')),
+    statuses: textFilters(filters, 'status'),
+    roles: [...(filters.get('roles') ?? []), ...(filters.get('role') ?? [])],
+    emailVerified: filters.has('email_verified') ? booleanParam(params, 'email_verified', false) : null,
   };
-  for (const [name, values] of params) {
-    if (USER_PARAMS.has(name)) continue;
-    if (name === 'id') filter.ids.push(...values);
-    else if (name === 'name') filter.names.push(...values);
-    else if (name === 'login') filter.logins.push(...values);
-    else if (name === 'email') filter.emails.push(...values);
-    else if (name === 'status') filter.statuses.push(...values);
-    else if (name === 'roles' || name === 'role') filter.roles.push(...values);
-    else if (name === 'email_verified') filter.emailVerified = booleanParam(params, name, false);
-    else {
-      throw appError('invalid_filter', name).with({
-        errors: ['filters: id, name, login, email, status, roles, email_verified'],
-      });
-    }
-  }
   const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
   const [rows, total] = await Promise.all([
     usersDb.listUsers(deps.db, filter, pageSize, (page - 1) * pageSize),
