@@ -4,6 +4,7 @@
  * does the same and rolls every batch back, so its counts are exactly what a real run would do.
  */
 import { IntegrityConstraintViolationError, type DatabasePool } from 'slonik';
+import * as access from './access-rows.ts';
 import * as rows from './rows.ts';
 import type { MapSettings, Mapped, Source } from './rows.ts';
 import { batchesOf, countRows, presentTables, TABLES, type Filters, type Table } from './source.ts';
@@ -62,11 +63,11 @@ function stepsOf(
   settings: MapSettings,
 ): Record<Table, { map: (r: Source) => Mapped<unknown>; write: Writer }> {
   return {
-    customers: { map: rows.mapCustomer, write: write.writeCustomers as Writer },
-    perms: { map: rows.mapPerm, write: write.writePerms as Writer },
-    users: { map: rows.mapUser, write: write.writeUsers as Writer },
-    groups: { map: rows.mapGroup, write: write.writeGroups as Writer },
-    keys: { map: rows.mapKey, write: write.writeKeys as Writer },
+    customers: { map: access.mapCustomer, write: write.writeCustomers as Writer },
+    perms: { map: access.mapPerm, write: write.writePerms as Writer },
+    users: { map: access.mapUser, write: write.writeUsers as Writer },
+    groups: { map: access.mapGroup, write: write.writeGroups as Writer },
+    keys: { map: access.mapKey, write: write.writeKeys as Writer },
     blackouts: { map: rows.mapBlackout, write: write.writeBlackouts as Writer },
     heartbeats: { map: (r) => rows.mapHeartbeat(r, settings), write: write.writeHeartbeats as Writer },
     alerts: { map: (r) => rows.mapAlert(r, settings), write: writeAlerts as Writer },

@@ -57,68 +57,137 @@ async function insertHistory(db: CommonQueryMethods, alerts: readonly ImportedAl
   return rows.length;
 }
 
-export async function writeAlerts(db: CommonQueryMethods, batch: readonly ImportedAlert[]): Promise<Outcome> {
+/** Inserts alerts, skipping any whose id or identity is taken; the ids inserted. */
+async function insertAlerts(db: CommonQueryMethods, alerts: readonly ImportedAlert[]): Promise<Set<string>> {
+  if (!alerts.length) return new Set();
   const inserted = await db.any(sql.type(Ids)`
     INSERT INTO alerts (${insertColumns})
-    SELECT ${insertValues} FROM jsonb_to_recordset(${jsonb(batch.map((a) => a.alert))}) AS v(${recordsetColumns})
+    SELECT ${insertValues} FROM jsonb_to_recordset(${jsonb(alerts.map((a) => a.alert))}) AS v(${recordsetColumns})
     ON CONFLICT DO NOTHING RETURNING id`);
-  const done = new Set(inserted.map((r) => r.id));
+  return new Set(inserted.map((r) => r.id));
+}
+
+const ids = (alerts: readonly ImportedAlert[]) =>
+  sql.array(
+    alerts.map((a) => a.alert.id),
+    'text',
+  );
+
+/** Our alerts with these ids, locked, with what tells whether the source holds more of them. */
+async function presentById(db: CommonQueryMethods, alerts: readonly ImportedAlert[]) {
+  const here = await db.any(sql.type(Present)`
+    SELECT a.id, a.last_receive_time AS "lastReceiveTime", a.update_time AS "updateTime",
+      a.duplicate_count AS "duplicateCount",
+      (SELECT count(*) FROM alert_history h WHERE h.alert_id = a.id)::int AS entries
+    FROM alerts a WHERE a.id = ANY(${ids(alerts)})
+    FOR UPDATE`);
+  return new Map(here.map((r) => [r.id, r]));
+}
+
+const Other = z.object({
+  sourceId: z.string(),
+  id: z.string(),
+  createTime: z.number(),
+  duplicateCount: z.number(),
+});
+
+/** Our alerts holding these alerts' identities (environment, resource, event, customer) under another id. */
+async function presentByIdentity(db: CommonQueryMethods, alerts: readonly ImportedAlert[]) {
+  const keys = alerts.map(({ alert: a }) => ({
+    id: a.id,
+    environment: a.environment,
+    resource: a.resource,
+    event: a.event,
+    customer: a.customer,
+  }));
+  const here = await db.any(sql.type(Other)`
+    SELECT v.id AS "sourceId", a.id, a.create_time AS "createTime", a.duplicate_count AS "duplicateCount"
+    FROM jsonb_to_recordset(${jsonb(keys)}) AS v(id text, environment text, resource text, event text, customer text)
+    JOIN alerts a ON a.environment = v.environment AND a.resource = v.resource AND a.event = v.event
+      AND COALESCE(a.customer, '') = COALESCE(v.customer, '') AND a.id <> v.id
+    FOR UPDATE OF a`);
+  return new Map(here.map((r) => [r.sourceId, r]));
+}
+
+/**
+ * Replaces our copies of alerts the source holds more of: rows updated in place (same id), history
+ * written anew by the caller. The ids replaced; one whose new identity is another alert's is not.
+ */
+async function replaceSameId(db: CommonQueryMethods, alerts: readonly ImportedAlert[]): Promise<Set<string>> {
+  if (!alerts.length) return new Set();
+  const updated = await db.any(sql.type(Ids)`
+    UPDATE alerts a SET (${insertColumns}) = (SELECT ${insertValues})
+    FROM jsonb_to_recordset(${jsonb(alerts.map((r) => r.alert))}) AS v(${recordsetColumns})
+    WHERE a.id = v.id AND NOT EXISTS (
+      SELECT 1 FROM alerts o WHERE o.id <> v.id AND o.environment = v.environment AND o.resource = v.resource
+        AND o.event = v.event AND COALESCE(o.customer, '') = COALESCE(v.customer, ''))
+    RETURNING a.id`);
+  const ok = new Set(updated.map((r) => r.id));
+  await db.query(sql.unsafe`DELETE FROM alert_history WHERE alert_id = ANY(${sql.array([...ok], 'text')})`);
+  return ok;
+}
+
+/** Removes our alerts (and their history) that the source's copies, under their own ids, replace. */
+async function removeTakenOver(db: CommonQueryMethods, ours: readonly string[]): Promise<void> {
+  if (!ours.length) return;
+  await db.query(sql.unsafe`DELETE FROM alert_history WHERE alert_id = ANY(${sql.array([...ours], 'text')})`);
+  await db.query(sql.unsafe`DELETE FROM alerts WHERE id = ANY(${sql.array([...ours], 'text')})`);
+}
+
+const TAKEN = 'an alert with the same environment, resource, event and customer exists here under another id';
+
+/**
+ * A batch of alerts: new ones inserted; ones here by id replaced where the source holds more; and
+ * ones here under another id — the established forwarder names a receipt by its own id, so a
+ * duplicate forwarded before the import creates the alert here under that id — replaced by the
+ * source's copy under the source's id when ours began no earlier and has seen no more receipts.
+ */
+export async function writeAlerts(db: CommonQueryMethods, batch: readonly ImportedAlert[]): Promise<Outcome> {
+  const done = await insertAlerts(db, batch);
   const missed = batch.filter((a) => !done.has(a.alert.id));
   const refused: Outcome['refused'] = [];
-  const replace: ImportedAlert[] = [];
+  const sameId: ImportedAlert[] = [];
+  const takeOver: ImportedAlert[] = [];
+  const oursTaken: string[] = [];
   let skipped = 0;
   if (missed.length) {
-    const here = await db.any(sql.type(Present)`
-      SELECT a.id, a.last_receive_time AS "lastReceiveTime", a.update_time AS "updateTime",
-        a.duplicate_count AS "duplicateCount",
-        (SELECT count(*) FROM alert_history h WHERE h.alert_id = a.id)::int AS entries
-      FROM alerts a WHERE a.id = ANY(${sql.array(
-        missed.map((a) => a.alert.id),
-        'text',
-      )})
-      FOR UPDATE`);
-    const byId = new Map(here.map((r) => [r.id, r]));
+    const byId = await presentById(db, missed);
+    const elsewhere = missed.filter((a) => !byId.has(a.alert.id));
+    const byIdentity = elsewhere.length
+      ? await presentByIdentity(db, elsewhere)
+      : new Map<string, z.infer<typeof Other>>();
     for (const a of missed) {
       const present = byId.get(a.alert.id);
-      if (!present) {
-        refused.push({
-          id: a.alert.id,
-          reason:
-            'an alert with the same environment, resource, event and customer exists here under another id',
-        });
-      } else if (sourceHoldsMore(a, present)) replace.push(a);
-      else skipped++;
+      const other = byIdentity.get(a.alert.id);
+      if (present) {
+        if (sourceHoldsMore(a, present)) sameId.push(a);
+        else skipped++;
+      } else if (
+        other &&
+        other.createTime >= a.alert.createTime &&
+        other.duplicateCount <= a.alert.duplicateCount
+      ) {
+        takeOver.push(a);
+        oursTaken.push(other.id);
+      } else refused.push({ id: a.alert.id, reason: TAKEN });
     }
   }
-  if (replace.length) {
-    const updated = await db.any(sql.type(Ids)`
-      UPDATE alerts a SET (${insertColumns}) = (SELECT ${insertValues})
-      FROM jsonb_to_recordset(${jsonb(replace.map((r) => r.alert))}) AS v(${recordsetColumns})
-      WHERE a.id = v.id AND NOT EXISTS (
-        SELECT 1 FROM alerts o WHERE o.id <> v.id AND o.environment = v.environment AND o.resource = v.resource
-          AND o.event = v.event AND COALESCE(o.customer, '') = COALESCE(v.customer, ''))
-      RETURNING a.id`);
-    const ok = new Set(updated.map((r) => r.id));
-    for (const a of replace) {
-      if (!ok.has(a.alert.id)) {
-        refused.push({
-          id: a.alert.id,
-          reason: 'its new environment, resource, event and customer belong to another alert here',
-        });
-      }
+  const replacedInPlace = await replaceSameId(db, sameId);
+  for (const a of sameId) {
+    if (!replacedInPlace.has(a.alert.id)) {
+      refused.push({
+        id: a.alert.id,
+        reason: 'its new environment, resource, event and customer belong to another alert here',
+      });
     }
-    replace.splice(0, replace.length, ...replace.filter((a) => ok.has(a.alert.id)));
-    await db.query(sql.unsafe`DELETE FROM alert_history WHERE alert_id = ANY(${sql.array([...ok], 'text')})`);
   }
-  const written = [...batch.filter((a) => done.has(a.alert.id)), ...replace];
+  await removeTakenOver(db, oursTaken);
+  const takenOver = await insertAlerts(db, takeOver);
+  for (const a of takeOver) if (!takenOver.has(a.alert.id)) refused.push({ id: a.alert.id, reason: TAKEN });
+  const written = batch.filter(
+    (a) => done.has(a.alert.id) || replacedInPlace.has(a.alert.id) || takenOver.has(a.alert.id),
+  );
   const history = await insertHistory(db, written);
-  if (written.length) {
-    await db.query(
-      sql.unsafe`SELECT alert_history_recount(${sql.array(
-        written.map((a) => a.alert.id),
-        'text',
-      )})`,
-    );
-  }
-  return { imported: done.size, replaced: replace.length, skipped, refused, history };
+  if (written.length) await db.query(sql.unsafe`SELECT alert_history_recount(${ids(written)})`);
+  return { imported: done.size, replaced: replacedInPlace.size + takenOver.size, skipped, refused, history };
 }

@@ -10,16 +10,8 @@
 import { sql, type CommonQueryMethods, type SerializableValue } from 'slonik';
 import { z } from 'zod';
 import { hashKey, keyHintOf } from '../../db/keys.ts';
-import type {
-  BlackoutRow,
-  CustomerRow,
-  GroupRow,
-  HeartbeatRow,
-  KeyRow,
-  NoteRow,
-  PermRow,
-  UserRow,
-} from './rows.ts';
+import type { CustomerRow, GroupRow, KeyRow, PermRow, UserRow } from './access-rows.ts';
+import type { BlackoutRow, HeartbeatRow, NoteRow } from './rows.ts';
 
 /** What became of each row of a batch: imported, or not, and why. */
 export interface Outcome {
