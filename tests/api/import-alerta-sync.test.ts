@@ -133,12 +133,14 @@ test('a later change in the source replaces our copy once; the run after it chan
     a.history.map((h) => h.id),
     [X, 'e2', 'e3', 'e4', 'e5'],
   );
-  const rows = await queryDb<{ n: number }>(
+  // Report counts follow the new history: severity entries e2, e3, e4, each a change.
+  const rows = await queryDb<{ n: number; e: number; f: number }>(
     ctx.db.url,
-    `SELECT count(*)::int AS n FROM alert_history WHERE alert_id = $1`,
+    `SELECT (SELECT count(*)::int FROM alert_history WHERE alert_id = $1) AS n, severity_entries AS e, flaps AS f
+     FROM alerts WHERE id = $1`,
     [X],
   );
-  assert.is(rows[0]!.n, 5);
+  assert.equal(rows[0], { n: 5, e: 3, f: 3 });
   const again = runImport(ctx.source.url, ctx.db.url);
   assert.equal(again.summary.tables.alerts, {
     read: 1,

@@ -426,6 +426,18 @@ test('counts and top-N show the imported alerts at once', async (ctx) => {
   const counts = await admin(ctx, 'GET', '/alerts/count');
   assert.is(counts.body.total, 3);
   assert.equal(counts.body.statusCounts, { ack: 1, open: 1, closed: 1 });
+  // The report counts are those the stored history gives (a1: one severity entry, one change).
+  const stale = await queryDb<{ n: number }>(
+    ctx.db.url,
+    `SELECT count(*)::int AS n FROM alerts a, alert_history_counts(a.id) c WHERE (a.severity_entries, a.flaps) <> (c.entries, c.flaps)`,
+  );
+  assert.is(stale[0]!.n, 0);
+  const a1 = await queryDb<{ e: number; f: number }>(
+    ctx.db.url,
+    `SELECT severity_entries AS e, flaps AS f FROM alerts WHERE id = $1`,
+    [ids.a1],
+  );
+  assert.equal(a1[0], { e: 1, f: 1 });
   const top = await admin(ctx, 'GET', '/alerts/top10/count');
   const resources = (top.body.top10 as { resources: { resource: string }[] }[]).flatMap((g) =>
     g.resources.map((r) => r.resource),

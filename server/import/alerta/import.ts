@@ -111,7 +111,7 @@ export async function importAlerta(
     if (table === 'alerts') Object.assign(s, { history: 0, historyLeftOut: 0 });
     summary.tables[table] = s;
     options.onProgress?.({ table, done: 0, total });
-    for await (const batch of batchesOf(source, table, options, options.batch)) {
+    for await (const batch of readingAhead(batchesOf(source, table, options, options.batch))) {
       const mapped: unknown[] = [];
       for (const row of batch) {
         const m = step.map(row);
@@ -138,6 +138,23 @@ export async function importAlerta(
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/**
+ * The batches of `batches`, each next one read while the caller writes the one it was given: the
+ * source and our database are different connections (usually different servers), so reading and
+ * writing overlap rather than take turns. One batch ahead at most, so memory stays flat.
+ */
+async function* readingAhead<T>(batches: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = batches.next();
+  for (;;) {
+    const current = await next;
+    if (current.done) return;
+    next = batches.next();
+    // A failed read ahead is reported when it is awaited, not as an unhandled rejection meanwhile.
+    next.catch(() => {});
+    yield current.value;
+  }
 }
 
 /** The id of a mapped row (an alert's is inside it). */

@@ -11,12 +11,11 @@ import { sql, type CommonQueryMethods, type SerializableValue } from 'slonik';
 import { z } from 'zod';
 import {
   historyInsertColumns,
-  historyInsertValues,
-  historyRecordsetColumns,
   insertColumns,
   insertValues,
   recordsetColumns,
 } from '../../db/alert-columns.ts';
+import { HISTORY_FIELD_LIST, type SqlType } from '../../domain/alert-fields.ts';
 import type { ImportedAlert } from './rows.ts';
 import type { Outcome } from './write.ts';
 
@@ -43,26 +42,64 @@ function sourceHoldsMore(source: ImportedAlert, here: Present): boolean {
   );
 }
 
-async function insertHistory(db: CommonQueryMethods, alerts: readonly ImportedAlert[]): Promise<number> {
-  const rows = alerts
-    .flatMap((a) => a.history.map((h) => ({ ...h, alertId: a.alert.id })))
-    .map((h, n) => ({ ...h, n }));
-  if (!rows.length) return 0;
-  // Inserted in the order given, so that `seq` keeps each alert's entries oldest first.
-  await db.query(sql.unsafe`
-    INSERT INTO alert_history (alert_id, ${historyInsertColumns})
-    SELECT v."alertId", ${historyInsertValues}
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS v("alertId" text, n integer, ${historyRecordsetColumns})
-    ORDER BY v.n`);
-  return rows.length;
+/** How a history field travels as an array parameter (times as epoch ms). */
+const ARRAY_TYPE: Partial<Record<SqlType, string>> = {
+  text: 'text',
+  integer: 'int4',
+  boolean: 'bool',
+  timestamptz: 'float8',
+};
+
+const HISTORY_VALUES = sql.join(
+  HISTORY_FIELD_LIST.map((f) =>
+    f.sqlType === 'timestamptz'
+      ? sql.fragment`to_timestamp(${sql.identifier(['u', f.name])} / 1000.0)`
+      : sql.identifier(['u', f.name]),
+  ),
+  sql.fragment`, `,
+);
+const HISTORY_NAMES = sql.join(
+  HISTORY_FIELD_LIST.map((f) => sql.identifier([f.name])),
+  sql.fragment`, `,
+);
+
+/**
+ * Writes the entries of these alerts, each alert's oldest first, in that order (`seq` keeps it),
+ * one array a column: parsing arrays costs PostgreSQL less than a jsonb recordset of the same rows.
+ * The range of `seq` written, to take the rows back if their alert is not written after all.
+ */
+async function insertHistory(db: CommonQueryMethods, alerts: readonly ImportedAlert[]) {
+  const entries = alerts.flatMap((a) => a.history);
+  if (!entries.length) return null;
+  const alertIds = alerts.flatMap((a) => a.history.map(() => a.alert.id));
+  const columns = HISTORY_FIELD_LIST.map((f) =>
+    sql.array(entries.map((e) => e[f.name]) as string[], ARRAY_TYPE[f.sqlType] as 'text'),
+  );
+  return db.one(sql.type(SeqRange)`
+    WITH w AS (
+      INSERT INTO alert_history (alert_id, ${historyInsertColumns})
+      SELECT u.alert_id, ${HISTORY_VALUES}
+      FROM unnest(${sql.array(alertIds, 'text')}, ${sql.join(columns, sql.fragment`, `)})
+        WITH ORDINALITY AS u(alert_id, ${HISTORY_NAMES}, n)
+      ORDER BY u.n
+      RETURNING seq)
+    SELECT min(seq) AS first, max(seq) AS last, count(*)::int AS n FROM w`);
 }
 
-/** Inserts alerts, skipping any whose id or identity is taken; the ids inserted. */
+const SeqRange = z.object({ first: z.number(), last: z.number(), n: z.number() });
+
+/**
+ * Inserts alerts whose history is already written, with their report counts from it
+ * (`alert_history_counts`, the rule migration 0054 keeps), skipping any whose id or identity is
+ * taken; the ids inserted.
+ */
 async function insertAlerts(db: CommonQueryMethods, alerts: readonly ImportedAlert[]): Promise<Set<string>> {
   if (!alerts.length) return new Set();
   const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO alerts (${insertColumns})
-    SELECT ${insertValues} FROM jsonb_to_recordset(${jsonb(alerts.map((a) => a.alert))}) AS v(${recordsetColumns})
+    INSERT INTO alerts (${insertColumns}, severity_entries, flaps)
+    SELECT ${insertValues}, c.entries, c.flaps
+    FROM jsonb_to_recordset(${jsonb(alerts.map((a) => a.alert))}) AS v(${recordsetColumns})
+      CROSS JOIN LATERAL alert_history_counts(v.id) c
     ON CONFLICT DO NOTHING RETURNING id`);
   return new Set(inserted.map((r) => r.id));
 }
@@ -90,6 +127,7 @@ const Other = z.object({
   createTime: z.number(),
   duplicateCount: z.number(),
 });
+type Other = z.infer<typeof Other>;
 
 /** Our alerts holding these alerts' identities (environment, resource, event, customer) under another id. */
 async function presentByIdentity(db: CommonQueryMethods, alerts: readonly ImportedAlert[]) {
@@ -141,53 +179,61 @@ const TAKEN = 'an alert with the same environment, resource, event and customer 
  * ones here under another id — the established forwarder names a receipt by its own id, so a
  * duplicate forwarded before the import creates the alert here under that id — replaced by the
  * source's copy under the source's id when ours began no earlier and has seen no more receipts.
+ * History is written before its alert, so that the alert is inserted with its report counts.
  */
 export async function writeAlerts(db: CommonQueryMethods, batch: readonly ImportedAlert[]): Promise<Outcome> {
-  const done = await insertAlerts(db, batch);
-  const missed = batch.filter((a) => !done.has(a.alert.id));
   const refused: Outcome['refused'] = [];
+  const fresh: ImportedAlert[] = [];
   const sameId: ImportedAlert[] = [];
-  const takeOver: ImportedAlert[] = [];
   const oursTaken: string[] = [];
+  const takingOver = new Set<string>();
   let skipped = 0;
-  if (missed.length) {
-    const byId = await presentById(db, missed);
-    const elsewhere = missed.filter((a) => !byId.has(a.alert.id));
-    const byIdentity = elsewhere.length
-      ? await presentByIdentity(db, elsewhere)
-      : new Map<string, z.infer<typeof Other>>();
-    for (const a of missed) {
-      const present = byId.get(a.alert.id);
-      const other = byIdentity.get(a.alert.id);
-      if (present) {
-        if (sourceHoldsMore(a, present)) sameId.push(a);
-        else skipped++;
-      } else if (
-        other &&
-        other.createTime >= a.alert.createTime &&
-        other.duplicateCount <= a.alert.duplicateCount
-      ) {
-        takeOver.push(a);
-        oursTaken.push(other.id);
-      } else refused.push({ id: a.alert.id, reason: TAKEN });
-    }
+  const byId = await presentById(db, batch);
+  const elsewhere = batch.filter((a) => !byId.has(a.alert.id));
+  const byIdentity = elsewhere.length ? await presentByIdentity(db, elsewhere) : new Map<string, Other>();
+  for (const a of batch) {
+    const present = byId.get(a.alert.id);
+    const other = byIdentity.get(a.alert.id);
+    if (present) {
+      if (sourceHoldsMore(a, present)) sameId.push(a);
+      else skipped++;
+    } else if (!other) fresh.push(a);
+    else if (other.createTime >= a.alert.createTime && other.duplicateCount <= a.alert.duplicateCount) {
+      fresh.push(a);
+      oursTaken.push(other.id);
+      takingOver.add(a.alert.id);
+    } else refused.push({ id: a.alert.id, reason: TAKEN });
   }
-  const replacedInPlace = await replaceSameId(db, sameId);
+  await removeTakenOver(db, oursTaken);
+  const written = await insertHistory(db, fresh);
+  const inserted = await insertAlerts(db, fresh);
+  const lost = fresh.filter((a) => !inserted.has(a.alert.id));
+  if (lost.length && written) {
+    // Written meanwhile by someone else (a receipt of the running server): its entries stay, ours go.
+    await db.query(sql.unsafe`
+      DELETE FROM alert_history
+      WHERE alert_id = ANY(${ids(lost)}) AND seq BETWEEN ${written.first} AND ${written.last}`);
+  }
+  for (const a of lost) refused.push({ id: a.alert.id, reason: TAKEN });
+  const replaced = await replaceSameId(db, sameId);
   for (const a of sameId) {
-    if (!replacedInPlace.has(a.alert.id)) {
+    if (!replaced.has(a.alert.id)) {
       refused.push({
         id: a.alert.id,
         reason: 'its new environment, resource, event and customer belong to another alert here',
       });
     }
   }
-  await removeTakenOver(db, oursTaken);
-  const takenOver = await insertAlerts(db, takeOver);
-  for (const a of takeOver) if (!takenOver.has(a.alert.id)) refused.push({ id: a.alert.id, reason: TAKEN });
-  const written = batch.filter(
-    (a) => done.has(a.alert.id) || replacedInPlace.has(a.alert.id) || takenOver.has(a.alert.id),
-  );
-  const history = await insertHistory(db, written);
-  if (written.length) await db.query(sql.unsafe`SELECT alert_history_recount(${ids(written)})`);
-  return { imported: done.size, replaced: replacedInPlace.size + takenOver.size, skipped, refused, history };
+  const replacedAlerts = sameId.filter((a) => replaced.has(a.alert.id));
+  const rewritten = await insertHistory(db, replacedAlerts);
+  if (replacedAlerts.length) await db.query(sql.unsafe`SELECT alert_history_recount(${ids(replacedAlerts)})`);
+  const tookOver = [...inserted].filter((id) => takingOver.has(id)).length;
+  const history = (written?.n ?? 0) - lost.reduce((n, a) => n + a.history.length, 0) + (rewritten?.n ?? 0);
+  return {
+    imported: inserted.size - tookOver,
+    replaced: replaced.size + tookOver,
+    skipped,
+    refused,
+    history,
+  };
 }
