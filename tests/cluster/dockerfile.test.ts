@@ -17,6 +17,7 @@ import { freePort, startInstance, startProc, type Instance } from '../../scripts
 import { createAlert } from '../helpers/alerts.ts';
 import { SERVER_FLAGS } from '../helpers/process.ts';
 import { createApi } from '../helpers/api.ts';
+import { createAlertaDatabase, insertRow } from '../helpers/alerta-db.ts';
 import { createTestDatabase, dropTestDatabase } from '../helpers/db.ts';
 import { until } from '../helpers/live.ts';
 
@@ -409,5 +410,39 @@ image(
     assert.is(await check({ ...ctx.run.env, PORT: String(port) }), 1, 'unhealthy once it is gone');
   },
 );
+
+image('the image runs the Alerta import through its entry point', async (ctx) => {
+  const source = await createAlertaDatabase('image_alerta_src');
+  const target = await createTestDatabase('image_import');
+  try {
+    await insertRow(source.url, 'perms', {
+      id: '0b9a6f43-7d2e-4c61-9a55-0d6b1f0e2a11',
+      match: 'ops',
+      scopes: ['read'],
+    });
+    const entry = JSON.parse(only(ctx.runtime, 'ENTRYPOINT').args) as string[];
+    const proc = startProc({
+      ...ctx.run,
+      env: { ...ctx.run.env, DATABASE_URL: target.url },
+      command: [
+        ...entry.map((p) => hostPath(ctx.app, p)),
+        'node',
+        'server/import/alerta/main.ts',
+        '--from',
+        source.url,
+        '--json',
+        '--quiet',
+      ],
+    });
+    assert.is(await proc.exited, 0, proc.output());
+    const summary = JSON.parse(proc.output().trim().split('\n').at(-1)!) as {
+      tables: { perms: { imported: number } };
+    };
+    assert.is(summary.tables.perms.imported, 1);
+  } finally {
+    await dropTestDatabase(source.name);
+    await dropTestDatabase(target.name);
+  }
+});
 
 image.run();
