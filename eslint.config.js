@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
  * the lower one.
  */
 const LAYERS = [
-  { name: 'start-up', paths: ['server/main.ts', 'server/boot.ts', 'server/app.ts'] },
+  { name: 'start-up', paths: ['server/main.ts', 'server/boot.ts', 'server/app.ts', 'server/import'] },
   { name: 'edges', paths: ['server/http', 'server/webhooks', 'server/realtime'] },
   { name: 'plugins', paths: ['server/plugins', 'server/notifications'] },
   { name: 'forwarding', paths: ['server/forwarding'] },
