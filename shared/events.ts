@@ -14,8 +14,12 @@ export const LiveEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('alert.deleted'), id: z.string(), customer: z.string().nullable() }),
   z.object({ type: z.literal('heartbeat.updated'), heartbeat: HeartbeatSchema }),
   z.object({ type: z.literal('heartbeat.deleted'), id: z.string(), customer: z.string().nullable() }),
+  // Many rows changed at once outside the receive path (an import): every screen loads afresh.
+  z.object({ type: z.literal('views.reload'), reason: z.string().max(200) }),
 ]);
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
+/** A change of one alert or heartbeat: what views apply and the change log keeps. */
+export type ChangeEvent = Exclude<LiveEvent, { type: 'views.reload' }>;
 export type LiveEventType = LiveEvent['type'];
 
 /**

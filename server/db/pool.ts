@@ -165,6 +165,12 @@ export const finiteTime = (...column: string[]) =>
 
 export interface PoolOptions {
   size?: number;
+  /**
+   * Name (prepare) every statement, so each connection plans it once (default). A bulk writer whose
+   * tables grow from empty to millions of rows while it runs (the Alerta import) turns this off: a
+   * plan kept from the first, empty batches would scan what later batches look up by index.
+   */
+  prepared?: boolean;
   schema?: string;
   databaseName?: string | null;
   applicationName?: string;
@@ -192,7 +198,11 @@ export function connectionUrl(url: string, options: PoolOptions = {}): string {
 /** A slonik pool: rows parsed by zod, timestamps as epoch ms (in range), int8 as number, no per-release reset. */
 export async function createDb(url: string, options: PoolOptions = {}): Promise<Db> {
   return createPool(connectionUrl(url, { applicationName: 'alertwall', ...options }), {
-    interceptors: [preparedStatements, resultParser, connectionLossInterceptor],
+    interceptors: [
+      ...(options.prepared === false ? [] : [preparedStatements]),
+      resultParser,
+      connectionLossInterceptor,
+    ],
     maxPoolSize: options.size ?? 10,
     // We keep no session state, so the default DISCARD ALL on every release would only cost a round trip.
     resetConnection: async () => {},

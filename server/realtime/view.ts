@@ -4,6 +4,7 @@ import type {
   ClientToServerEvents,
   GroupCounts,
   GroupField,
+  ChangeEvent,
   LiveEvent,
   ServerToClientEvents,
   ViewCounts,
@@ -34,7 +35,7 @@ export type LiveSocket = Socket<
 export interface Logged {
   gseq: number;
   time: number;
-  event: LiveEvent;
+  event: ChangeEvent;
 }
 
 export interface Member {

@@ -90,6 +90,8 @@ export interface ImportSummary {
   missing: string[];
   refusals: { table: string; id: string; reason: string }[];
   refused: number;
+  /** Open screens told to reload (Redis), false when it was unreachable, null without Redis or in a dry run. */
+  screens: boolean | null;
 }
 
 const env = (target: string, extra: Record<string, string>) => ({

@@ -39,6 +39,8 @@ export interface Summary {
   readonly refusals: Refusal[];
   readonly dryRun: boolean;
   seconds: number;
+  /** Whether open screens were told to reload (Redis), false if Redis was unreachable, null without it. */
+  screens?: boolean | null;
 }
 
 export interface Progress {

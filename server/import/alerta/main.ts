@@ -15,6 +15,7 @@ import { createLog } from '../../log.ts';
 import { importAlerta } from './import.ts';
 import { progressPrinter, summaryJson, summaryText } from './report.ts';
 import { openSource } from './source.ts';
+import { tellScreens } from './screens.ts';
 
 const USAGE = `usage: npm run import-alerta -- --from postgres://user@host/monitoring [options]
 
@@ -111,10 +112,18 @@ try {
   const url = connectionUrl(base, { databaseName: config.DATABASE_NAME, schema: config.DATABASE_SCHEMA });
   await migrate(url, config.DATABASE_SCHEMA);
   source = await openSource(args.from);
-  target = await createDb(url, {
+  // Commits need not wait for the disk: batches lost to a crash of PostgreSQL are written again by
+  // the next run, which skips what is already here.
+  const writing = new URL(url);
+  writing.searchParams.set(
+    'options',
+    `${writing.searchParams.get('options') ?? ''} -c synchronous_commit=off`.trim(),
+  );
+  target = await createDb(writing.toString(), {
     size: 2,
     schema: config.DATABASE_SCHEMA,
     applicationName: 'alertwall-import',
+    prepared: false,
   });
   const summary = await importAlerta(source, target, {
     batch,
@@ -126,6 +135,7 @@ try {
     onRefusal: report ? (r) => report.write(`${JSON.stringify(r)}\n`) : undefined,
   });
   if (!args.quiet && process.stderr.isTTY) process.stderr.write('\n');
+  summary.screens = summary.dryRun ? null : await tellScreens(config, log);
   process.stdout.write(`${args.json ? summaryJson(summary) : summaryText(summary)}\n`);
 } catch (err) {
   console.error(`import-alerta: ${(err as Error).message}`);

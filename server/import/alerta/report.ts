@@ -83,6 +83,9 @@ export function summaryText(s: Summary): string {
       lines.push(`  … and ${n(s.refusals.length - REFUSALS_SHOWN)} more (--report FILE lists them all)`);
     }
   }
+  if (s.screens === true) lines.push('open screens were told to load afresh.');
+  if (s.screens === false)
+    lines.push('open screens could not be told (Redis unreachable): they show the new rows once reloaded.');
   lines.push(`took ${duration(s.seconds)}`);
   return lines.join('\n');
 }
@@ -95,6 +98,7 @@ export function summaryJson(s: Summary): string {
     missing: s.missing,
     refusals: s.refusals.slice(0, REFUSALS_SHOWN),
     refused: s.refusals.length,
+    screens: s.screens ?? null,
     seconds: Math.round(s.seconds * 10) / 10,
   });
 }
