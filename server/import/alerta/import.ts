@@ -113,6 +113,7 @@ export async function importAlerta(
     if (table === 'alerts') Object.assign(s, { history: 0, historyLeftOut: 0 });
     summary.tables[table] = s;
     options.onProgress?.({ table, done: 0, total });
+    const writes = new Writes();
     for await (const batch of readingAhead(batchesOf(source, table, options, options.batch))) {
       const mapped: unknown[] = [];
       for (const row of batch) {
@@ -122,24 +123,61 @@ export async function importAlerta(
           refuse({ table, id: String(row.id), reason: m.refused });
         } else mapped.push(m.row);
       }
-      s.read += batch.length;
-      if (mapped.length) {
-        const outcome = await writeIsolating(target, step.write, mapped, options.dryRun);
-        s.imported += outcome.imported;
-        s.replaced += outcome.replaced ?? 0;
-        s.skipped += outcome.skipped;
-        s.refused += outcome.refused.length;
-        for (const r of outcome.refused) refuse({ table, ...r });
-        if (table === 'alerts') {
-          s.history! += outcome.history ?? 0;
-          s.historyLeftOut! += (mapped as rows.ImportedAlert[]).reduce((n, a) => n + a.historyLeftOut, 0);
+      const read = batch.length;
+      await writes.add(async () => {
+        if (mapped.length) {
+          const outcome = await writeIsolating(target, step.write, mapped, options.dryRun);
+          s.imported += outcome.imported;
+          s.replaced += outcome.replaced ?? 0;
+          s.skipped += outcome.skipped;
+          s.refused += outcome.refused.length;
+          for (const r of outcome.refused) refuse({ table, ...r });
+          if (table === 'alerts') {
+            s.history! += outcome.history ?? 0;
+            s.historyLeftOut! += (mapped as rows.ImportedAlert[]).reduce((n, a) => n + a.historyLeftOut, 0);
+          }
         }
-      }
-      options.onProgress?.({ table, done: s.read, total: Math.max(total, s.read) });
+        s.read += read;
+        options.onProgress?.({ table, done: s.read, total: Math.max(total, s.read) });
+      });
     }
+    await writes.drain();
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/** Batches written at once, each in its own transaction on its own connection (the pool's size). */
+const WRITERS = 2;
+
+/**
+ * Writes of batches, up to WRITERS at a time: one connection's statements use one core of
+ * PostgreSQL, and batches are independent (distinct ids and identities; each its own transaction).
+ * The first failure is thrown by the next `add` or by `drain`, once the writes under way are done.
+ */
+class Writes {
+  private readonly running = new Set<Promise<void>>();
+  private failure: unknown = null;
+
+  async add(write: () => Promise<void>): Promise<void> {
+    if (this.failure === null) {
+      const p: Promise<void> = write()
+        .catch((err: unknown) => {
+          this.failure ??= err;
+        })
+        .finally(() => this.running.delete(p));
+      this.running.add(p);
+    }
+    if (this.running.size >= WRITERS) await Promise.race(this.running);
+    if (this.failure !== null) {
+      await this.drain();
+    }
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.running);
+    if (this.failure !== null) throw this.failure;
+  }
 }
 
 /**

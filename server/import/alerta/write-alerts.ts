@@ -181,40 +181,49 @@ const TAKEN = 'an alert with the same environment, resource, event and customer 
  * source's copy under the source's id when ours began no earlier and has seen no more receipts.
  * History is written before its alert, so that the alert is inserted with its report counts.
  */
-export async function writeAlerts(db: CommonQueryMethods, batch: readonly ImportedAlert[]): Promise<Outcome> {
-  const refused: Outcome['refused'] = [];
-  const fresh: ImportedAlert[] = [];
-  const sameId: ImportedAlert[] = [];
-  const oursTaken: string[] = [];
-  const takingOver = new Set<string>();
-  let skipped = 0;
-  const byId = await presentById(db, batch);
-  const elsewhere = batch.filter((a) => !byId.has(a.alert.id));
-  const byIdentity = elsewhere.length ? await presentByIdentity(db, elsewhere) : new Map<string, Other>();
-  for (const a of batch) {
-    const present = byId.get(a.alert.id);
-    const other = byIdentity.get(a.alert.id);
-    if (present) {
-      if (sourceHoldsMore(a, present)) sameId.push(a);
-      else skipped++;
-    } else if (!other) fresh.push(a);
-    else if (other.createTime >= a.alert.createTime && other.duplicateCount <= a.alert.duplicateCount) {
-      fresh.push(a);
-      oursTaken.push(other.id);
-      takingOver.add(a.alert.id);
-    } else refused.push({ id: a.alert.id, reason: TAKEN });
-  }
-  await removeTakenOver(db, oursTaken);
-  const written = await insertHistory(db, fresh);
-  const inserted = await insertAlerts(db, fresh);
-  const lost = fresh.filter((a) => !inserted.has(a.alert.id));
+/** Alerts written with their history: the ids inserted, the rest taken meanwhile, entries written. */
+async function insertWithHistory(db: CommonQueryMethods, alerts: readonly ImportedAlert[]) {
+  const written = await insertHistory(db, alerts);
+  const inserted = await insertAlerts(db, alerts);
+  const lost = alerts.filter((a) => !inserted.has(a.alert.id));
   if (lost.length && written) {
-    // Written meanwhile by someone else (a receipt of the running server): its entries stay, ours go.
+    // Their id or identity is taken (by a receipt of the running server, or an alert here under
+    // another id): the entries just written for them go; the other alert's stay.
     await db.query(sql.unsafe`
       DELETE FROM alert_history
       WHERE alert_id = ANY(${ids(lost)}) AND seq BETWEEN ${written.first} AND ${written.last}`);
   }
-  for (const a of lost) refused.push({ id: a.alert.id, reason: TAKEN });
+  const entries = (written?.n ?? 0) - lost.reduce((n, a) => n + a.history.length, 0);
+  return { inserted, lost, entries };
+}
+
+export async function writeAlerts(db: CommonQueryMethods, batch: readonly ImportedAlert[]): Promise<Outcome> {
+  const refused: Outcome['refused'] = [];
+  const sameId: ImportedAlert[] = [];
+  const fresh: ImportedAlert[] = [];
+  let skipped = 0;
+  const byId = await presentById(db, batch);
+  for (const a of batch) {
+    const present = byId.get(a.alert.id);
+    if (!present) fresh.push(a);
+    else if (sourceHoldsMore(a, present)) sameId.push(a);
+    else skipped++;
+  }
+  // Most alerts are new: their identities are looked up only when the insert finds one taken.
+  const first = await insertWithHistory(db, fresh);
+  const byIdentity = first.lost.length ? await presentByIdentity(db, first.lost) : new Map<string, Other>();
+  const takeOver: ImportedAlert[] = [];
+  const oursTaken: string[] = [];
+  for (const a of first.lost) {
+    const other = byIdentity.get(a.alert.id);
+    if (other && other.createTime >= a.alert.createTime && other.duplicateCount <= a.alert.duplicateCount) {
+      takeOver.push(a);
+      oursTaken.push(other.id);
+    } else refused.push({ id: a.alert.id, reason: TAKEN });
+  }
+  await removeTakenOver(db, oursTaken);
+  const second = await insertWithHistory(db, takeOver);
+  for (const a of second.lost) refused.push({ id: a.alert.id, reason: TAKEN });
   const replaced = await replaceSameId(db, sameId);
   for (const a of sameId) {
     if (!replaced.has(a.alert.id)) {
@@ -227,13 +236,11 @@ export async function writeAlerts(db: CommonQueryMethods, batch: readonly Import
   const replacedAlerts = sameId.filter((a) => replaced.has(a.alert.id));
   const rewritten = await insertHistory(db, replacedAlerts);
   if (replacedAlerts.length) await db.query(sql.unsafe`SELECT alert_history_recount(${ids(replacedAlerts)})`);
-  const tookOver = [...inserted].filter((id) => takingOver.has(id)).length;
-  const history = (written?.n ?? 0) - lost.reduce((n, a) => n + a.history.length, 0) + (rewritten?.n ?? 0);
   return {
-    imported: inserted.size - tookOver,
-    replaced: replaced.size + tookOver,
+    imported: first.inserted.size,
+    replaced: replaced.size + second.inserted.size,
     skipped,
     refused,
-    history,
+    history: first.entries + second.entries + (rewritten?.n ?? 0),
   };
 }
