@@ -5,9 +5,8 @@
  * without `DATABASE_URL`). The server also migrates at start-up, so this step is optional.
  */
 import { ConfigError, loadConfig } from '../server/config.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../server/db/embedded.ts';
+import { configuredDatabase } from '../server/db/embedded.ts';
 import { listMigrations, migrate } from '../server/db/migrate.ts';
-import { connectionUrl } from '../server/db/pool.ts';
 import { createLog } from '../server/log.ts';
 
 let config;
@@ -19,15 +18,10 @@ try {
   process.exit(2);
 }
 const log = createLog(config.LOG_LEVEL);
-let embedded: EmbeddedPostgres | null = null;
+let database: Awaited<ReturnType<typeof configuredDatabase>> | null = null;
 try {
-  let base = config.DATABASE_URL;
-  if (!base) {
-    embedded = await startEmbeddedPostgres(config.DATA_DIR, log);
-    base = embedded.url;
-  }
-  const url = connectionUrl(base, { databaseName: config.DATABASE_NAME, schema: config.DATABASE_SCHEMA });
-  const applied = await migrate(url, config.DATABASE_SCHEMA);
+  database = await configuredDatabase(config, log);
+  const applied = await migrate(database.url, config.DATABASE_SCHEMA);
   const latest = listMigrations().at(-1)?.version ?? 0;
   console.log(
     applied.length
@@ -38,5 +32,5 @@ try {
   console.error(`migrate: ${(err as Error).message}`);
   process.exitCode = 1;
 } finally {
-  await embedded?.stop();
+  await database?.stop();
 }

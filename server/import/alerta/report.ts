@@ -90,9 +90,20 @@ export function summaryText(s: Summary): string {
   return lines.join('\n');
 }
 
-/** The machine-readable summary (`--json`): counts per table, refusals, seconds. */
+/** The machine-readable summary (`--json`): counts per table, refusals (the first ones), seconds. */
+export interface SummaryJson {
+  readonly dryRun: boolean;
+  readonly tables: Summary['tables'];
+  readonly missing: Summary['missing'];
+  readonly refusals: Summary['refusals'];
+  /** How many rows were refused in all. */
+  readonly refused: number;
+  readonly screens: boolean | null;
+  readonly seconds: number;
+}
+
 export function summaryJson(s: Summary): string {
-  return JSON.stringify({
+  const json: SummaryJson = {
     dryRun: s.dryRun,
     tables: s.tables,
     missing: s.missing,
@@ -100,5 +111,6 @@ export function summaryJson(s: Summary): string {
     refused: s.refusals.length,
     screens: s.screens ?? null,
     seconds: Math.round(s.seconds * 10) / 10,
-  });
+  };
+  return JSON.stringify(json);
 }

@@ -29,87 +29,116 @@ export interface Outcome {
 const Ids = z.object({ id: z.string() });
 const jsonb = (rows: readonly object[]) => sql.jsonb(rows as unknown as SerializableValue);
 
-/** Sorts the rows a statement did not insert into skipped (id here) and refused (another key). */
-async function classify(
+/** Column types a table's rows travel as in `jsonb_to_recordset`. */
+const TYPES = {
+  uuid: sql.fragment`uuid`,
+  text: sql.fragment`text`,
+  'text[]': sql.fragment`text[]`,
+  jsonb: sql.fragment`jsonb`,
+  integer: sql.fragment`integer`,
+  bigint: sql.fragment`bigint`,
+  boolean: sql.fragment`boolean`,
+  timestamptz: sql.fragment`timestamptz`,
+  bytea: sql.fragment`bytea`,
+};
+
+/** A table the import writes: its columns (the rows' keys) with their types, and what a conflict on another unique key means. */
+interface TableSpec<R> {
+  readonly table: string;
+  readonly columns: { readonly [K in keyof R & string]: keyof typeof TYPES };
+  readonly conflict: string;
+}
+
+/**
+ * Inserts the rows (`ON CONFLICT DO NOTHING`), then sorts those not inserted into skipped (their
+ * id is here) and refused (another unique key of the table is taken).
+ */
+async function insertRows<R extends { readonly id: string }>(
   db: CommonQueryMethods,
-  table: string,
-  idType: 'uuid' | 'text',
-  all: readonly string[],
-  inserted: readonly string[],
-  conflict: string,
-): Promise<Outcome> {
-  const done = new Set(inserted);
-  const missed = all.filter((id) => !done.has(id));
-  if (!missed.length) return { imported: inserted.length, skipped: 0, refused: [] };
+  spec: TableSpec<R>,
+  rows: readonly R[],
+): Promise<{ outcome: Outcome; inserted: Set<string> }> {
+  const columns = Object.entries(spec.columns) as [string, keyof typeof TYPES][];
+  const table = sql.identifier([spec.table]);
+  const names = sql.join(
+    columns.map(([c]) => sql.identifier([c])),
+    sql.fragment`, `,
+  );
+  const values = sql.join(
+    columns.map(([c]) => sql.identifier(['x', c])),
+    sql.fragment`, `,
+  );
+  const types = sql.join(
+    columns.map(([c, t]) => sql.fragment`${sql.identifier([c])} ${TYPES[t]}`),
+    sql.fragment`, `,
+  );
+  const done = await db.any(sql.type(Ids)`
+    INSERT INTO ${table} (${names})
+    SELECT ${values} FROM jsonb_to_recordset(${jsonb(rows)}) AS x(${types})
+    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
+  const inserted = new Set(done.map((r) => r.id));
+  const missed = rows.map((r) => r.id).filter((id) => !inserted.has(id));
+  if (!missed.length) return { outcome: { imported: inserted.size, skipped: 0, refused: [] }, inserted };
   const here = await db.any(sql.type(Ids)`
-    SELECT id::text AS id FROM ${sql.identifier([table])}
-    WHERE id = ANY(${sql.array(missed, idType)})`);
+    SELECT id::text AS id FROM ${table} WHERE id = ANY(${sql.array(missed, 'uuid')})`);
   const present = new Set(here.map((r) => r.id));
-  return {
-    imported: inserted.length,
-    skipped: present.size,
-    refused: missed.filter((id) => !present.has(id)).map((id) => ({ id, reason: conflict })),
-  };
+  const refused = missed.filter((id) => !present.has(id)).map((id) => ({ id, reason: spec.conflict }));
+  return { outcome: { imported: inserted.size, skipped: present.size, refused }, inserted };
 }
 
-export async function writeCustomers(db: CommonQueryMethods, rows: readonly CustomerRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO customers (id, match, customer)
-    SELECT x.id, x.match, x.customer FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, match text, customer text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'customers',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'conflict',
-  );
-}
+const write =
+  <R extends { readonly id: string }>(spec: TableSpec<R>) =>
+  async (db: CommonQueryMethods, rows: readonly R[]): Promise<Outcome> =>
+    (await insertRows(db, spec, rows)).outcome;
 
-export async function writePerms(db: CommonQueryMethods, rows: readonly PermRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO perms (id, match, scopes)
-    SELECT x.id, x.match, x.scopes FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, match text, scopes text[])
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'perms',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'a permission for the same match exists here under another id',
-  );
-}
+export const writeCustomers = write<CustomerRow>({
+  table: 'customers',
+  columns: { id: 'uuid', match: 'text', customer: 'text' },
+  conflict: 'conflict',
+});
 
-export async function writeUsers(db: CommonQueryMethods, rows: readonly UserRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO users (id, name, login, email, password, status, roles, attributes, create_time, last_login,
-      text, update_time, email_verified, hash)
-    SELECT x.id, x.name, x.login, x.email, x.password, x.status, x.roles, x.attributes, x.create_time,
-      x.last_login, x.text, x.update_time, x.email_verified, x.hash
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, name text, login text, email text, password text,
-      status text, roles text[], attributes jsonb, create_time timestamptz, last_login timestamptz, text text,
-      update_time timestamptz, email_verified boolean, hash text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'users',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'a user with the same login or email exists here under another id',
-  );
-}
+export const writePerms = write<PermRow>({
+  table: 'perms',
+  columns: { id: 'uuid', match: 'text', scopes: 'text[]' },
+  conflict: 'a permission for the same match exists here under another id',
+});
 
+export const writeUsers = write<UserRow>({
+  table: 'users',
+  columns: {
+    id: 'uuid',
+    name: 'text',
+    login: 'text',
+    email: 'text',
+    password: 'text',
+    status: 'text',
+    roles: 'text[]',
+    attributes: 'jsonb',
+    create_time: 'timestamptz',
+    last_login: 'timestamptz',
+    text: 'text',
+    update_time: 'timestamptz',
+    email_verified: 'boolean',
+    hash: 'text',
+  },
+  conflict: 'a user with the same login or email exists here under another id',
+});
+
+const GROUPS: TableSpec<Omit<GroupRow, 'users'>> = {
+  table: 'groups',
+  columns: { id: 'uuid', name: 'text', text: 'text', update_time: 'timestamptz' },
+  conflict: 'a group with the same name exists here under another id',
+};
+
+/** Groups, and the members of those inserted (a join table here, an id array in Alerta). */
 export async function writeGroups(db: CommonQueryMethods, rows: readonly GroupRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO groups (id, name, text, update_time)
-    SELECT x.id, x.name, x.text, x.update_time
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, name text, text text, update_time timestamptz)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
+  const { outcome, inserted } = await insertRows(
+    db,
+    GROUPS,
+    rows.map(({ users: _, ...g }) => g),
+  );
   const members = rows
-    .filter((g) => inserted.some((i) => i.id === g.id))
+    .filter((g) => inserted.has(g.id))
     .flatMap((g) => g.users.map((u) => ({ group_id: g.id, user_id: u })));
   if (members.length) {
     await db.query(sql.unsafe`
@@ -117,93 +146,89 @@ export async function writeGroups(db: CommonQueryMethods, rows: readonly GroupRo
       SELECT x.group_id, x.user_id FROM jsonb_to_recordset(${jsonb(members)}) AS x(group_id uuid, user_id uuid)
       ON CONFLICT DO NOTHING`);
   }
-  return classify(
-    db,
-    'groups',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'a group with the same name exists here under another id',
-  );
+  return outcome;
 }
+
+type HashedKey = Omit<KeyRow, 'key'> & { readonly key_hash: string; readonly key_hint: string };
+const writeHashedKeys = write<HashedKey>({
+  table: 'keys',
+  columns: {
+    id: 'uuid',
+    key_hash: 'bytea',
+    key_hint: 'text',
+    user: 'text',
+    scopes: 'text[]',
+    text: 'text',
+    expire_time: 'timestamptz',
+    count: 'bigint',
+    last_used_time: 'timestamptz',
+    customer: 'text',
+  },
+  conflict: 'the same key value exists here under another id',
+});
 
 /** Keys are stored as ours are: the SHA-256 of the value and its hint, never the value. */
-export async function writeKeys(db: CommonQueryMethods, rows: readonly KeyRow[]): Promise<Outcome> {
-  const hashed = rows.map(({ key, ...k }) => ({
-    ...k,
-    key_hash: hashKey(key).toString('hex'),
-    key_hint: keyHintOf(key),
-  }));
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO keys (id, key_hash, key_hint, "user", scopes, text, expire_time, count, last_used_time, customer)
-    SELECT x.id, decode(x.key_hash, 'hex'), x.key_hint, x."user", x.scopes, x.text, x.expire_time, x.count,
-      x.last_used_time, x.customer
-    FROM jsonb_to_recordset(${jsonb(hashed)}) AS x(id uuid, key_hash text, key_hint text, "user" text,
-      scopes text[], text text, expire_time timestamptz, count bigint, last_used_time timestamptz, customer text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
+export const writeKeys = (db: CommonQueryMethods, rows: readonly KeyRow[]): Promise<Outcome> =>
+  writeHashedKeys(
     db,
-    'keys',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'the same key value exists here under another id',
+    rows.map(({ key, ...k }) => ({
+      ...k,
+      key_hash: `\\x${hashKey(key).toString('hex')}`,
+      key_hint: keyHintOf(key),
+    })),
   );
-}
 
-export async function writeBlackouts(db: CommonQueryMethods, rows: readonly BlackoutRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO blackouts (id, priority, environment, service, resource, event, "group", origin, tags, customer,
-      start_time, end_time, duration, "user", create_time, text)
-    SELECT x.id, x.priority, x.environment, x.service, x.resource, x.event, x."group", x.origin, x.tags,
-      x.customer, x.start_time, x.end_time, x.duration, x."user", x.create_time, x.text
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, priority integer, environment text, service text[],
-      resource text, event text, "group" text, origin text, tags text[], customer text, start_time timestamptz,
-      end_time timestamptz, duration integer, "user" text, create_time timestamptz, text text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'blackouts',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'conflict',
-  );
-}
+export const writeBlackouts = write<BlackoutRow>({
+  table: 'blackouts',
+  columns: {
+    id: 'uuid',
+    priority: 'integer',
+    environment: 'text',
+    service: 'text[]',
+    resource: 'text',
+    event: 'text',
+    group: 'text',
+    origin: 'text',
+    tags: 'text[]',
+    customer: 'text',
+    start_time: 'timestamptz',
+    end_time: 'timestamptz',
+    duration: 'integer',
+    user: 'text',
+    create_time: 'timestamptz',
+    text: 'text',
+  },
+  conflict: 'conflict',
+});
 
-export async function writeHeartbeats(
-  db: CommonQueryMethods,
-  rows: readonly HeartbeatRow[],
-): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO heartbeats (id, origin, tags, attributes, type, create_time, receive_time, timeout, customer)
-    SELECT x.id, x.origin, x.tags, x.attributes, x.type, x.create_time, x.receive_time, x.timeout, x.customer
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, origin text, tags text[], attributes jsonb, type text,
-      create_time timestamptz, receive_time timestamptz, timeout integer, customer text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'heartbeats',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'a heartbeat of the same origin and customer exists here under another id',
-  );
-}
+export const writeHeartbeats = write<HeartbeatRow>({
+  table: 'heartbeats',
+  columns: {
+    id: 'uuid',
+    origin: 'text',
+    tags: 'text[]',
+    attributes: 'jsonb',
+    type: 'text',
+    create_time: 'timestamptz',
+    receive_time: 'timestamptz',
+    timeout: 'integer',
+    customer: 'text',
+  },
+  conflict: 'a heartbeat of the same origin and customer exists here under another id',
+});
 
-export async function writeNotes(db: CommonQueryMethods, rows: readonly NoteRow[]): Promise<Outcome> {
-  const inserted = await db.any(sql.type(Ids)`
-    INSERT INTO notes (id, text, "user", attributes, type, create_time, update_time, alert, customer)
-    SELECT x.id, x.text, x."user", x.attributes, x.type, x.create_time, x.update_time, x.alert, x.customer
-    FROM jsonb_to_recordset(${jsonb(rows)}) AS x(id uuid, text text, "user" text, attributes jsonb, type text,
-      create_time timestamptz, update_time timestamptz, alert text, customer text)
-    ON CONFLICT DO NOTHING RETURNING id::text AS id`);
-  return classify(
-    db,
-    'notes',
-    'uuid',
-    rows.map((r) => r.id),
-    inserted.map((r) => r.id),
-    'conflict',
-  );
-}
+export const writeNotes = write<NoteRow>({
+  table: 'notes',
+  columns: {
+    id: 'uuid',
+    text: 'text',
+    user: 'text',
+    attributes: 'jsonb',
+    type: 'text',
+    create_time: 'timestamptz',
+    update_time: 'timestamptz',
+    alert: 'text',
+    customer: 'text',
+  },
+  conflict: 'conflict',
+});
