@@ -4,6 +4,9 @@
  * and its order, logins with the old passwords, the old API keys, blackouts, heartbeats,
  * permissions, groups, counts; a second run changes nothing; refused rows are reported.
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import bcrypt from 'bcryptjs';
 import { appSuite, type AppContext } from '../helpers/app.ts';
@@ -14,6 +17,7 @@ import {
   insertRow,
   onAlerta,
   runImport,
+  runImportPlain,
   type AlertaEntry,
 } from '../helpers/alerta-db.ts';
 import { fingerprint } from '../helpers/robustness.ts';
@@ -316,6 +320,32 @@ test('a dry run reports what it would do and writes nothing', async (ctx) => {
   assert.is(r.summary.tables.alerts!.imported, 3);
   assert.is(r.summary.tables.users!.imported, 3);
   assert.is(await snapshot(ctx.db.url), before);
+});
+
+test('an operator sees a progress line per table, a summary with each refusal, and a report file', async (ctx) => {
+  const report = join(mkdtempSync(join(tmpdir(), 'import-report-')), 'refused.jsonl');
+  const before = await snapshot(ctx.db.url);
+  const r = runImportPlain(ctx.source.url, ctx.db.url, ['--dry-run', '--report', report]);
+  assert.is(r.status, 0, r.stderr);
+  // Not a terminal: each table's line when it is done (and every 5 s while it runs).
+  assert.match(r.stderr, /^alerts +\[#{24}\] 4 \/ 4 100% .*done in \d+s$/m);
+  assert.match(r.stderr, /^users +\[#{24}\] 3 \/ 3 100% /m);
+  assert.match(r.stdout, /^Dry run: nothing was written/);
+  assert.match(r.stdout, /^alerts +4 +3 +0 +0 +1$/m);
+  assert.match(r.stdout, /^refused rows \(3\):$/m);
+  assert.match(
+    r.stdout,
+    new RegExp(`^  alerts ${ids.bad}: attributes: Attribute keys must not contain`, 'm'),
+  );
+  const lines = readFileSync(report, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { table: string; id: string });
+  assert.equal(lines.map((l) => l.id).sort(), [ids.bad, ids.customerNull, ids.keyNoExpiry].sort());
+  assert.is(await snapshot(ctx.db.url), before);
+  const usage = runImportPlain(ctx.source.url, ctx.db.url, ['--batch', '0']);
+  assert.is(usage.status, 2);
+  assert.match(usage.stderr, /--batch must be a whole number/);
 });
 
 test('imports every table; refused rows are reported with their reason', async (ctx) => {

@@ -98,6 +98,15 @@ export function runImport(
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, summary };
 }
 
+/** Runs the import as an operator would, with its progress lines and human summary. */
+export function runImportPlain(source: string, target: string, args: string[] = []) {
+  return spawnSync(process.execPath, ['server/import/alerta/main.ts', '--from', source, ...args], {
+    cwd: root,
+    env: env(target, {}),
+    encoding: 'utf8',
+  });
+}
+
 /** Starts the import without waiting (to interrupt it). */
 export function startImport(source: string, target: string, args: string[] = []): ChildProcess {
   return spawn(process.execPath, ['server/import/alerta/main.ts', '--from', source, '--quiet', ...args], {
