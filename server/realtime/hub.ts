@@ -437,12 +437,8 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       return;
     } else if (lastSeq > 0 && info.gseq > lastSeq + 1) missed(lastSeq, info.gseq);
     lastSeq = Math.max(lastSeq, info.gseq);
-    if (event.type === 'views.reload') {
-      // Rows written outside the receive path (npm run import-alerta): no delta describes them, so
-      // every view is loaded afresh (tests/api/import-alerta-live.test.ts).
-      dropViews(event.reason, info.gseq);
-      return;
-    }
+    // Rows written outside the receive path (an import): every view loads afresh (import-alerta-live.test.ts).
+    if (event.type === 'views.reload') return dropViews(event.reason, info.gseq);
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
     log_.push(entry);
     // Trimmed in chunks: keeping at least LIVE_BUFFER_SIZE changes without moving the array every time.
