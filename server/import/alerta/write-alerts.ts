@@ -7,7 +7,7 @@
  * alert compares equal and nothing is written. tests/api/import-alerta.test.ts ("the second run
  * changes nothing", "a forwarded alert gets its older history").
  */
-import { sql, type CommonQueryMethods, type SerializableValue } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import {
   historyInsertColumns,
@@ -17,9 +17,7 @@ import {
 } from '../../db/alert-columns.ts';
 import { HISTORY_FIELD_LIST, type SqlType } from '../../domain/alert-fields.ts';
 import type { ImportedAlert } from './rows.ts';
-import type { Outcome } from './write.ts';
-
-const jsonb = (rows: readonly object[]) => sql.jsonb(rows as unknown as SerializableValue);
+import { jsonb, type Outcome } from './write.ts';
 
 const Ids = z.object({ id: z.string() });
 const Present = z.object({

@@ -27,7 +27,8 @@ export interface Outcome {
 }
 
 const Ids = z.object({ id: z.string() });
-const jsonb = (rows: readonly object[]) => sql.jsonb(rows as unknown as SerializableValue);
+/** Rows as one jsonb parameter, for `jsonb_to_recordset`. */
+export const jsonb = (rows: readonly object[]) => sql.jsonb(rows as unknown as SerializableValue);
 
 /** Column types a table's rows travel as in `jsonb_to_recordset`. */
 const TYPES = {
