@@ -57,6 +57,8 @@ export const TopEntrySchema = z
     environments: z.array(z.string()),
     services: z.array(z.string()),
     resources: z.array(z.object({ id: z.string(), resource: z.string(), href: z.string() })),
+    /** Ours: the earliest createTime among the group's alerts (the reports' "open since"). */
+    firstCreateTime: z.string(),
   })
   .catchall(z.unknown());
 export type TopEntry = z.infer<typeof TopEntrySchema>;

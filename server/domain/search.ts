@@ -252,6 +252,7 @@ export async function topAlerts(
       resource: x.resource,
       href: `${caller.baseUrl}/alert/${x.id}`,
     })),
+    firstCreateTime: new Date(r.firstCreateTime).toISOString(),
     [groupBy]: r.grp,
   }));
 }

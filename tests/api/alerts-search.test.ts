@@ -1488,7 +1488,7 @@ search(
       for (const e of top10) {
         assert.equal(
           Object.keys(e).sort(),
-          ['count', 'duplicateCount', 'environments', 'event', 'resources', 'services'],
+          ['count', 'duplicateCount', 'environments', 'event', 'firstCreateTime', 'resources', 'services'],
           path,
         );
         for (const r of e.resources) {
@@ -1539,6 +1539,7 @@ search('top-N count: group-by resource, environment, service; size limits', asyn
       'count',
       'duplicateCount',
       'environments',
+      'firstCreateTime',
       'resource',
       'resources',
       'services',

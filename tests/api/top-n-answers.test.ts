@@ -32,6 +32,8 @@ interface Row {
   duplicate_count: number;
   life: number;
   entries: number;
+  /** create_time as epoch ms. */
+  created: number;
 }
 
 const top = appSuite<AppContext & { rows: Row[] }>('top-N answers', {
@@ -75,6 +77,7 @@ top.before(async (ctx) => {
     `SELECT a.id, a.resource, a.event, a.environment, a.severity, a.status, a.service, a."group", a.value, a.origin,
        a.type, a.customer, a.duplicate_count,
        extract(epoch FROM a.last_receive_time - a.create_time)::float8 AS life,
+       (extract(epoch FROM a.create_time) * 1000)::float8 AS created,
        (SELECT count(*)::int FROM alert_history h WHERE h.alert_id = a.id AND h.type = 'severity') AS entries
      FROM alerts a`,
   );
@@ -119,6 +122,7 @@ function expected(rows: Row[], variant: 'count' | 'standing', by: keyof Row, n: 
       environments: [...g.env].sort(byCode),
       services: [...g.svc].sort(byCode),
       resources: alerts.map((a) => ({ id: a.id, resource: a.resource })),
+      firstCreateTime: new Date(Math.floor(Math.min(...alerts.map((a) => a.created)))).toISOString(),
       [by]: key,
     };
   });
