@@ -1,8 +1,10 @@
 /**
- * Turns one server's answer into what can be compared with the other's: generated ids become
- * `<id:N>` by order of first appearance in the scenario, API key values `<key:N>` (a masked key
- * `<masked key>`), times `<time>`, the server's own base URL disappears from links, and the fields
- * that describe the instance rather than the behaviour keep only their type.
+ * Turns one server's answer into what can be compared with the other's: a generated id a step saves
+ * becomes `<name>` (the name it is saved under), any other `<id:N>` by order of first appearance in
+ * the scenario, so one extra id on one side renumbers only the unnamed ones after it; API key values
+ * become `<key:N>` (or their saved name; a masked key `<masked key>`), times `<time>`; the server's
+ * own base URL disappears from links, and the fields that describe the instance rather than the
+ * behaviour keep only their type (tests/unit/replay-compare.test.ts).
  */
 import type { RawAnswer } from './http.ts';
 import type { Answer } from './types.ts';
@@ -34,6 +36,8 @@ export class Normaliser {
   private readonly ids = new Map<string, string>();
   private readonly shortIds = new Map<string, string>();
   private readonly keys = new Map<string, string>();
+  private numberedIds = 0;
+  private numberedKeys = 0;
   private readonly base: string;
   private readonly origin: string;
 
@@ -43,10 +47,36 @@ export class Normaliser {
     this.origin = new URL(base).origin;
   }
 
+  /** Names a value a step saved (an id or a key value) `<name>`, unless it was seen before. */
+  name(value: string, name: string): void {
+    if (IS_UUID.test(value) && !this.ids.has(value.toLowerCase())) {
+      this.ids.set(value.toLowerCase(), `<${name}>`);
+      this.shortIds.set(value.slice(0, 8).toLowerCase(), `<${name}>`);
+    } else if (KEY_VALUE.test(value) && !this.keys.has(value)) this.keys.set(value, `<${name}>`);
+  }
+
   answer(raw: RawAnswer): Answer {
+    this.findKeys(raw.body);
     const out: Answer = { status: raw.status, type: raw.type, body: this.value(raw.body, '') };
     if (raw.location !== undefined) out.location = this.text(raw.location, 'location');
     return out;
+  }
+
+  /** Numbers every API key value in a `key` field first, so a link naming it reads the same wherever it is. */
+  private findKeys(v: unknown): void {
+    if (Array.isArray(v)) v.forEach((x) => this.findKeys(x));
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        if (
+          k === 'key' &&
+          typeof x === 'string' &&
+          KEY_VALUE.test(x) &&
+          !IS_UUID.test(x) &&
+          !this.keys.has(x)
+        )
+          this.keys.set(x, `<key:${++this.numberedKeys}>`);
+        else this.findKeys(x);
+      }
   }
 
   /** Objects are walked in key order, so ids are numbered the same whatever order a server writes keys in. */
@@ -67,8 +97,6 @@ export class Normaliser {
 
   private text(s: string, name: string): string {
     if (name === 'key' && s.endsWith('…')) return '<masked key>';
-    if (name === 'key' && KEY_VALUE.test(s) && !IS_UUID.test(s) && !this.keys.has(s))
-      this.keys.set(s, `<key:${this.keys.size + 1}>`);
     let t = s;
     for (const [value, token] of this.keys) t = t.split(value).join(token);
     t = t.split(this.base).join('').split(this.origin).join('<origin>');
@@ -81,7 +109,7 @@ export class Normaliser {
     const id = raw.toLowerCase();
     let token = this.ids.get(id);
     if (!token) {
-      token = `<id:${this.ids.size + 1}>`;
+      token = `<id:${++this.numberedIds}>`;
       this.ids.set(id, token);
       this.shortIds.set(id.slice(0, 8), token);
     }

@@ -24,12 +24,20 @@ export interface ScenarioResult {
   differences: Found[];
 }
 
-async function sendStep(side: Side, step: Step, vars: Vars, declared: Set<string>): Promise<RawAnswer> {
+async function sendStep(
+  side: Side,
+  step: Step,
+  vars: Vars,
+  declared: Set<string>,
+  normaliser: Normaliser,
+): Promise<RawAnswer> {
   try {
     const raw = await send(side, step, vars, declared);
     for (const [name, path] of Object.entries(step.save ?? {})) {
       const v = pick(raw.body, path);
-      if (v !== undefined) vars[name] = v;
+      if (v === undefined) continue;
+      vars[name] = v;
+      normaliser.name(v, name);
     }
     return raw;
   } catch (e) {
@@ -60,8 +68,8 @@ export async function runScenario(
   for (const step of steps) {
     if (step.waitMs) await sleep(step.waitMs);
     const [rawA, rawB] = await Promise.all([
-      sendStep(sides[0], step, vars[0], declared),
-      sendStep(sides[1], step, vars[1], declared),
+      sendStep(sides[0], step, vars[0], declared, normalisers[0]),
+      sendStep(sides[1], step, vars[1], declared, normalisers[1]),
     ]);
     const a = normalisers[0].answer(rawA);
     const b = normalisers[1].answer(rawB);
