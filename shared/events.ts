@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LiveAlertSchema } from './alerts.ts';
 import { HeartbeatSchema } from './heartbeats.ts';
 import type { AlertPatch } from './live-patch.ts';
+import type { NotificationHealth } from './notifications.ts';
 import { AlertCountsShape } from './queries.ts';
 
 /**
@@ -16,10 +17,13 @@ export const LiveEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('heartbeat.deleted'), id: z.string(), customer: z.string().nullable() }),
   // Many rows changed at once outside the receive path (an import): every screen loads afresh.
   z.object({ type: z.literal('views.reload'), reason: z.string().max(200) }),
+  // A receiver's health changed (or what makes it paging): each instance reads the health afresh
+  // and pushes `notifications:health` to its sockets (server/realtime/notification-health.ts).
+  z.object({ type: z.literal('notifications.health'), receiver: z.string().max(100).nullable() }),
 ]);
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
 /** A change of one alert or heartbeat: what views apply and the change log keeps. */
-export type ChangeEvent = Exclude<LiveEvent, { type: 'views.reload' }>;
+export type ChangeEvent = Exclude<LiveEvent, { type: 'views.reload' | 'notifications.health' }>;
 export type LiveEventType = LiveEvent['type'];
 
 /**
@@ -138,6 +142,11 @@ export interface ServerToClientEvents {
   'session.expired': (m: { message: string }) => void;
   /** Every few seconds: the server's time and position, so screens can show how fresh they are. */
   tick: (m: { time: number } & Position) => void;
+  /**
+   * Sockets whose credentials hold read:notifications: a receiver's health changed; the body is
+   * GET /notifications/health's for the socket's customers.
+   */
+  'notifications:health': (m: NotificationHealth) => void;
 }
 
 export interface ClientToServerEvents {

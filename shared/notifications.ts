@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimeSchema, MAX_LENGTH, noNul, tooLong } from './alerts.ts';
+import { IsoTimeSchema, isTimeInRange, MAX_LENGTH, noNul, tooLong } from './alerts.ts';
 
 // Notification receivers and routing rules (docs/notifications.md). Real clients send null for
 // "not given", so optional fields accept null.
@@ -87,6 +87,28 @@ const SourceShape = {
   updateTime: IsoTimeSchema.nullable(),
 };
 
+/**
+ * How a receiver is doing, from every instance's attempts (kept in the database): `unknown` until
+ * something was attempted, `failing` from a failed attempt until the next success.
+ */
+export const ReceiverHealthSchema = z.object({
+  state: z.enum(['ok', 'failing', 'unknown']),
+  /** A PagerDuty or Opsgenie receiver, or one a rule with `paging` names. */
+  paging: z.boolean(),
+  lastSuccessTime: IsoTimeSchema.nullable(),
+  lastErrorTime: IsoTimeSchema.nullable(),
+  lastError: z.string().nullable(),
+  /** The first failure after the last success, while failing. */
+  failingSince: IsoTimeSchema.nullable(),
+  /** Attempts failed since the last success. */
+  failedAttempts: z.number(),
+  /** Messages waiting for this receiver (every instance's). */
+  queued: z.number(),
+  /** When the next queued message is due. */
+  nextAttemptTime: IsoTimeSchema.nullable(),
+});
+export type ReceiverHealth = z.infer<typeof ReceiverHealthSchema>;
+
 /** A receiver as the API shows it: secrets in `settings` masked. */
 export const ReceiverSchema = z.object({
   id: z.string(),
@@ -103,6 +125,7 @@ export const ReceiverSchema = z.object({
    * until they are entered again. Empty when all is well.
    */
   unreadableSecrets: z.array(z.string()),
+  health: ReceiverHealthSchema,
   ...SourceShape,
 });
 export type Receiver = z.infer<typeof ReceiverSchema>;
@@ -160,6 +183,8 @@ const ruleFields = {
   /** Seconds between reminders while an alert stays open and unacknowledged; 0 or null: none. */
   repeatInterval: SECONDS('repeatInterval', 30 * 86_400).nullish(),
   escalations: z.array(EscalationSchema, { error: 'escalations must be a list' }).max(10).nullish(),
+  /** The rule's receivers (and escalation receivers) are paging ones: the wall shows when they fail. */
+  paging: z.boolean({ error: 'paging must be true or false' }).nullish(),
   /**
    * The customer that owns the rule: it matches only that customer's alerts and names only that
    * customer's receivers. A customer's user gets its own; only admins make global ones (null).
@@ -197,6 +222,7 @@ export const RuleSchema = z.object({
   groupWait: z.number(),
   repeatInterval: z.number(),
   escalations: z.array(EscalationSchema),
+  paging: z.boolean(),
   owner: z.string().nullable(),
   ...SourceShape,
 });
@@ -220,8 +246,116 @@ export const QueuedNotificationSchema = z.object({
   receiver: z.string(),
   type: z.string(),
   kind: z.string(),
+  /** `waiting`: the first attempt is not due yet; `retrying`: at least one attempt failed. */
+  state: z.enum(['waiting', 'retrying']),
+  /** The next attempt. */
   dueTime: IsoTimeSchema,
+  /** Attempts failed so far. */
   attempts: z.number(),
   lastError: z.string().nullable(),
 });
 export type QueuedNotification = z.infer<typeof QueuedNotificationSchema>;
+
+/** GET /notifications/health and the live `notifications:health` event: what the wall's badge shows. */
+export const NotificationHealthSchema = z.object({
+  status: z.literal('ok'),
+  receivers: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      type: ReceiverTypeSchema,
+      paging: z.boolean(),
+      state: ReceiverHealthSchema.shape.state,
+      failingSince: IsoTimeSchema.nullable(),
+      lastError: z.string().nullable(),
+    }),
+  ),
+  /** Paging receivers failing now. */
+  pagingFailing: z.number(),
+});
+export type NotificationHealth = z.infer<typeof NotificationHealthSchema>;
+
+/** What a delivery was about, as the delivery history names it. */
+export const DELIVERY_KINDS = ['alert', 'ack', 'resolve', 'reminder', 'escalation', 'test'] as const;
+export const DELIVERY_OUTCOMES = ['sent', 'failed', 'rejected', 'expired', 'suppressed'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+/** One entry of the delivery history: one attempt's outcome for one alert (or a test message). */
+export const DeliverySchema = z.object({
+  id: z.string(),
+  time: IsoTimeSchema,
+  receiver: z.object({ id: z.string(), name: z.string(), type: z.string() }),
+  rule: z.object({ id: z.string(), name: z.string() }).nullable(),
+  alertId: z.string().nullable(),
+  resource: z.string().nullable(),
+  event: z.string().nullable(),
+  kind: z.enum(DELIVERY_KINDS),
+  outcome: z.enum(DELIVERY_OUTCOMES),
+  /** Which attempt this was (1 for the first); 0 for a message suppressed before any. */
+  attempt: z.number(),
+  error: z.string().nullable(),
+});
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+const isoParam = (name: string) =>
+  z
+    .string()
+    .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && isTimeInRange(Date.parse(v)), {
+      error: `${name} must be an ISO 8601 time from the years 0001 to 9999, e.g. 2026-01-31T12:00:00Z`,
+    })
+    .transform((v) => Date.parse(v));
+const keyParam = (name: string) =>
+  z
+    .string()
+    .min(1, `${name} must not be empty`)
+    .max(100, `${name} must be at most 100 characters`)
+    .regex(/^[\w.@:-]+$/, `${name} must be an id or a name`);
+const intParam = (name: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number from 1 to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${name} must be a whole number from 1 to ${max}`);
+
+/**
+ * GET /notifications/deliveries's query: filters (receiver and rule by id or name), paging. An
+ * unknown parameter is a 400, so a misspelt filter is not quietly ignored.
+ */
+export const DeliveriesQuerySchema = z.strictObject(
+  {
+    receiver: keyParam('receiver').optional(),
+    rule: keyParam('rule').optional(),
+    alert: z
+      .string()
+      .min(1, 'alert must not be empty')
+      .max(100, 'alert must be at most 100 characters')
+      .optional(),
+    outcome: z
+      .enum(DELIVERY_OUTCOMES, { error: `outcome must be one of ${DELIVERY_OUTCOMES.join(', ')}` })
+      .optional(),
+    from: isoParam('from').optional(),
+    to: isoParam('to').optional(),
+    page: intParam('page', 1_000_000).optional(),
+    'page-size': intParam('page-size', 1000).optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown parameter${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`
+        : undefined,
+  },
+);
+export type DeliveriesQuery = z.infer<typeof DeliveriesQuerySchema>;
+
+/** GET /notifications/deliveries: a page of the history, newest first. */
+export const DeliveriesPageSchema = z.object({
+  status: z.literal('ok'),
+  deliveries: z.array(DeliverySchema),
+  total: z.number(),
+  page: z.number(),
+  pageSize: z.number(),
+  pages: z.number(),
+  more: z.boolean(),
+});
+export type DeliveriesPage = z.infer<typeof DeliveriesPageSchema>;

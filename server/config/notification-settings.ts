@@ -61,4 +61,6 @@ export const NOTIFICATION_SETTINGS = {
   NOTIFY_RETRY_MAX_DELAY: seconds(300, 0.01, 86_400),
   /** How often repeats, escalations and changes made without a hook (PUT /status, bulk) are looked for. */
   NOTIFY_SWEEP_INTERVAL: seconds(10, 0.1, 3600),
+  /** Seconds the delivery history keeps an entry (housekeeping deletes older ones); 0 keeps them all. */
+  NOTIFY_DELIVERY_RETENTION: int(7 * 86_400, 0, 10 * 365 * 86_400),
 };

@@ -121,3 +121,17 @@ export async function findTimedOut(
     limit,
   );
 }
+
+/**
+ * Deletes up to `limit` notification delivery history entries older than `before` (oldest first,
+ * through the time index); how many went. Housekeeping repeats it until fewer go (NOTIFY_DELIVERY_RETENTION).
+ */
+export function purgeDeliveries(db: CommonQueryMethods, before: number, limit: number): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    WITH d AS (
+      DELETE FROM notification_deliveries WHERE id = ANY(ARRAY(
+        SELECT id FROM notification_deliveries WHERE time < ${ts(before)} ORDER BY time LIMIT ${limit}))
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM d`);
+}

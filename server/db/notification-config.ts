@@ -67,6 +67,8 @@ export interface RuleDef {
   /** Seconds; 0: no repeats. */
   repeatInterval: number;
   escalations: Escalation[];
+  /** Its receivers and escalation receivers are paging ones (the wall's badge). */
+  paging: boolean;
   source: 'api' | 'settings';
   createTime: number | null;
   updateTime: number | null;
@@ -130,9 +132,10 @@ export async function setReceiverSettings(
   await db.query(sql.unsafe`UPDATE notification_receivers SET settings = ${json(settings)} WHERE id = ${id}`);
 }
 
-/** Deletes a receiver and whatever is still queued for it. */
+/** Deletes a receiver, whatever is still queued for it and its health (its delivery history stays). */
 export async function deleteReceiver(db: CommonQueryMethods, id: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM notification_queue WHERE receiver_id = ${id}`);
+  await db.query(sql.unsafe`DELETE FROM notification_health WHERE receiver_id = ${id}`);
   await db.query(sql.unsafe`DELETE FROM notification_receivers WHERE id = ${id}`);
 }
 
@@ -171,6 +174,7 @@ const RuleRowSchema = RuleSchema.pick({
   groupWait: true,
   repeatInterval: true,
   escalations: true,
+  paging: true,
   owner: true,
 })
   .extend({ match: MatchSchema, createTime: z.number(), updateTime: z.number() })
@@ -188,7 +192,7 @@ const RuleRowSchema = RuleSchema.pick({
     source: 'api',
   }));
 const ruleColumns = sql.fragment`id::text, name, priority, enabled, match, receivers, continue,
-  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations, owner,
+  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations, paging, owner,
   create_time AS "createTime", update_time AS "updateTime"`;
 
 export type RuleWrite = Omit<RuleDef, 'source' | 'createTime' | 'updateTime'>;
@@ -214,9 +218,9 @@ export function listRules(db: CommonQueryMethods): Promise<readonly RuleDef[]> {
 export async function insertRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
   await db.query(sql.unsafe`
     INSERT INTO notification_rules (id, name, priority, enabled, match, receivers, continue, group_wait,
-      repeat_interval, escalations, owner)
+      repeat_interval, escalations, paging, owner)
     VALUES (${r.id}, ${r.name}, ${r.priority}, ${r.enabled}, ${matchOf(r)}, ${texts(r.receivers)},
-      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)}, ${r.owner})`);
+      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)}, ${r.paging}, ${r.owner})`);
 }
 
 export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
@@ -224,7 +228,7 @@ export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<
     UPDATE notification_rules SET name = ${r.name}, priority = ${r.priority}, enabled = ${r.enabled},
       match = ${matchOf(r)}, receivers = ${texts(r.receivers)}, continue = ${r.continue},
       group_wait = ${r.groupWait}, repeat_interval = ${r.repeatInterval},
-      escalations = ${json(r.escalations)}, owner = ${r.owner}, update_time = now()
+      escalations = ${json(r.escalations)}, paging = ${r.paging}, owner = ${r.owner}, update_time = now()
     WHERE id = ${r.id}`);
 }
 

@@ -1,3 +1,4 @@
+import type { NotificationHealth } from '../../shared/notifications.ts';
 import type { QueuedRow } from '../db/forward-queue.ts';
 import type { StatusMetric } from '../metrics.ts';
 import type { LaneState } from './queue.ts';
@@ -62,4 +63,9 @@ export interface Notifier {
   reload(): Promise<void>;
   /** What /management/status shows, for a caller restricted to `customers` (null: every receiver). */
   status(customers: readonly string[] | null): Promise<NotificationStatus>;
+  /**
+   * Reads every receiver's health once (catching up with another instance's change of receivers
+   * or rules first) and gives GET /notifications/health's body for a caller's `customers`.
+   */
+  healthFor(): Promise<(customers: readonly string[] | null) => NotificationHealth>;
 }

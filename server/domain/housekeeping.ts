@@ -24,6 +24,8 @@ interface Outcome {
   unshelve: string[];
   unack: string[];
   deleted: number;
+  /** Notification delivery history entries older than NOTIFY_DELIVERY_RETENTION, deleted. */
+  deliveries: number;
   /** One line per alert a plugin refused or failed on. */
   errors: string[];
 }
@@ -105,7 +107,7 @@ async function housekeep(
 ): Promise<Outcome> {
   const { config, model } = deps;
   const now = deps.clock.now();
-  const outcome: Outcome = { expired: [], unshelve: [], unack: [], deleted: 0, errors: [] };
+  const outcome: Outcome = { expired: [], unshelve: [], unack: [], deleted: 0, deliveries: 0, errors: [] };
 
   if (thresholds.expiredAfter > 0) {
     outcome.deleted += await deleteAll(
@@ -159,6 +161,15 @@ async function housekeep(
       outcome.errors,
       isStopping,
     );
+  }
+  // Then the notification delivery history's old entries (docs/notifications.md, "Delivery history").
+  if (config.NOTIFY_DELIVERY_RETENTION > 0) {
+    const before = now - config.NOTIFY_DELIVERY_RETENTION * 1000;
+    let gone = BATCH;
+    while (gone === BATCH && !isStopping()) {
+      gone = await housekeepingDb.purgeDeliveries(deps.db, before, BATCH);
+      outcome.deliveries += gone;
+    }
   }
   return outcome;
 }
@@ -241,9 +252,10 @@ function logOutcome(deps: Deps, o: Outcome, trigger: 'endpoint' | 'schedule') {
     unshelve: o.unshelve.length,
     unack: o.unack.length,
     deleted: o.deleted,
+    deliveries: o.deliveries,
     errors: o.errors.length,
   };
-  if (fields.expired + fields.unshelve + fields.unack + fields.deleted + fields.errors > 0) {
+  if (Object.values(fields).some((v) => typeof v === 'number' && v > 0)) {
     deps.log.info(fields, 'housekeeping.ran');
   } else deps.log.debug(fields, 'housekeeping.ran');
 }

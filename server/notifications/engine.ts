@@ -1,3 +1,4 @@
+import type { NotificationHealth } from '../../shared/notifications.ts';
 import type { Base } from '../deps.ts';
 import type { NotificationStatus, Notifier } from '../delivery/services.ts';
 import * as store from '../db/notifications.ts';
@@ -6,6 +7,8 @@ import { notifiedAlert } from '../domain/alert-fields.ts';
 import type { AlertRecord } from '../domain/alert-types.ts';
 import { KeyedBatcher } from '../domain/keyed-batcher.ts';
 import type { ReceiptAlong, TriggerAlong } from '../domain/plugin-hooks.ts';
+import { isVisible } from './catalog.ts';
+import { healthOfReceivers, summarize } from './health.ts';
 import { createNotificationMetrics, type NotificationMetrics } from './metrics.ts';
 import { Routing } from './routing.ts';
 import type { StatusClass } from './rules.ts';
@@ -113,6 +116,21 @@ export class Engine implements Notifier {
       { routing: this.routing, queue: this.worker.queue, metrics: this.metrics },
       customers,
     );
+  }
+
+  async healthFor(): Promise<(customers: readonly string[] | null) => NotificationHealth> {
+    await this.routing.refresh();
+    const receivers = [...this.routing.receivers.values()];
+    const health = await healthOfReceivers(
+      this.deps.db,
+      receivers,
+      this.routing.rules.map((r) => r.def),
+    );
+    return (customers) =>
+      summarize(
+        receivers.filter((r) => isVisible({ customers }, r.customer)),
+        health,
+      );
   }
 
   async stop(): Promise<void> {

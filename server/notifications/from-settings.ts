@@ -121,6 +121,7 @@ export function fromSettings(config: Config): { receivers: ReceiverDef[]; rule: 
       groupWait: config.NOTIFY_GROUP_WAIT,
       repeatInterval: config.NOTIFY_REPEAT_INTERVAL,
       escalations: [],
+      paging: false,
       owner: null,
       source: 'settings',
       createTime: null,

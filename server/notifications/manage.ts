@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type {
+  NotificationHealth,
   QueuedNotification,
   Receiver,
+  ReceiverHealth,
   ReceiverInput,
   ReceiverUpdate,
   Rule,
@@ -15,11 +17,12 @@ import * as store from '../db/notifications.ts';
 import { getAlert } from '../domain/alerts.ts';
 import { assignCustomer, type Caller } from '../domain/caller.ts';
 import { appError, AppError } from '../errors.ts';
-import { fromSettings } from './from-settings.ts';
+import { allReceivers, allRules, visibleReceivers, visibleRules } from './catalog.ts';
+import { healthOfReceivers, healthSummary, noteAttempt } from './health.ts';
 import { checkSettings, maskedSettings, mergeSettings, type ReceiverDef } from './receivers.ts';
 import { linksOf, testAlert, type Item } from './render/common.ts';
 import { matchEveryAlert, type RuleDef } from './rules.ts';
-import { openReceiver, sealSettings } from './sealed-settings.ts';
+import { sealSettings } from './sealed-settings.ts';
 import { Agents, sendMessage } from './senders/index.ts';
 
 /**
@@ -31,7 +34,7 @@ import { Agents, sendMessage } from './senders/index.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function presentReceiver(r: ReceiverDef): Receiver {
+export function presentReceiver(r: ReceiverDef, health: ReceiverHealth): Receiver {
   return {
     id: r.id,
     name: r.name,
@@ -42,6 +45,7 @@ export function presentReceiver(r: ReceiverDef): Receiver {
     settings: maskedSettings(r.type, r.settings),
     customer: r.customer,
     unreadableSecrets: [...(r.unreadable ?? [])],
+    health,
     source: r.source,
     createTime: iso(r.createTime),
     updateTime: iso(r.updateTime),
@@ -50,29 +54,6 @@ export function presentReceiver(r: ReceiverDef): Receiver {
 
 export function presentRule(r: RuleDef): Rule {
   return { ...r, createTime: iso(r.createTime), updateTime: iso(r.updateTime) };
-}
-
-/** Whether a caller may see what `customer` owns: all for an unrestricted caller, never a global one else. */
-const isVisible = (caller: Pick<Caller, 'customers'>, customer: string | null) =>
-  caller.customers === null || (customer !== null && caller.customers.includes(customer));
-
-/** Every receiver (secrets opened): the ones the settings make, then the API's, by name. */
-async function allReceivers(deps: Deps): Promise<ReceiverDef[]> {
-  const stored = await store.listReceivers(deps.db);
-  return [...fromSettings(deps.config).receivers, ...stored.map((r) => openReceiver(deps.secrets, r))];
-}
-
-async function allRules(deps: Deps): Promise<RuleDef[]> {
-  const { rule } = fromSettings(deps.config);
-  return [...(rule ? [rule] : []), ...(await store.listRules(deps.db))];
-}
-
-async function visibleReceivers(deps: Deps, caller: Caller): Promise<ReceiverDef[]> {
-  return (await allReceivers(deps)).filter((r) => isVisible(caller, r.customer));
-}
-
-async function visibleRules(deps: Deps, caller: Caller): Promise<RuleDef[]> {
-  return (await allRules(deps)).filter((r) => isVisible(caller, r.owner));
 }
 
 /** By id or name, among those the caller sees. */
@@ -117,14 +98,28 @@ async function write(
     await store.bumpVersion(tx);
   });
   await deps.notifier.reload();
+  // What makes a receiver paging may have changed: open screens read the health again.
+  await deps.bus.publish({ type: 'notifications.health', receiver: null });
+}
+
+/** Receivers as the API shows them, each with its health. */
+async function presentWithHealth(deps: Deps, receivers: ReceiverDef[]): Promise<Receiver[]> {
+  const health = await healthOfReceivers(deps.db, receivers, await allRules(deps));
+  return receivers.map((r) => presentReceiver(r, health.get(r.id)!));
 }
 
 export async function listReceivers(deps: Deps, caller: Caller): Promise<Receiver[]> {
-  return (await visibleReceivers(deps, caller)).map(presentReceiver);
+  return presentWithHealth(deps, await visibleReceivers(deps, caller));
 }
 
 export async function getReceiver(deps: Deps, caller: Caller, key: string): Promise<Receiver> {
-  return presentReceiver(await findReceiver(deps, caller, key));
+  const [receiver] = await presentWithHealth(deps, [await findReceiver(deps, caller, key)]);
+  return receiver!;
+}
+
+/** GET /notifications/health: the state of each receiver the caller sees, and the paging ones failing. */
+export async function notificationHealth(deps: Deps, caller: Caller): Promise<NotificationHealth> {
+  return healthSummary(deps.db, await visibleReceivers(deps, caller), await allRules(deps));
 }
 
 function assertSettings(r: Pick<ReceiverDef, 'type' | 'settings'>, keptSealed: readonly string[] = []) {
@@ -240,6 +235,8 @@ export async function testReceiver(deps: Deps, caller: Caller, key: string): Pro
     };
     const [sent] = await sendMessage(receiver, { ...message, items }, options);
     const attempt = sent!.attempt;
+    if (attempt.outcome !== 'stopped')
+      await noteTest(deps, receiver, attempt.outcome, 'error' in attempt ? attempt.error : null);
     if (attempt.outcome === 'delivered' && (receiver.type === 'pagerduty' || receiver.type === 'opsgenie')) {
       await sendMessage(receiver, { ...message, items: [{ kind: 'resolve', alert }] }, options);
     }
@@ -250,10 +247,29 @@ export async function testReceiver(deps: Deps, caller: Caller, key: string): Pro
     return { status: 'ok', receiver: receiver.name, outcome: attempt.outcome, detail: attempt.error };
   } catch (err) {
     if (err instanceof AppError) throw err;
+    await noteTest(deps, receiver, 'rejected', (err as Error).message);
     return { status: 'ok', receiver: receiver.name, outcome: 'rejected', detail: (err as Error).message };
   } finally {
     agents.drop();
   }
+}
+
+/** A test message's outcome, in the delivery history and the receiver's health like any attempt. */
+function noteTest(
+  deps: Deps,
+  receiver: ReceiverDef,
+  outcome: 'delivered' | 'failed' | 'rejected',
+  error: string | null,
+): Promise<void> {
+  const sent = outcome === 'delivered';
+  return noteAttempt(deps, {
+    receiver: { id: receiver.id, name: receiver.name, type: receiver.type, customer: receiver.customer },
+    rule: null,
+    outcome: sent ? 'sent' : outcome,
+    error: sent ? null : error,
+    entries: [{ alertId: null, resource: null, event: null, kind: 'test', attempt: 1 }],
+    health: sent ? 'success' : 'failure',
+  });
 }
 
 // ---- rules ----------------------------------------------------------------------------------
@@ -323,6 +339,7 @@ function ruleFrom(id: string, base: Omit<store.RuleWrite, 'id'>, change: RuleUpd
     groupWait: pick('groupWait', base.groupWait),
     repeatInterval: pick('repeatInterval', base.repeatInterval),
     escalations: change.escalations === undefined ? base.escalations : (change.escalations ?? []),
+    paging: pick('paging', base.paging),
     owner: base.owner,
   };
 }
@@ -342,6 +359,7 @@ export async function createRule(deps: Deps, caller: Caller, input: RuleInput): 
     groupWait: 30,
     repeatInterval: 0,
     escalations: [],
+    paging: false,
     owner,
   };
   const rule = ruleFrom(randomUUID(), base, input);
@@ -384,6 +402,7 @@ export async function alertNotifications(
     receiver: receivers.get(q.receiverId)?.name ?? q.receiverId,
     type: receivers.get(q.receiverId)?.type ?? 'unknown',
     kind: q.kind,
+    state: q.attempts > 0 ? ('retrying' as const) : ('waiting' as const),
     dueTime: new Date(q.dueAt).toISOString(),
     attempts: q.attempts,
     lastError: q.lastError,

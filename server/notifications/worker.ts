@@ -14,6 +14,8 @@ import {
   retryPolicy,
   type RetryPolicy,
 } from '../delivery/queue.ts';
+import type { AttemptRecord, DeliveryEntry } from '../db/notification-deliveries.ts';
+import { deliveryKind, noteAttempt } from './health.ts';
 import type { NotificationMetrics } from './metrics.ts';
 import { CAPABILITIES, wants, type ReceiverDef } from './receivers.ts';
 import { isAlarm, linksOf, type Item, type Message } from './render/common.ts';
@@ -192,12 +194,20 @@ export class Worker {
       if (keep) items.push({ item: { kind: last.kind, alert }, rows: group });
       else dropped.push(...group.map((r) => r.id));
     }
+    const ruleId = rows[0]!.ruleId;
     if (dropped.length) {
       await store.remove(deps.db, dropped, owner);
       metrics.sent.inc({ receiver_type: receiver.type, outcome: 'suppressed' }, dropped.length);
+      const gone = new Set(dropped);
+      const entries = [...byAlert.values()]
+        .filter((group) => gone.has(group[0]!.id))
+        .map((group) => {
+          const alert = current.get(group[0]!.alertId) ?? group.findLast((r) => r.alert)?.alert;
+          return entryOf(group, alert ?? null, 0);
+        });
+      await noteAttempt(deps, this.attemptOf(receiver, ruleId, entries, 'suppressed', null));
     }
     if (!items.length) return;
-    const ruleId = rows[0]!.ruleId;
     const message: Message = {
       items: items.map((i) => i.item),
       rule: routing.rulesById.get(ruleId)?.name ?? null,
@@ -228,6 +238,25 @@ export class Worker {
     }
   }
 
+  /** What the delivery history and the receiver's health are told of an attempt (or of a suppression). */
+  private attemptOf(
+    receiver: ReceiverDef,
+    ruleId: string,
+    entries: DeliveryEntry[],
+    outcome: AttemptRecord['outcome'],
+    error: string | null,
+  ): AttemptRecord {
+    const rule = this.routing.rulesById.get(ruleId);
+    return {
+      receiver: { id: receiver.id, name: receiver.name, type: receiver.type, customer: receiver.customer },
+      rule: { id: ruleId, name: rule?.name ?? ruleId },
+      outcome,
+      error,
+      entries,
+      health: outcome === 'suppressed' ? null : outcome === 'sent' ? 'success' : 'failure',
+    };
+  }
+
   private async settle(
     lane: Lane,
     receiver: ReceiverDef,
@@ -243,6 +272,16 @@ export class Worker {
     const verdict = lane.record(attempt, attempts);
     if (verdict.outcome === 'stopped') return store.release(db, ids, owner);
     const error = 'error' in attempt ? attempt.error : '';
+    // The history and the receiver's health hear of every attempt, after its rows are settled.
+    const outcome =
+      verdict.outcome === 'delivered' ? 'sent' : verdict.outcome === 'retry' ? 'failed' : verdict.outcome;
+    const entries = own.map(({ item, rows }) => entryOf(rows, item.alert, 1));
+    const ruleId = own[0]!.rows[0]!.ruleId;
+    const noted = () =>
+      noteAttempt(
+        deps,
+        this.attemptOf(receiver, ruleId, entries, outcome, outcome === 'sent' ? null : error),
+      );
     const who = `${receiver.name} (${receiver.type})`;
     const count = (outcome: string) =>
       metrics.sent.inc({ receiver_type: receiver.type, outcome }, own.length);
@@ -258,21 +297,25 @@ export class Worker {
     switch (verdict.outcome) {
       case 'delivered':
         await history((i) => `${who}: ${i.kind} sent`);
+        await noted();
         count('sent');
         log.debug(facts, 'notify.sent');
         return;
       case 'rejected':
         await history((i) => `${who}: ${i.kind} rejected (${error}), not retried`);
+        await noted();
         count('rejected');
         log.warn({ ...facts, error }, 'notify.rejected: the service refused the message');
         return;
       case 'expired':
         await history((i) => `${who}: ${i.kind} failed (${error}), gave up after ${attempts} attempts`);
+        await noted();
         count('expired');
         log.warn({ ...facts, attempts, error }, 'notify.expired: gave up after NOTIFY_MAX_ATTEMPTS');
         return;
       case 'retry':
         await store.retryLater(db, { ids, owner, delayMs: verdict.delayMs, error });
+        await noted();
         count('failed');
         // One entry when delivery starts failing, one for the outcome: retries do not fill the history.
         if (attempts === 1) await history((i) => `${who}: ${i.kind} failed (${error}), retrying`, false);
@@ -280,6 +323,21 @@ export class Worker {
         return;
     }
   }
+}
+
+/**
+ * One alert's entry in the delivery history: its newest row's kind, and the attempt `next` after
+ * those its rows had (1: the attempt just made; 0: none, for a message dropped before sending).
+ */
+function entryOf(rows: readonly QueuedRow[], alert: NotifiedAlert | null, next: number): DeliveryEntry {
+  const last = rows.at(-1)!;
+  return {
+    alertId: last.alertId,
+    resource: alert?.resource ?? null,
+    event: alert?.event ?? null,
+    kind: deliveryKind(last.kind),
+    attempt: Math.max(...rows.map((r) => r.attempts)) + next,
+  };
 }
 
 /** Whether a receiver may hear of an alert: a global one of any, a customer's of its customer's only. */

@@ -22,7 +22,8 @@ import { deltaSpan, missedChanges } from './change-log.ts';
 import { compileMatcher } from './matcher.ts';
 import { createSessions } from './sessions.ts';
 import { createSharedEncoding, preEncodeSharedAck } from './shared-encoding.ts';
-import { countsOfView, View, type LiveSocket, type Logged, type SocketData } from './view.ts';
+import { pushNotificationHealth } from './notification-health.ts';
+import { countsOfView, View, waiting, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /** How often each socket hears the server's time and position, and its user's status is read again. */
 const TICK_MS = 5000;
@@ -39,10 +40,6 @@ const GROUP_LIMIT = 100;
 
 /** The room of a view's sockets that take full alerts, or of those that take patches. */
 const roomOf = (view: View, patches: boolean) => (patches ? `view:${view.id}:patches` : `view:${view.id}`);
-
-/** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
-const waiting = (socket: LiveSocket) =>
-  (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
 
 export interface Hub {
   close(): Promise<void>;
@@ -100,6 +97,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   };
 
   const sessions = createSessions(deps, answerFor);
+  const health = pushNotificationHealth(deps, io);
   io.use((socket, next) => void sessions.authenticate(socket, next));
 
   io.on('connection', (raw) => {
@@ -437,8 +435,9 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
       return;
     } else if (lastSeq > 0 && info.gseq > lastSeq + 1) missed(lastSeq, info.gseq);
     lastSeq = Math.max(lastSeq, info.gseq);
-    // Rows written outside the receive path (an import): every view loads afresh (import-alerta-live.test.ts).
+    // An import's rows: every view loads afresh (import-alerta-live.test.ts); health: notification-health.ts.
     if (event.type === 'views.reload') return dropViews(event.reason, info.gseq);
+    if (event.type === 'notifications.health') return;
     const entry: Logged = { gseq: info.gseq, time: info.time, event };
     log_.push(entry);
     // Trimmed in chunks: keeping at least LIVE_BUFFER_SIZE changes without moving the array every time.
@@ -485,6 +484,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     async close() {
       clearInterval(tick);
       sessions.close();
+      health.close();
       cancelFlush?.();
       unsubscribe();
       stopResuming();

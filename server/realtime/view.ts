@@ -32,6 +32,10 @@ export type LiveSocket = Socket<
   SocketData
 >;
 
+/** Packets queued for a socket's connection and not yet written (engine.io keeps them in writeBuffer). */
+export const waiting = (socket: LiveSocket) =>
+  (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
+
 export interface Logged {
   gseq: number;
   time: number;

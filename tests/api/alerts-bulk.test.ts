@@ -196,7 +196,7 @@ async function expectTaskSuccess(api: Api, id: string, total: number, key: 'upda
 function record(ctx: AppContext) {
   const events: ChangeEvent[] = [];
   const stop = ctx.running.deps.bus.subscribe((e) => {
-    if (e.type !== 'views.reload') events.push(e);
+    if (e.type !== 'views.reload' && e.type !== 'notifications.health') events.push(e);
   });
   const idOf = (e: ChangeEvent) =>
     e.type === 'alert.deleted' || e.type === 'heartbeat.deleted'

@@ -36,6 +36,7 @@ function rule(over: Partial<RuleDef>): RuleDef {
     groupWait: 30,
     repeatInterval: 0,
     escalations: [],
+    paging: false,
     owner: null,
     source: 'api',
     createTime: null,

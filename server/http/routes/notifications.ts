@@ -2,6 +2,7 @@ import { Router } from '../router.ts';
 import { z } from 'zod';
 import { AlertIdSchema } from '../../../shared/alerts.ts';
 import {
+  DeliveriesQuerySchema,
   ReceiverInputSchema,
   ReceiverUpdateSchema,
   RuleInputSchema,
@@ -10,6 +11,7 @@ import {
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { appError } from '../../errors.ts';
+import { listDeliveries } from '../../notifications/deliveries.ts';
 import * as notifications from '../../notifications/manage.ts';
 import { bodyObject } from '../body.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -65,6 +67,17 @@ export function notificationRoutes(deps: Deps): Router {
     remove: notifications.deleteRule,
   });
 
+  /** GET /notifications/health — each receiver's state and the paging receivers failing (the wall's badge) */
+  router.get('/notifications/health', requireScope(deps, READ), async (ctx) => {
+    ctx.body = await notifications.notificationHealth(deps, httpCaller(ctx, deps));
+  });
+
+  /** GET /notifications/deliveries — the delivery history, filtered and paged, newest first */
+  router.get('/notifications/deliveries', requireScope(deps, READ), async (ctx) => {
+    const query = DeliveriesQuerySchema.parse(singleParams(ctx.querystring));
+    ctx.body = await listDeliveries(deps, httpCaller(ctx, deps), query);
+  });
+
   /** GET /alert/:id/notifications — queued and delivered notifications of one alert */
   router.get('/alert/:id/notifications', requireScope(deps, 'read:alerts'), async (ctx) => {
     const { id } = AlertParamsSchema.parse(ctx.params);
@@ -73,6 +86,16 @@ export function notificationRoutes(deps: Deps): Router {
   });
 
   return router;
+}
+
+/** A query string as one value per name; a name given twice is a 400. */
+function singleParams(querystring: string): Record<string, string> {
+  const params = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(querystring)) {
+    if (params.has(name)) throw appError('invalid_request', `${name} may be given only once`);
+    params.set(name, value);
+  }
+  return Object.fromEntries(params);
 }
 
 /** What the handlers of receivers and of rules differ in: their names, schemas and manage.ts functions. */
