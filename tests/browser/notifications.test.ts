@@ -1,5 +1,5 @@
 /**
- * The notifications admin page: create a receiver with JSON settings, press Test and see the
+ * The notifications admin page: create a receiver with its type's form, press Test and see the
  * service's answer, add a routing rule for it; the alert page shows where notifications stand.
  */
 import { suite } from 'uvu';
@@ -39,9 +39,8 @@ test('create a receiver, press Test, see what the service said; a failing one sa
   const form = receivers.getByRole('form', { name: 'New' });
   await form.getByLabel('Name', { exact: true }).fill('ops-chat');
   await form.locator('select[name=type]').selectOption('slack');
-  await form
-    .getByLabel('Settings (JSON)', { exact: true })
-    .fill(JSON.stringify({ url: stub.url('/slack/T/B/ui-secret'), channel: '#ops' }));
+  await form.getByLabel('Webhook URL', { exact: true }).fill(stub.url('/slack/T/B/ui-secret'));
+  await form.getByLabel('Channel', { exact: true }).fill('#ops');
   await form.getByRole('button', { name: 'Create' }).click();
   const row = receivers.getByTestId('admin-row').filter({ hasText: 'ops-chat' });
   await row.waitFor();
