@@ -83,6 +83,7 @@ const matcher = knownMatcher(known);
 
 /** Unique per run and short: resource names, logins and tags carry it, so runs never meet. */
 const run = `rp${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 3).toString(36)}`;
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const show = (v: unknown) => {
   const text = v === undefined ? 'undefined' : JSON.stringify(v);
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
@@ -95,7 +96,7 @@ for (const scenario of chosen) {
   results.push(r);
   const fresh = r.differences.filter((d) => !d.known);
   const known = r.differences.length - fresh.length;
-  const verdict = fresh.length ? `${fresh.length} difference${fresh.length > 1 ? 's' : ''}` : 'OK';
+  const verdict = fresh.length ? count(fresh.length, 'difference') : 'OK';
   console.log(
     `${r.name.padEnd(14)} ${verdict}${known ? ` (${known} known)` : ''}, ${r.steps.length} requests: ${r.title}`,
   );
@@ -110,7 +111,8 @@ const fresh = results.flatMap((r) => r.differences.filter((d) => !d.known));
 const knownCount = results.reduce((n, r) => n + r.differences.filter((d) => d.known).length, 0);
 const failing = results.filter((r) => r.differences.some((d) => !d.known)).length;
 console.log(
-  `summary: ${results.length} scenarios, ${requests} requests, ${fresh.length} differences in ${failing} scenarios, ${knownCount} known`,
+  `summary: ${count(results.length, 'scenario')}, ${count(requests, 'request')}, ` +
+    `${count(fresh.length, 'difference')} in ${count(failing, 'scenario')}, ${knownCount} known`,
 );
 if (values.report)
   writeFileSync(

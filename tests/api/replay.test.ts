@@ -103,7 +103,7 @@ test('a setting that changes an answer fails the run and names the path', async 
   assert.is(code, 1, output);
   assert.match(output, /^keys +1 difference, \d+ requests/m);
   assert.match(output, /^ {2}DIFF {2}list\.body\.pageSize: A 1000 \| B 500$/m);
-  assert.match(output, /^summary: 1 scenarios, \d+ requests, 1 differences in 1 scenarios, 0 known$/m);
+  assert.match(output, /^summary: 1 scenario, \d+ requests, 1 difference in 1 scenario, 0 known$/m);
 });
 
 test('a difference in the known file is printed as known with its reason, and the run passes', async (ctx) => {
@@ -121,7 +121,7 @@ test('a difference in the known file is printed as known with its reason, and th
     output,
     /^ {2}known list\.body\.pageSize: A 1000 \| B 500 \(DEFAULT_PAGE_SIZE differs on purpose\)$/m,
   );
-  assert.match(output, /^summary: 1 scenarios, \d+ requests, 0 differences in 0 scenarios, 1 known$/m);
+  assert.match(output, /^summary: 1 scenario, \d+ requests, 0 differences in 0 scenarios, 1 known$/m);
 });
 
 test('usage errors exit 2 naming the problem; --list names every scenario', async (ctx) => {
