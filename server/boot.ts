@@ -165,6 +165,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     await bootstrapAccess(deps);
     bulk.start(deps);
     housekeeping = startHousekeeping(deps);
+    blackoutCache.start();
     tallyCompaction = startTallyCompaction(deps);
     await forwarder?.start();
     notifier.start();
@@ -205,6 +206,7 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
         await forwarder?.stop();
         await notifier?.stop();
         await housekeeping?.stop();
+        await blackoutCache.stop();
         await tallyCompaction?.stop();
         await bulk?.stop();
         await keyUsage?.stop();

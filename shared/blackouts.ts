@@ -12,6 +12,8 @@ import {
 } from './alerts.ts';
 import { PagedListShape } from './paging.ts';
 
+const MAX_RULE = 500;
+
 // Real clients send null for "not given" (the CLI sends every field), so optional fields accept null.
 
 /**
@@ -53,6 +55,23 @@ const fields = {
     .string({ error: 'user must be a string' })
     .refine(...noNul('user'))
     .nullish(),
+  /**
+   * An RFC 5545 RRULE value (`FREQ=WEEKLY;BYDAY=MO;BYHOUR=18`): the blackout recurs, `duration`
+   * is each occurrence's length, startTime/endTime bound the series. The server checks the rule.
+   */
+  rrule: z
+    .string({ error: 'rrule must be a string' })
+    .min(1, 'rrule can not be an empty string')
+    .max(MAX_RULE, tooLong('rrule', MAX_RULE))
+    .refine(...noNul('rrule'))
+    .nullish(),
+  /** IANA zone the rule's local times are in (default UTC). */
+  timezone: z
+    .string({ error: 'timezone must be a string' })
+    .min(1, 'timezone can not be an empty string')
+    .max(64, tooLong('timezone', 64))
+    .refine(...noNul('timezone'))
+    .nullish(),
 };
 
 /** PUT /blackout/:id: any subset of the fields. */
@@ -84,7 +103,26 @@ export const BlackoutIdSchema = z
 export const BlackoutStatusSchema = z.enum(['pending', 'active', 'expired']);
 export type BlackoutStatus = z.infer<typeof BlackoutStatusSchema>;
 
-/** A blackout as the API returns it (api.md §6). */
+/** A recurring blackout's occurrence now in force, or else its next one. */
+export const OccurrenceSchema = z.object({ startTime: IsoTimeSchema, endTime: IsoTimeSchema });
+
+/** What GET answers about a recurring blackout beyond the established fields (docs/blackouts.md). */
+export const RecurrenceSchema = z.object({
+  /** The rule in words: "every weekday 18:00–08:00 Europe/Berlin". */
+  description: z.string(),
+  /** Whether an occurrence covers now (status says whether the series is in force). */
+  activeNow: z.boolean(),
+  /** The current occurrence when activeNow, else the next; null when none is left. */
+  occurrence: OccurrenceSchema.nullable(),
+  /** Seconds until `occurrence` ends, counted from its start when it is still ahead; 0 without one. */
+  remaining: z.number().int(),
+});
+export type Recurrence = z.infer<typeof RecurrenceSchema>;
+
+/**
+ * A blackout as the API returns it (api.md §6). `rrule`, `timezone` and `recurrence` are ours and
+ * present only on a recurring blackout, so a one-off one has exactly the established shape.
+ */
 export const BlackoutSchema = z.object({
   id: z.string(),
   href: z.string(),
@@ -105,6 +143,9 @@ export const BlackoutSchema = z.object({
   user: z.string().nullable(),
   createTime: IsoTimeSchema,
   text: z.string(),
+  rrule: z.string().optional(),
+  timezone: z.string().optional(),
+  recurrence: RecurrenceSchema.optional(),
 });
 export type Blackout = z.infer<typeof BlackoutSchema>;
 

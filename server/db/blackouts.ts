@@ -5,12 +5,14 @@ import type { AlertDraft } from '../domain/alert-types.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
+import { MAX_TIME_MS } from '../../shared/alerts.ts';
 import { finiteTime } from './pool.ts';
 import { isUuid, texts, ts } from './rows.ts';
 
 /**
  * A stored blackout: the API's fields (shared/blackouts.ts) but times in epoch milliseconds and
- * `duration` null when not given (the presenter derives it).
+ * `duration` null when not given (the presenter derives it). A recurring one also has its rule, zone
+ * and stored window (migration 0056); those are absent or null on a one-off blackout.
  */
 export const BlackoutRowSchema = BlackoutSchema.pick({
   id: true,
@@ -30,14 +32,27 @@ export const BlackoutRowSchema = BlackoutSchema.pick({
   endTime: z.number(),
   duration: z.number().int().nullable(),
   createTime: z.number(),
+  rrule: z.string().nullish(),
+  timezone: z.string().nullish(),
+  windowFrom: z.number().nullish(),
+  windowStart: z.number().nullish(),
+  windowEnd: z.number().nullish(),
 });
 export type BlackoutRow = z.infer<typeof BlackoutRowSchema>;
+
+/** The window a recurring blackout stores (domain/recurrence.ts Window). */
+export interface StoredWindow {
+  from: number;
+  start: number;
+  end: number;
+}
 
 // The table is read as `a` so the alert query translator (conditionSql) works on it unchanged.
 const columns = sql.fragment`
   a.id::text AS id, a.priority, a.environment, a.service, a.resource, a.event, a."group", a.origin, a.tags,
   a.customer, a.start_time AS "startTime", a.end_time AS "endTime", a.duration, a."user",
-  a.create_time AS "createTime", a.text`;
+  a.create_time AS "createTime", a.text, a.rrule, a.timezone, a.window_from AS "windowFrom",
+  a.window_start AS "windowStart", a.window_end AS "windowEnd"`;
 
 const scopeOf = (customers: readonly string[] | null) =>
   customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
@@ -82,17 +97,22 @@ export interface BlackoutSelection {
   customers: readonly string[] | null;
 }
 
-const remainingSql = (now: number) =>
-  sql.fragment`GREATEST(0, EXTRACT(EPOCH FROM (${finiteTime('a', 'end_time')} - GREATEST(${finiteTime('a', 'start_time')}, ${ts(now)}))))`;
+/** A recurring blackout's remaining is its stored occurrence's (domain/blackouts.ts remainingOf). */
+const remainingSql = (now: number) => sql.fragment`GREATEST(0, EXTRACT(EPOCH FROM (CASE WHEN a.rrule IS NULL
+  THEN ${finiteTime('a', 'end_time')} - GREATEST(${finiteTime('a', 'start_time')}, ${ts(now)})
+  ELSE ${finiteTime('a', 'window_end')} - GREATEST(${finiteTime('a', 'window_start')}, ${ts(now)}) END)))`;
+
+/** A recurring series with no occurrence left is over, whatever its endTime says. */
+const noneLeft = sql.fragment`(a.rrule IS NOT NULL AND a.window_end >= ${ts(MAX_TIME_MS)})`;
 
 function statusSql(status: BlackoutStatusName, now: number): FragmentSqlToken {
   switch (status) {
     case 'pending':
       return sql.fragment`a.start_time > ${ts(now)}`;
     case 'active':
-      return sql.fragment`(a.start_time <= ${ts(now)} AND a.end_time > ${ts(now)})`;
+      return sql.fragment`(a.start_time <= ${ts(now)} AND a.end_time > ${ts(now)} AND NOT ${noneLeft})`;
     case 'expired':
-      return sql.fragment`a.end_time <= ${ts(now)}`;
+      return sql.fragment`(a.start_time <= ${ts(now)} AND (a.end_time <= ${ts(now)} OR ${noneLeft}))`;
   }
 }
 
@@ -118,18 +138,30 @@ function whereOf(s: BlackoutSelection): FragmentSqlToken {
   return sql.fragment`${sql.join(parts, sql.fragment` AND `)}`;
 }
 
-/** Everything a write stores; the domain computes priority and duration. */
-export type BlackoutWrite = Omit<BlackoutRow, 'id'>;
+type RecurrenceKey = 'rrule' | 'timezone' | 'windowFrom' | 'windowStart' | 'windowEnd';
+
+/** Everything a write stores; the domain computes priority, duration and a recurring one's window. */
+export type BlackoutWrite = Omit<BlackoutRow, 'id' | RecurrenceKey> & {
+  rrule: string | null;
+  timezone: string | null;
+  window: StoredWindow | null;
+};
+
+const maybeTs = (ms: number | undefined) => (ms === undefined ? null : ts(ms));
 
 const values = (b: BlackoutWrite) => sql.fragment`
   ${b.priority}, ${b.environment}, ${texts(b.service)}, ${b.resource}, ${b.event}, ${b.group}, ${b.origin},
   ${texts(b.tags)}, ${b.customer}, ${ts(b.startTime)}, ${ts(b.endTime)}, ${b.duration}, ${b.user},
-  ${ts(b.createTime)}, ${b.text}`;
+  ${ts(b.createTime)}, ${b.text}, ${b.rrule}, ${b.timezone}, ${maybeTs(b.window?.from)},
+  ${maybeTs(b.window?.start)}, ${maybeTs(b.window?.end)}`;
+
+const writable = sql.fragment`priority, environment, service, resource, event, "group", origin, tags,
+  customer, start_time, end_time, duration, "user", create_time, text, rrule, timezone, window_from,
+  window_start, window_end`;
 
 export function insertBlackout(db: CommonQueryMethods, id: string, b: BlackoutWrite): Promise<BlackoutRow> {
   return db.one(sql.type(BlackoutRowSchema)`
-    INSERT INTO blackouts AS a (id, priority, environment, service, resource, event, "group", origin, tags,
-      customer, start_time, end_time, duration, "user", create_time, text)
+    INSERT INTO blackouts AS a (id, ${writable})
     VALUES (${id}, ${values(b)})
     RETURNING ${columns}`);
 }
@@ -182,8 +214,7 @@ export async function countBlackouts(db: CommonQueryMethods, selection: Blackout
 
 export function updateBlackout(db: CommonQueryMethods, id: string, b: BlackoutWrite): Promise<BlackoutRow> {
   return db.one(sql.type(BlackoutRowSchema)`
-    UPDATE blackouts AS a SET (priority, environment, service, resource, event, "group", origin, tags, customer,
-      start_time, end_time, duration, "user", create_time, text) = (${values(b)})
+    UPDATE blackouts AS a SET (${writable}) = (${values(b)})
     WHERE a.id = ${id}::uuid
     RETURNING ${columns}`);
 }
@@ -199,13 +230,6 @@ export async function deleteBlackout(
   return deleted.length > 0;
 }
 
-const MatchSchema = z.object({ id: z.string(), priority: z.number().int() });
-
-/**
- * The first blackout in force at the alert's createTime that matches it (heartbeats-blackouts.md §2):
- * one statement on every receipt, led by the (environment, end_time, start_time) index. A field left
- * unset on the blackout matches anything; service and tags must be subsets of the alert's.
- */
 /** Blackouts that end after `time` (the recent ones each instance keeps in memory). */
 export function endingAfter(db: CommonQueryMethods, time: number): Promise<readonly BlackoutRow[]> {
   return db.any(
@@ -213,17 +237,25 @@ export function endingAfter(db: CommonQueryMethods, time: number): Promise<reado
   );
 }
 
-export function findActiveMatch(
+/**
+ * The blackouts that may cover the alert at its createTime (heartbeats-blackouts.md §2), for
+ * alerts older than the in-memory copy: one statement led by the (environment, end_time,
+ * start_time) index. A field left unset on the blackout matches anything; service and tags must be
+ * subsets of the alert's. A one-off blackout returned covers the alert; a recurring one is returned
+ * unless its stored window says no occurrence covers that time, and the domain decides
+ * (domain/blackouts.ts findActive, tests/api/blackouts-recurring.test.ts).
+ */
+export function findActiveCandidates(
   db: CommonQueryMethods,
   alert: Pick<
     AlertDraft,
     'environment' | 'resource' | 'event' | 'group' | 'service' | 'tags' | 'origin' | 'customer' | 'createTime'
   >,
   customerViews: boolean,
-): Promise<z.infer<typeof MatchSchema> | null> {
+): Promise<readonly BlackoutRow[]> {
   const at = ts(alert.createTime);
-  return db.maybeOne(sql.type(MatchSchema)`
-    SELECT a.id::text AS id, a.priority FROM blackouts a
+  return db.any(sql.type(BlackoutRowSchema)`
+    SELECT ${columns} FROM blackouts a
     WHERE a.environment = ${alert.environment}
       AND a.end_time > ${at} AND a.start_time <= ${at}
       AND (a.resource IS NULL OR a.resource = ${alert.resource})
@@ -233,5 +265,60 @@ export function findActiveMatch(
       AND a.service <@ ${texts(alert.service)}
       AND a.tags <@ ${texts(alert.tags)}
       AND (NOT ${customerViews}::boolean OR a.customer IS NULL OR a.customer = ${alert.customer}::text)
-    LIMIT 1`);
+      AND (a.rrule IS NULL OR NOT (a.window_from <= ${at} AND ${at} < a.window_start))
+    ORDER BY a.rrule IS NOT NULL, a.id
+    LIMIT 100`);
+}
+
+/** Recurring blackouts whose stored window has passed by `now` (the partial window_end index). */
+export function passedWindows(db: CommonQueryMethods, now: number): Promise<readonly BlackoutRow[]> {
+  return db.any(sql.type(BlackoutRowSchema)`
+    SELECT ${columns} FROM blackouts a WHERE a.rrule IS NOT NULL AND a.window_end <= ${ts(now)}`);
+}
+
+/** When the soonest stored window ends, or null without recurring blackouts. */
+export function nextWindowEnd(db: CommonQueryMethods): Promise<number | null> {
+  return db.oneFirst(sql.type(z.object({ t: z.number().nullable() }))`
+    SELECT min(window_end) AS t FROM blackouts WHERE rrule IS NOT NULL`);
+}
+
+/**
+ * Stores new windows, each only if the row still has the window and series it was computed from
+ * (another instance, or a PUT, may have been first); gives how many rows changed.
+ */
+export async function storeWindows(
+  db: CommonQueryMethods,
+  updates: readonly { row: BlackoutRow; window: StoredWindow }[],
+): Promise<number> {
+  if (!updates.length) return 0;
+  const col = <T>(f: (u: (typeof updates)[number]) => T) => updates.map(f);
+  const times = (f: (u: (typeof updates)[number]) => number) =>
+    sql.array(
+      col((u) => new Date(f(u)).toISOString()),
+      'timestamptz',
+    );
+  const changed = await db.any(sql.type(z.object({ id: z.string() }))`
+    UPDATE blackouts AS a SET window_from = u.wf, window_start = u.ws, window_end = u.we
+    FROM unnest(${sql.array(
+      col((u) => u.row.id),
+      'uuid',
+    )}, ${times((u) => u.row.windowEnd ?? 0)},
+      ${sql.array(
+        col((u) => u.row.rrule ?? ''),
+        'text',
+      )}, ${sql.array(
+        col((u) => u.row.timezone ?? ''),
+        'text',
+      )},
+      ${times((u) => u.row.startTime)}, ${times((u) => u.row.endTime)},
+      ${sql.array(
+        col((u) => u.row.duration ?? 0),
+        'int4',
+      )},
+      ${times((u) => u.window.from)}, ${times((u) => u.window.start)}, ${times((u) => u.window.end)})
+      AS u(id, old_end, rrule, timezone, start_time, end_time, duration, wf, ws, we)
+    WHERE a.id = u.id AND a.window_end = u.old_end AND a.rrule = u.rrule AND a.timezone = u.timezone
+      AND a.start_time = u.start_time AND a.end_time = u.end_time AND a.duration = u.duration
+    RETURNING a.id::text AS id`);
+  return changed.length;
 }

@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { formatTime, isTimeInRange } from '../../shared/alerts.ts';
-import type { Blackout, BlackoutInput, BlackoutList, BlackoutUpdate } from '../../shared/blackouts.ts';
+import { formatTime, isTimeInRange, MAX_TIME_MS } from '../../shared/alerts.ts';
+import type { Blackout, BlackoutInput, BlackoutUpdate } from '../../shared/blackouts.ts';
 import * as blackoutsDb from '../db/blackouts.ts';
-import type { BlackoutRow, BlackoutSortKey, BlackoutStatusName, BlackoutWrite } from '../db/blackouts.ts';
+import type { BlackoutRow, BlackoutWrite } from '../db/blackouts.ts';
 import type { ActiveBlackout, Base, BlackoutCache, Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
+import { refreshWindows, startWindowWatch } from './blackout-windows.ts';
+import { checkRule, checkTimezone, windowSince } from './recurrence.ts';
+import { matchesBlackout, presentBlackout } from './blackout-status.ts';
+
+export { isInForce, matchesBlackout, presentBlackout, remainingOf, statusOf } from './blackout-status.ts';
 import type { AlertDraft } from './alert-types.ts';
 import { assignCustomer, type Caller } from './caller.ts';
-import { and, not, type Cond } from './query/conditions.ts';
-import {
-  LIST_RESERVED,
-  booleanParam,
-  pageFieldsOf,
-  pagingOf,
-  paramsOf,
-  valuesCondition,
-} from './query/params.ts';
 
 export type { ActiveBlackout };
 
@@ -44,70 +40,6 @@ export function priorityOf(b: PriorityFields): number {
   return priority;
 }
 
-/** pending before startTime, active until endTime, expired from then on. */
-export function statusOf(b: Pick<BlackoutRow, 'startTime' | 'endTime'>, now: number): BlackoutStatusName {
-  if (now < b.startTime) return 'pending';
-  if (now < b.endTime) return 'active';
-  return 'expired';
-}
-
-/** Seconds left, counted from the start when it is still ahead; rounded up so it is 0 exactly when expired. */
-export function remainingOf(b: Pick<BlackoutRow, 'startTime' | 'endTime'>, now: number): number {
-  return Math.max(0, Math.ceil((b.endTime - Math.max(b.startTime, now)) / 1000));
-}
-
-/** The API's blackout, with status and remaining evaluated at `now`. */
-export function presentBlackout(row: BlackoutRow, baseUrl: string, now: number): Blackout {
-  return {
-    id: row.id,
-    href: `${baseUrl}/blackout/${row.id}`,
-    priority: row.priority,
-    environment: row.environment,
-    service: row.service,
-    resource: row.resource,
-    event: row.event,
-    group: row.group,
-    tags: row.tags,
-    origin: row.origin,
-    customer: row.customer,
-    startTime: iso(row.startTime),
-    endTime: iso(row.endTime),
-    duration: row.duration ?? Math.floor((row.endTime - row.startTime) / 1000),
-    status: statusOf(row, now),
-    remaining: remainingOf(row, now),
-    user: row.user,
-    createTime: iso(row.createTime),
-    text: row.text,
-  };
-}
-
-/**
- * Whether a blackout covers an alert (heartbeats-blackouts.md §2): in force at the alert's createTime
- * and every field it sets matches. The database runs the same rule in `findActiveMatch`; this is its
- * plain statement, for tests and readers.
- */
-export function matchesBlackout(
-  b: BlackoutRow,
-  alert: Pick<
-    AlertDraft,
-    'environment' | 'resource' | 'event' | 'group' | 'service' | 'tags' | 'origin' | 'customer' | 'createTime'
-  >,
-  customerViews: boolean,
-): boolean {
-  return (
-    b.startTime <= alert.createTime &&
-    alert.createTime < b.endTime &&
-    b.environment === alert.environment &&
-    (b.resource === null || b.resource === alert.resource) &&
-    (b.event === null || b.event === alert.event) &&
-    (b.group === null || b.group === alert.group) &&
-    (b.origin === null || b.origin === alert.origin) &&
-    b.service.every((s) => alert.service.includes(s)) &&
-    b.tags.every((t) => alert.tags.includes(t)) &&
-    (!customerViews || b.customer === null || b.customer === alert.customer)
-  );
-}
-
 /** How long an instance trusts its copy of the recent blackouts (another instance's change shows within this). */
 const CACHE_MS = 1000;
 /** The copy holds blackouts that ended at most this long ago; alerts created earlier are matched in SQL. */
@@ -125,10 +57,13 @@ interface RecentBlackouts {
  * every receipt. Blackouts are few, so the copy is kept for a second and alerts are matched in
  * process; an alert created before the copy's window is matched in SQL (tests/api/blackout-cache.test.ts).
  */
-export function createBlackoutCache(deps: Pick<Base, 'db' | 'clock' | 'config'>): BlackoutCache {
+export function createBlackoutCache(
+  deps: Pick<Base, 'db' | 'clock' | 'config' | 'log'>,
+): BlackoutCache & { start(): void; stop(): Promise<void> } {
   // The copy, and the read that refreshes it: receipts arriving meanwhile wait for that read. A
   // change replaces the slot, so a read started before the change fills only the slot it came from.
   let slot: { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> } = {};
+  let watch: ReturnType<typeof startWindowWatch> | null = null;
   const recent = (): Promise<RecentBlackouts> | RecentBlackouts => {
     const now = deps.clock.now();
     const entry = slot;
@@ -136,7 +71,13 @@ export function createBlackoutCache(deps: Pick<Base, 'db' | 'clock' | 'config'>)
     entry.loading ??= (async (): Promise<RecentBlackouts> => {
       try {
         const from = now - CACHE_WINDOW_MS;
-        const read = { loadedAt: now, from, rows: await blackoutsDb.endingAfter(deps.db, from) };
+        let rows = await blackoutsDb.endingAfter(deps.db, from);
+        // A recurring window that has passed is stored anew before receipts are matched on it.
+        if (rows.some((b) => b.windowEnd != null && b.windowEnd <= now)) {
+          await refreshWindows(deps, now);
+          rows = await blackoutsDb.endingAfter(deps.db, from);
+        }
+        const read = { loadedAt: now, from, rows };
         entry.value = read;
         return read;
       } finally {
@@ -145,17 +86,29 @@ export function createBlackoutCache(deps: Pick<Base, 'db' | 'clock' | 'config'>)
     })();
     return entry.loading;
   };
+  const matches = (alert: AlertDraft) => (b: BlackoutRow) =>
+    matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS);
   return {
     async findActive(alert) {
       const copy = await recent();
-      if (alert.createTime < copy.from) {
-        return blackoutsDb.findActiveMatch(deps.db, alert, deps.config.CUSTOMER_VIEWS);
-      }
-      const match = copy.rows.find((b) => matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS));
+      const match =
+        alert.createTime < copy.from
+          ? (await blackoutsDb.findActiveCandidates(deps.db, alert, deps.config.CUSTOMER_VIEWS)).find(
+              matches(alert),
+            )
+          : copy.rows.find(matches(alert));
       return match ? { id: match.id, priority: match.priority } : null;
     },
     forget() {
       slot = {};
+      watch?.kick();
+    },
+    /** Keeps recurring windows current while no receipt asks (domain/blackout-windows.ts). */
+    start() {
+      watch ??= startWindowWatch(deps);
+    },
+    async stop() {
+      await watch?.stop();
     },
   };
 }
@@ -183,11 +136,47 @@ function durationOf(startTime: number, endTime: number): number {
 /** Anonymous callers (auth off) may name the user; a logged-in caller is always the user. */
 const userOf = (wanted: string | null | undefined, caller: Caller) => caller.user ?? wanted ?? null;
 
-/** POST /blackout: defaults (start now, end from duration or BLACKOUT_DURATION), priority, customer. */
+/** The rule and zone a write stores, checked (400 naming the field); null for a one-off blackout. */
+function recurrenceInput(rrule: string | null | undefined, timezone: string | null | undefined) {
+  return rrule ? { rrule: checkRule(rrule), timezone: checkTimezone(timezone ?? 'UTC') } : null;
+}
+
+/** The recurring fields of a write: duration at least a second, and the window as of `now`. */
+function recurringWrite(
+  recurrence: { rrule: string; timezone: string },
+  times: { startTime: number; endTime: number; duration: number },
+  now: number,
+): Pick<BlackoutWrite, 'rrule' | 'timezone' | 'window'> {
+  if (times.duration < 1) {
+    const text = 'duration: each occurrence of a recurring blackout must last at least 1 second';
+    throw appError('invalid_request', text).with({ errors: [text] });
+  }
+  assertEndNotBeforeStart(times.startTime, times.endTime);
+  const series = { ...recurrence, ...times };
+  return { ...recurrence, window: windowSince(series, Math.max(times.startTime, now - 3600_000), now) };
+}
+
+const ONE_OFF = { rrule: null, timezone: null, window: null };
+
+/**
+ * POST /blackout: defaults (start now, end from duration or BLACKOUT_DURATION), priority, customer.
+ * With `rrule`, duration (default BLACKOUT_DURATION) is each occurrence's and the series is open
+ * without endTime; `timezone` alone is ignored.
+ */
 export async function createBlackout(deps: Deps, input: BlackoutInput, caller: Caller): Promise<Blackout> {
   const now = deps.clock.now();
+  const recurrence = recurrenceInput(input.rrule, input.timezone);
   const startTime = input.startTime ?? now;
-  const endTime = input.endTime ?? startTime + (input.duration ?? deps.config.BLACKOUT_DURATION) * 1000;
+  let endTime: number;
+  let timing: Pick<BlackoutWrite, 'duration' | 'rrule' | 'timezone' | 'window'>;
+  if (recurrence) {
+    endTime = input.endTime ?? MAX_TIME_MS;
+    const duration = input.duration ?? deps.config.BLACKOUT_DURATION;
+    timing = { duration, ...recurringWrite(recurrence, { startTime, endTime, duration }, now) };
+  } else {
+    endTime = input.endTime ?? startTime + (input.duration ?? deps.config.BLACKOUT_DURATION) * 1000;
+    timing = { duration: durationOf(startTime, endTime), ...ONE_OFF };
+  }
   const fields = {
     environment: input.environment,
     service: input.service ?? [],
@@ -203,7 +192,7 @@ export async function createBlackout(deps: Deps, input: BlackoutInput, caller: C
     customer: assignCustomer(input.customer, caller.customers),
     startTime,
     endTime,
-    duration: durationOf(startTime, endTime),
+    ...timing,
     user: userOf(input.user, caller),
     createTime: now,
     text: input.text ?? '',
@@ -239,8 +228,29 @@ export async function updateBlackout(
     const pick = <K extends 'resource' | 'event' | 'group' | 'origin'>(k: K) =>
       change[k] === undefined ? current[k] : change[k];
     const startTime = change.startTime ?? current.startTime;
-    const endTime =
-      change.endTime ?? (change.duration != null ? startTime + change.duration * 1000 : current.endTime);
+    const wasRecurring = current.rrule != null;
+    const recurrence = recurrenceInput(
+      change.rrule === undefined ? current.rrule : change.rrule,
+      change.timezone === undefined ? current.timezone : change.timezone,
+    );
+    let endTime: number;
+    let timing: Pick<BlackoutWrite, 'duration' | 'rrule' | 'timezone' | 'window'>;
+    if (recurrence) {
+      // A blackout that becomes recurring keeps its length per occurrence; its series is open.
+      endTime = change.endTime ?? (wasRecurring ? current.endTime : MAX_TIME_MS);
+      const duration =
+        change.duration ?? current.duration ?? Math.floor((current.endTime - current.startTime) / 1000);
+      timing = { duration, ...recurringWrite(recurrence, { startTime, endTime, duration }, now) };
+    } else {
+      // One that stops recurring is one window of its occurrence length from startTime.
+      const duration = change.duration ?? (wasRecurring ? current.duration : null);
+      endTime =
+        change.endTime ??
+        (duration != null && (wasRecurring || change.duration != null)
+          ? startTime + duration * 1000
+          : current.endTime);
+      timing = { duration: change.duration ?? current.duration, ...ONE_OFF };
+    }
     assertEndNotBeforeStart(startTime, endTime);
     const fields = {
       environment: change.environment ?? current.environment,
@@ -265,7 +275,7 @@ export async function updateBlackout(
       customer,
       startTime,
       endTime,
-      duration: change.duration ?? current.duration,
+      ...timing,
       user: change.user === undefined && caller.user === null ? current.user : userOf(change.user, caller),
       createTime: current.createTime,
       text: change.text === undefined ? current.text : (change.text ?? ''),
@@ -284,81 +294,4 @@ export async function deleteBlackout(deps: Deps, id: string, caller: Caller): Pr
   deps.blackoutCache.forget();
 }
 
-// ---- GET /blackouts -----------------------------------------------------------------------
-
-const STATUSES = new Set<string>(['pending', 'active', 'expired']);
-
-const fieldsByName = new Map(blackoutsDb.BLACKOUT_FIELDS.map((f) => [f.name, f]));
-fieldsByName.set('tag', fieldsByName.get('tags')!);
-const FILTER_NAMES = [...blackoutsDb.BLACKOUT_FIELDS.map((f) => f.name), 'tag', 'status'];
-const SORT_NAMES = [...blackoutsDb.BLACKOUT_FIELDS.map((f) => f.name), 'remaining'];
-
-/** One `name=value…` filter as docs/queries.md describes them for alerts. */
-function filterOf(name: string, values: string[]): Cond {
-  const negated = name.endsWith('!');
-  const fieldName = negated ? name.slice(0, -1) : name;
-  const field = fieldsByName.get(fieldName);
-  if (!field || field.name === 'id') {
-    throw appError('invalid_filter', name).with({
-      errors: [`filters: ${FILTER_NAMES.join(', ')} (add ! to negate)`],
-    });
-  }
-  const cond = valuesCondition({ field }, values, fieldName, name);
-  return negated ? not(cond) : cond;
-}
-
-function sortKeyOf(raw: string): BlackoutSortKey {
-  const inverted = raw.startsWith('-');
-  const name = inverted ? raw.slice(1) : raw;
-  if (name === 'remaining') return { column: 'remaining', descending: inverted };
-  const field = name === 'tag' ? undefined : fieldsByName.get(name);
-  if (!field) {
-    throw appError('invalid_sort', name).with({
-      errors: [`sort-by: ${SORT_NAMES.join(', ')} (prefix - to invert)`],
-    });
-  }
-  const natural = field.descending === true;
-  return { column: field.column, descending: inverted ? !natural : natural };
-}
-
-/** GET /blackouts: filters, `status=`, sort-by, reverse and paging; expired blackouts included. */
-export async function listBlackouts(
-  deps: Deps,
-  search: URLSearchParams,
-  caller: Caller,
-): Promise<BlackoutList> {
-  const now = deps.clock.now();
-  const params = paramsOf(search);
-  const conditions: Cond[] = [];
-  const idPrefixes: string[] = [];
-  const statuses: BlackoutStatusName[] = [];
-  for (const [name, values] of params) {
-    if (LIST_RESERVED.has(name)) continue;
-    if (name === 'id') idPrefixes.push(...values);
-    else if (name === 'status') {
-      for (const v of values) {
-        if (!STATUSES.has(v))
-          throw appError('invalid_filter_value', 'status', v).with({
-            errors: ['status: pending, active, expired'],
-          });
-        statuses.push(v as BlackoutStatusName);
-      }
-    } else conditions.push(filterOf(name, values));
-  }
-  const reverse = booleanParam(params, 'reverse', false);
-  const sort = (params.get('sort-by') ?? []).filter((s) => s !== '').map(sortKeyOf);
-  if (sort.length === 0) sort.push({ column: 'start_time', descending: true });
-  const { page, pageSize } = pagingOf(params, deps.config.DEFAULT_PAGE_SIZE);
-  const selection = { where: and(conditions), idPrefixes, statuses, now, customers: caller.customers };
-  const [rows, total] = await Promise.all([
-    blackoutsDb.listBlackouts(deps.db, selection, {
-      sort: reverse ? sort.map((k) => ({ ...k, descending: !k.descending })) : sort,
-      limit: pageSize,
-      offset: (page - 1) * pageSize,
-    }),
-    blackoutsDb.countBlackouts(deps.db, selection),
-  ]);
-  const paging = pageFieldsOf(page, pageSize, total);
-  const blackouts = rows.map((r) => presentBlackout(r, caller.baseUrl, now));
-  return { status: 'ok', ...(blackouts.length === 0 ? { message: 'not found' } : {}), blackouts, ...paging };
-}
+export { listBlackouts } from './blackout-list.ts';
