@@ -330,6 +330,7 @@ export const DeliveriesQuerySchema = z.strictObject(
       .string()
       .min(1, 'alert must not be empty')
       .max(100, 'alert must be at most 100 characters')
+      .refine(...noNul('alert'))
       .optional(),
     outcome: z
       .enum(DELIVERY_OUTCOMES, { error: `outcome must be one of ${DELIVERY_OUTCOMES.join(', ')}` })

@@ -151,12 +151,16 @@ function whereOf(f: DeliveryFilter) {
   if (f.alertId !== undefined) conds.push(sql.fragment`alert_id = ${f.alertId}`);
   if (f.outcome !== undefined) conds.push(sql.fragment`outcome = ${f.outcome}`);
   if (f.from !== undefined) conds.push(sql.fragment`time >= ${ts(f.from)}`);
-  if (f.to !== undefined) conds.push(sql.fragment`time <= ${ts(f.to)}`);
+  // Times are shown to the millisecond and stored to the microsecond: `to` takes its whole millisecond.
+  if (f.to !== undefined) conds.push(sql.fragment`time < ${ts(f.to + 1)}`);
   if (f.customers !== null) conds.push(sql.fragment`customer = ANY(${texts(f.customers)})`);
   return sql.join(conds, sql.fragment` AND `);
 }
 
-/** One page of the history, newest first, and how many entries match in all. */
+/**
+ * One page of the history, newest first — in the order written, which is the order of the attempts
+ * (each entry is written as its attempt ends) — and how many entries match in all.
+ */
 export async function listDeliveries(
   db: CommonQueryMethods,
   f: DeliveryFilter,

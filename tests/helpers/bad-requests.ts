@@ -446,6 +446,8 @@ function endpoints(f: Fixtures): Endpoint[] {
     { method: 'GET', path: '/management/healthcheck' },
     { method: 'GET', path: '/management/gtg' },
     { method: 'GET', path: '/config' },
+    { method: 'GET', path: '/notifications/health' },
+    { method: 'GET', path: '/notifications/deliveries', query: true },
   ];
 }
 
