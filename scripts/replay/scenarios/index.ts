@@ -4,6 +4,7 @@ import { customers, groups, keys, perms, users } from './access.ts';
 import { alerts } from './alerts.ts';
 import { badInput } from './bad-input.ts';
 import { blackouts } from './blackouts.ts';
+import { bulk } from './bulk.ts';
 import { heartbeats } from './heartbeats.ts';
 import { management } from './management.ts';
 import { queries } from './queries.ts';
@@ -14,6 +15,7 @@ export const SCENARIOS: readonly Scenario[] = [
   alerts,
   queries,
   reports,
+  bulk,
   blackouts,
   heartbeats,
   keys,
