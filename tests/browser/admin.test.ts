@@ -108,7 +108,7 @@ admin(
   async ({ page, origin }) => {
     await page.goto(`${origin}/blackouts`);
     const form = page.getByRole('form', { name: 'New' });
-    await form.getByLabel('Environment').fill('Production');
+    await form.getByLabel('Environment').selectOption('Production');
     await form.getByLabel('Start').fill('2031-01-01T10:00');
     await form.getByLabel('End', { exact: true }).fill('2031-01-01T09:00');
     await form.getByRole('button', { name: 'Create' }).click();
@@ -124,7 +124,7 @@ admin(
     const form = page.getByRole('form', { name: 'New' });
     // The duration starts at /config blackouts.duration.
     assert.is(await form.getByLabel('Duration (s)').inputValue(), '3600');
-    await form.getByLabel('Environment').fill('Production');
+    await form.getByLabel('Environment').selectOption('Production');
     await form.getByLabel('Resource').fill('edit-host');
     await form.getByLabel('Services').fill('web, db');
     await form.getByLabel('Start').fill('2031-01-01T10:00');
@@ -192,7 +192,7 @@ admin('/blackouts: with the UTC preference, form times are UTC whatever the brow
     await row.getByRole('button', { name: /^Edit/ }).click();
     const edit = page.getByRole('form', { name: 'Edit' });
     await eventually(
-      async () => (await edit.getByLabel('Start').inputValue()) === '2031-06-01T10:00',
+      async () => (await edit.getByLabel('Start').inputValue()) === 'Sun 1 Jun 2031 10:00',
       'UTC start',
     );
     await edit.getByLabel('Start').fill('2031-06-01T10:30');

@@ -27,3 +27,140 @@ export function duration(seconds: number): string {
   if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
   return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
 }
+
+type Zone = 'local' | 'utc';
+const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const title = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+/** The format of time inputs (docs/ui-pages.md): the UI's own, "Sun 29 Nov 14:00", 24-hour. */
+export const INPUT_FORMAT = 'ddd D MMM HH:mm';
+
+/** An API time as a time input shows it: "Sun 29 Nov 14:00", with the year when not this year's. */
+export const toTimeInput = (iso: unknown, timezone: Zone, now = Date.now()): string =>
+  typeof iso === 'string' && iso ? formatTime(iso, INPUT_FORMAT, timezone, now) : '';
+
+/** A name's index in `names` when `word` is at least its first three letters; -1 when none. */
+const nameIndex = (names: string[], word: string) =>
+  word.length >= 3 ? names.findIndex((n) => n.startsWith(word)) : -1;
+
+/**
+ * A time input's text as an ISO time: `[weekday] D month [YYYY] HH:mm` ("Sun 29 Nov 14:00",
+ * "29 november 2026 09:30") or `YYYY-MM-DD HH:mm`, in the user's zone or UTC. Without a year, the
+ * date is the one within six months of `now`. `{ error }` says in words what is wrong: a 12-hour
+ * time, a day the month lacks, a weekday that is not that date's. Empty text is `{ iso: null }`.
+ */
+export function parseTimeInput(
+  text: string,
+  timezone: Zone,
+  now = Date.now(),
+): { iso: string | null; error?: undefined } | { iso?: undefined; error: string } {
+  const value = text.trim().toLowerCase().replace(/,/g, ' ').replace(/\s+/g, ' ');
+  if (!value) return { iso: null };
+  const example = `e.g. ${toTimeInput(new Date(now).toISOString(), timezone, now)}`;
+  if (/\d\s?(am|pm)\b/.test(value)) return { error: `Use the 24-hour clock (${example})` };
+  const at = (y: number, m: number, d: number, h: number, min: number) =>
+    timezone === 'utc' ? new Date(Date.UTC(y, m, d, h, min)) : new Date(y, m, d, h, min);
+
+  let year: number | null;
+  let month: number;
+  let day: number;
+  let weekday = -1;
+  let clock: string;
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:t| )(\S+)$/.exec(value);
+  if (iso) {
+    year = Number(iso[1]);
+    month = Number(iso[2]) - 1;
+    day = Number(iso[3]);
+    clock = iso[4]!;
+    if (month < 0 || month > 11) return { error: `No month ${iso[2]} (${example})` };
+  } else {
+    const m = /^(?:([a-z]+)\.? )?(\d{1,2}) ([a-z]+)\.?(?: (\d{4}))?(?: (\S+))?$/.exec(value);
+    if (!m) return { error: `Write the time as ${example}` };
+    if (m[1]) {
+      weekday = nameIndex(DAY_NAMES, m[1]);
+      if (weekday < 0) return { error: `"${m[1]}" is no weekday (${example})` };
+    }
+    day = Number(m[2]);
+    month = nameIndex(MONTH_NAMES, m[3]!);
+    if (month < 0) return { error: `"${m[3]}" is no month (${example})` };
+    year = m[4] ? Number(m[4]) : null;
+    if (!m[5]) return { error: `Add the time of day, 24-hour (${example})` };
+    clock = m[5];
+  }
+  const hm = /^(\d{1,2}):(\d{2})$/.exec(clock);
+  if (!hm) return { error: `"${clock}" is no time of day: write hours:minutes, 24-hour (${example})` };
+  const [hour, minute] = [Number(hm[1]), Number(hm[2])];
+  if (hour > 23 || minute > 59) return { error: `"${clock}" is no time of day (${example})` };
+
+  if (year === null) {
+    // The year that puts the date nearest to now: this year's, unless that is over six months past.
+    const thisYear = Number(formatTime(new Date(now), 'YYYY', timezone));
+    year =
+      at(thisYear, month, day, hour, minute).getTime() < now - 182 * 86_400_000 ? thisYear + 1 : thisYear;
+  }
+  const date = at(year, month, day, hour, minute);
+  const got = {
+    month: timezone === 'utc' ? date.getUTCMonth() : date.getMonth(),
+    weekday: timezone === 'utc' ? date.getUTCDay() : date.getDay(),
+  };
+  const monthName = title(MONTH_NAMES[month]!).slice(0, 3);
+  if (day < 1 || got.month !== month) return { error: `${monthName} ${year} has no day ${day}` };
+  if (weekday >= 0 && weekday !== got.weekday)
+    return {
+      error: `${day} ${monthName} ${year} is a ${title(DAY_NAMES[got.weekday]!)}, not a ${title(DAY_NAMES[weekday]!)}`,
+    };
+  return { iso: date.toISOString() };
+}
+
+/** "in 23h 0m", "3h 20m left" — a blackout's (or any window's) time to start or to end, from now. */
+export function windowState(
+  startIso: unknown,
+  endIso: unknown,
+  now: number,
+): { status: 'pending' | 'active' | 'expired'; startsIn: number; length: number; left: number } {
+  const start = Date.parse(String(startIso));
+  const end = Date.parse(String(endIso));
+  const status = now < start ? 'pending' : now < end ? 'active' : 'expired';
+  return {
+    status,
+    startsIn: Math.max(0, (start - now) / 1000),
+    length: Math.max(0, (end - start) / 1000),
+    left: Math.max(0, (end - Math.max(start, now)) / 1000),
+  };
+}
+
+/** "1 day", "2 hours 30 minutes", "45 seconds": a duration in seconds, in words, its two largest units. */
+export function spokenDuration(seconds: number): string {
+  const units: [string, number][] = [
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+    ['second', 1],
+  ];
+  let rest = Math.max(0, Math.round(seconds));
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0 && parts.length < 2) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
+    else if (parts.length) break;
+  }
+  return parts.join(' ') || '0 seconds';
+}
+
+/** An alert's or an action's timeout in words: 0 (or none) is "no timeout" (docs/ui-pages.md). */
+export const timeoutWords = (seconds: number | null | undefined): string =>
+  seconds ? spokenDuration(seconds) : 'no timeout';
