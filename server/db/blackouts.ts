@@ -5,7 +5,6 @@ import type { AlertDraft } from '../domain/alert-types.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { Field } from '../domain/query/fields.ts';
 import { conditionSql } from './alert-query.ts';
-import { MAX_TIME_MS } from '../../shared/alerts.ts';
 import { finiteTime } from './pool.ts';
 import { isUuid, texts, ts } from './rows.ts';
 
@@ -103,7 +102,7 @@ const remainingSql = (now: number) => sql.fragment`GREATEST(0, EXTRACT(EPOCH FRO
   ELSE ${finiteTime('a', 'window_end')} - GREATEST(${finiteTime('a', 'window_start')}, ${ts(now)}) END)))`;
 
 /** A recurring series with no occurrence left is over, whatever its endTime says. */
-const noneLeft = sql.fragment`(a.rrule IS NOT NULL AND a.window_end >= ${ts(MAX_TIME_MS)})`;
+const noneLeft = sql.fragment`(a.rrule IS NOT NULL AND a.window_end >= '9999-12-31T00:00:00Z'::timestamptz)`;
 
 function statusSql(status: BlackoutStatusName, now: number): FragmentSqlToken {
   switch (status) {
@@ -284,7 +283,8 @@ export function nextWindowEnd(db: CommonQueryMethods): Promise<number | null> {
 
 /**
  * Stores new windows, each only if the row still has the window and series it was computed from
- * (another instance, or a PUT, may have been first); gives how many rows changed.
+ * (another instance, or a PUT, may have been first); gives how many rows changed. Times compare to
+ * the millisecond, as they are read (`ts` may store a few microseconds more).
  */
 export async function storeWindows(
   db: CommonQueryMethods,
@@ -317,8 +317,10 @@ export async function storeWindows(
       )},
       ${times((u) => u.window.from)}, ${times((u) => u.window.start)}, ${times((u) => u.window.end)})
       AS u(id, old_end, rrule, timezone, start_time, end_time, duration, wf, ws, we)
-    WHERE a.id = u.id AND a.window_end = u.old_end AND a.rrule = u.rrule AND a.timezone = u.timezone
-      AND a.start_time = u.start_time AND a.end_time = u.end_time AND a.duration = u.duration
+    WHERE a.id = u.id AND a.rrule = u.rrule AND a.timezone = u.timezone AND a.duration = u.duration
+      AND date_trunc('milliseconds', a.window_end) = u.old_end
+      AND date_trunc('milliseconds', a.start_time) = u.start_time
+      AND date_trunc('milliseconds', a.end_time) = u.end_time
     RETURNING a.id::text AS id`);
   return changed.length;
 }

@@ -6,7 +6,7 @@ import type { BlackoutRow, BlackoutWrite } from '../db/blackouts.ts';
 import type { ActiveBlackout, Base, BlackoutCache, Deps } from '../deps.ts';
 import { appError } from '../errors.ts';
 import { refreshWindows, startWindowWatch } from './blackout-windows.ts';
-import { checkRule, checkTimezone, windowSince } from './recurrence.ts';
+import { checkRule, checkTimezone, defaultStart, windowSince } from './recurrence.ts';
 import { matchesBlackout, presentBlackout } from './blackout-status.ts';
 
 export { isInForce, matchesBlackout, presentBlackout, remainingOf, statusOf } from './blackout-status.ts';
@@ -160,18 +160,20 @@ const ONE_OFF = { rrule: null, timezone: null, window: null };
 
 /**
  * POST /blackout: defaults (start now, end from duration or BLACKOUT_DURATION), priority, customer.
- * With `rrule`, duration (default BLACKOUT_DURATION) is each occurrence's and the series is open
- * without endTime; `timezone` alone is ignored.
+ * With `rrule`, duration (default BLACKOUT_DURATION) is each occurrence's, the series is open
+ * without endTime and starts by default at local midnight (recurrence.ts defaultStart); `timezone`
+ * alone is ignored.
  */
 export async function createBlackout(deps: Deps, input: BlackoutInput, caller: Caller): Promise<Blackout> {
   const now = deps.clock.now();
   const recurrence = recurrenceInput(input.rrule, input.timezone);
-  const startTime = input.startTime ?? now;
+  let startTime = input.startTime ?? now;
   let endTime: number;
   let timing: Pick<BlackoutWrite, 'duration' | 'rrule' | 'timezone' | 'window'>;
   if (recurrence) {
     endTime = input.endTime ?? MAX_TIME_MS;
     const duration = input.duration ?? deps.config.BLACKOUT_DURATION;
+    startTime = input.startTime ?? defaultStart(recurrence.timezone, now, duration);
     timing = { duration, ...recurringWrite(recurrence, { startTime, endTime, duration }, now) };
   } else {
     endTime = input.endTime ?? startTime + (input.duration ?? deps.config.BLACKOUT_DURATION) * 1000;

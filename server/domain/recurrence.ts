@@ -226,6 +226,23 @@ export function occurrences(s: Series, after: number, n: number): number[] {
   return out;
 }
 
+/**
+ * The series start when none is given: 00:00 local on the day an occurrence in force now could
+ * have begun (now − duration), so one already under way counts, and a rule without BYHOUR or
+ * BYMINUTE takes midnight's rather than an arbitrary clock time.
+ */
+export function defaultStart(timezone: string, now: number, duration: number): number {
+  const t = now - duration * 1000;
+  const midnights = ruleOf({
+    rrule: 'FREQ=DAILY;BYHOUR=0;BYMINUTE=0;BYSECOND=0',
+    timezone,
+    startTime: t - 3 * 86_400_000,
+    endTime: NONE,
+    duration: 1,
+  });
+  return epoch(midnights.previous(new Date(t), true)) ?? t;
+}
+
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
