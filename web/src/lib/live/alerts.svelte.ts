@@ -80,6 +80,8 @@ export class LiveAlerts {
   reconnected = $state<{ at: number; changes: number } | null>(null);
   /** Ids whose changes apply even while held: the reader's own actions confirm at once. */
   passThrough: (id: string) => boolean = () => false;
+  /** Ids whose pushed changes are not marked `fresh`: the reader's own bulk action (no highlight). */
+  quiet: (id: string) => boolean = () => false;
 
   private readonly listeners = new Set<(alert: LiveAlert, previous: LiveAlert | undefined) => void>();
   private readonly removalListeners = new Set<(id: string) => void>();
@@ -176,7 +178,8 @@ export class LiveAlerts {
   private update(alert: LiveAlert, now: number): void {
     const previous = this.byId.get(alert.id);
     this.place(alert, previous);
-    this.fresh.set(alert.id, now);
+    if (this.quiet(alert.id)) this.fresh.delete(alert.id);
+    else this.fresh.set(alert.id, now);
     for (const listener of this.listeners) listener(alert, previous);
   }
 

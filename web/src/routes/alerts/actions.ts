@@ -61,3 +61,34 @@ export const BULK_ACTIONS = ['ack', 'unack', 'shelve', 'unshelve', 'close', 'ope
 
 /** The tag that marks an alert watched by `login`, as alerta-webui writes it. */
 export const watchTag = (login: string): string => `watch:${login}`;
+
+const DOING: Readonly<Record<string, string>> = {
+  ack: 'Acking',
+  unack: 'Unacking',
+  shelve: 'Shelving',
+  unshelve: 'Unshelving',
+  close: 'Closing',
+  open: 'Re-opening',
+  delete: 'Deleting',
+  watch: 'Watching',
+  unwatch: 'Unwatching',
+};
+const DONE: Readonly<Record<string, string>> = {
+  ack: 'Acked',
+  unack: 'Unacked',
+  shelve: 'Shelved',
+  unshelve: 'Unshelved',
+  close: 'Closed',
+  open: 'Re-opened',
+  delete: 'Deleted',
+  watch: 'Watched',
+  unwatch: 'Unwatched',
+};
+
+/** "Acking 412 / 1022": a bulk action under way (a custom action: "page-oncall 412 / 1022"). */
+export const doingLabel = (action: string, done: number, total: number): string =>
+  `${DOING[action] ?? action} ${done} / ${total}`;
+
+/** "Acked 1022 alerts": a bulk action finished (a custom action: "page-oncall done on 1022 alerts"). */
+export const doneLabel = (action: string, count: number): string =>
+  `${DONE[action] ?? `${action} done on`} ${count} alert${count === 1 ? '' : 's'}`;

@@ -5,6 +5,7 @@ import { alertOrder, alertsCsv, cellText } from '../../lib/alerts.ts';
 import { api } from '../../lib/api.ts';
 import { clientConfig, defaultSort, severityOrder, type ClientConfig } from '../../lib/config.ts';
 import { formatTime, loadPreferences, type Preferences } from '../../lib/preferences.ts';
+import { plainWords, searchQuery } from './search.ts';
 import { configFilterParams, hasFilter, isFilterKey } from './view.ts';
 
 /**
@@ -43,6 +44,15 @@ export class ConsoleView {
     if (this.usesDefault) for (const [k, v] of this.defaultFilter) p.append(k, v);
     return p;
   });
+  /** The filter as the API takes it: the search box's text turned into `q` (search.ts). */
+  readonly apiFilters = $derived.by(() => {
+    const p = new URLSearchParams(this.filters);
+    const typed = p.get('q');
+    if (typed !== null) p.set('q', searchQuery(typed));
+    return p;
+  });
+  /** The search's plain words when the box holds plain words (search.ts), for the empty list's hint. */
+  readonly plainSearch = $derived(plainWords(this.filters.get('q') ?? ''));
   readonly urlSort = $derived(this.params.getAll('sort-by').filter(Boolean));
   readonly sortKeys = $derived(
     this.urlSort.length ? this.urlSort : this.config ? defaultSort(this.config) : [],
@@ -52,7 +62,7 @@ export class ConsoleView {
   /** The view as GET /alerts and the subscription take it (docs/live.md); null until it is known. */
   readonly query = $derived.by(() => {
     if (!this.config || !this.prefs || !this.urlReady) return null;
-    const p = new URLSearchParams(this.filters);
+    const p = new URLSearchParams(this.apiFilters);
     for (const k of this.sortKeys) p.append('sort-by', k);
     const reverse = this.params.get('reverse');
     if (reverse) p.set('reverse', reverse);
@@ -143,7 +153,7 @@ export class ConsoleView {
   // ---- environment tabs: counts of the view minus its environment -------------------------
   environments = $state<{ environment: string; count: number }[]>([]);
   readonly tabQuery = $derived.by(() => {
-    const q = new URLSearchParams(this.filters);
+    const q = new URLSearchParams(this.apiFilters);
     q.delete('environment');
     return q.toString();
   });
@@ -186,7 +196,7 @@ export class ConsoleView {
     this.exporting = true;
     try {
       const all: LiveAlert[] = [];
-      const q = new URLSearchParams(this.filters);
+      const q = new URLSearchParams(this.apiFilters);
       for (const k of this.sortKeys) q.append('sort-by', k);
       q.set('page-size', '1000');
       for (let n = 1; ; n++) {
