@@ -29,11 +29,20 @@ export const STATE_WORD: Record<ReceiverHealth['state'], string> = {
   unknown: 'No attempts yet',
 };
 
-/** The next attempt of a failing receiver: "next attempt in 40 s", or "retrying now" once due. */
+/**
+ * How long past its due time a message may wait before it is said to be held back: a working
+ * receiver's loop takes due messages within a second or two.
+ */
+export const HELD_AFTER_S = 15;
+
+/**
+ * The next attempt of a failing receiver: "next attempt in 40 s", "retrying now" once due, and
+ * "held back 2 min" when it is well past due (the receiver is backed off as a whole, or rate-limited).
+ */
 export function nextAttempt(h: ReceiverHealth, now: number): string | null {
   if (!h.nextAttemptTime) return null;
   const s = secondsUntil(h.nextAttemptTime, now);
-  return s > 0 ? `next attempt in ${span(s)}` : 'retrying now';
+  return s > 0 ? `next attempt in ${span(s)}` : s > -HELD_AFTER_S ? 'retrying now' : `held back ${span(-s)}`;
 }
 
 /** "3 attempts failed" */
