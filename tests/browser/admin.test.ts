@@ -58,9 +58,9 @@ admin(
   },
 );
 
-// Labels to fill (text) or to tick (true), and the text of the new row.
-const PAGES: [string, Record<string, string | true>, string][] = [
-  ['/blackouts', { Environment: 'Production', Resource: 'bo-host' }, 'Production'],
+// Labels to fill (text), to choose from (select) or to tick (true), and the text of the new row.
+const PAGES: [string, Record<string, string | true | { select: string }>, string][] = [
+  ['/blackouts', { Environment: { select: 'Production' }, Resource: 'bo-host' }, 'Production'],
   ['/keys', { Text: 'ui-made key', read: true }, 'ui-made key'],
   ['/users', { Name: 'Ui User', Email: 'ui.user@example.com', Password: 'pw-123456' }, 'Ui User'],
   ['/groups', { Name: 'ui-group' }, 'ui-group'],
@@ -75,6 +75,8 @@ for (const [path, values, first] of PAGES) {
     const form = page.getByRole('form', { name: 'New' });
     for (const [label, value] of Object.entries(values)) {
       if (value === true) await form.getByRole('checkbox', { name: label, exact: true }).check();
+      else if (typeof value === 'object')
+        await form.getByRole('combobox', { name: label, exact: true }).selectOption(value.select);
       else await form.getByLabel(label, { exact: true }).fill(value);
     }
     await form.getByRole('button', { name: 'Create' }).click();
@@ -335,7 +337,7 @@ admin(
     await page.getByRole('button', { name: 'Shelve', exact: true }).click();
     await page.getByTestId('field-status').filter({ hasText: 'shelved' }).waitFor();
     const shelved = page.getByTestId('history-row').filter({ hasText: 'shelve from the alert page' });
-    assert.is(await shelved.locator('td').nth(4).textContent(), '120');
+    assert.is(await shelved.locator('td').nth(4).textContent(), '2 minutes');
     await page.getByRole('button', { name: 'escalate' }).click();
     await page.getByTestId('history-row').filter({ hasText: 'escalate from the alert page' }).waitFor();
 

@@ -144,7 +144,7 @@ user(
     await page.goto(`${origin}/about?theme=light`);
     await page.getByRole('heading', { name: 'About' }).waitFor();
     await page.waitForTimeout(300);
-    assert.is(await page.evaluate(() => document.documentElement.dataset.theme ?? null), null);
+    assert.is(await page.evaluate(() => document.documentElement.dataset.theme ?? null), 'light');
     // Back in the form, the saved values are shown.
     await page.goto(`${origin}/profile`);
     await page.locator('form[aria-busy=false]').waitFor();
