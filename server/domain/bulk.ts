@@ -24,6 +24,11 @@ import { alertQueryOf, selectionFor } from './search.ts';
 
 /** Alerts per progress step of a task (and per statement for the set-based operations). */
 const CHUNK = 500;
+/**
+ * Status and action tasks go through each alert's use case, hundreds a second at most: they record
+ * progress every 100 alerts, so a console shows it moving (tests/api/bulk-progress.test.ts).
+ */
+const PER_ALERT_STEP = 100;
 /** Alerts changed at once by status and action tasks, leaving pool connections for requests. */
 const CONCURRENCY = 4;
 const LEASE_MS = 60_000;
@@ -265,7 +270,8 @@ class TaskRunner implements BulkRunner {
     try {
       while (done < task.ids.length) {
         if (this.stopped) return; // left started: its lease runs out and a runner resumes it
-        const chunk = task.ids.slice(done, done + CHUNK);
+        const step = body.type === 'status' || body.type === 'action' ? PER_ALERT_STEP : CHUNK;
+        const chunk = task.ids.slice(done, done + step);
         const r = await applyTo(deps, body, chunk, caller);
         done += chunk.length;
         const kept = await tasksDb.recordProgress(deps.db, {
