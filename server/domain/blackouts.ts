@@ -50,6 +50,20 @@ interface RecentBlackouts {
   /** Alerts created at or after this time can be matched against `rows` alone. */
   from: number;
   rows: readonly BlackoutRow[];
+  /** `rows` by environment, then resource (null: any resource), so a receipt reads only its own. */
+  byPlace: Map<string, Map<string | null, BlackoutRow[]>>;
+}
+
+function byPlaceOf(rows: readonly BlackoutRow[]): RecentBlackouts['byPlace'] {
+  const index: RecentBlackouts['byPlace'] = new Map();
+  for (const b of rows) {
+    let byResource = index.get(b.environment);
+    if (!byResource) index.set(b.environment, (byResource = new Map()));
+    const list = byResource.get(b.resource);
+    if (list) list.push(b);
+    else byResource.set(b.resource, [b]);
+  }
+  return index;
 }
 
 /**
@@ -64,11 +78,8 @@ export function createBlackoutCache(
   // change replaces the slot, so a read started before the change fills only the slot it came from.
   let slot: { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> } = {};
   let watch: ReturnType<typeof startWindowWatch> | null = null;
-  const recent = (): Promise<RecentBlackouts> | RecentBlackouts => {
-    const now = deps.clock.now();
-    const entry = slot;
-    if (entry.value && now - entry.value.loadedAt < CACHE_MS) return entry.value;
-    entry.loading ??= (async (): Promise<RecentBlackouts> => {
+  const load = (entry: typeof slot, now: number): Promise<RecentBlackouts> =>
+    (entry.loading ??= (async (): Promise<RecentBlackouts> => {
       try {
         const from = now - CACHE_WINDOW_MS;
         let rows = await blackoutsDb.endingAfter(deps.db, from);
@@ -77,14 +88,34 @@ export function createBlackoutCache(
           await refreshWindows(deps, now);
           rows = await blackoutsDb.endingAfter(deps.db, from);
         }
-        const read = { loadedAt: now, from, rows };
+        const read = { loadedAt: now, from, rows, byPlace: byPlaceOf(rows) };
         entry.value = read;
         return read;
       } finally {
         entry.loading = undefined;
       }
-    })();
-    return entry.loading;
+    })());
+  // Past three quarters of its life the copy is reloaded in the background, so receipts under steady traffic
+  // never wait for the read; only a copy a full CACHE_MS old (or dropped) is waited for.
+  const recent = (): Promise<RecentBlackouts> | RecentBlackouts => {
+    const now = deps.clock.now();
+    const entry = slot;
+    const age = entry.value ? now - entry.value.loadedAt : Infinity;
+    if (entry.value && age < (CACHE_MS * 3) / 4) return entry.value;
+    const loading = load(entry, now);
+    if (entry.value && age < CACHE_MS) {
+      loading.catch(() => {}); // a failed read is retried by the next receipt
+      return entry.value;
+    }
+    return loading;
+  };
+  // Only blackouts of the alert's environment, for its resource or any, can match it.
+  const candidates = (copy: RecentBlackouts, alert: AlertDraft): readonly BlackoutRow[] => {
+    const byResource = copy.byPlace.get(alert.environment);
+    if (!byResource) return [];
+    const mine = byResource.get(alert.resource) ?? [];
+    const any = byResource.get(null) ?? [];
+    return mine.length && any.length ? [...mine, ...any] : mine.length ? mine : any;
   };
   const matches = (alert: AlertDraft) => (b: BlackoutRow) =>
     matchesBlackout(b, alert, deps.config.CUSTOMER_VIEWS);
@@ -96,7 +127,7 @@ export function createBlackoutCache(
           ? (await blackoutsDb.findActiveCandidates(deps.db, alert, deps.config.CUSTOMER_VIEWS)).find(
               matches(alert),
             )
-          : copy.rows.find(matches(alert));
+          : candidates(copy, alert).find(matches(alert));
       return match ? { id: match.id, priority: match.priority } : null;
     },
     forget() {
