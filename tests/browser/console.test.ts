@@ -207,7 +207,7 @@ con('filters live in the URL as API parameters; Reset returns to /config filter'
     await filterBar.getByLabel('From').fill('2999-01-01T00:00');
     await filterBar.getByLabel('From').press('Enter');
     await page.waitForURL(/from-date=2999/);
-    await page.getByText('No alerts.').waitFor();
+    await page.getByTestId('empty').filter({ hasText: 'No alerts with status' }).waitFor();
 
     await filterBar.getByRole('button', { name: 'Reset filters' }).click();
     await page.waitForURL((u) => u.pathname === '/alerts' && u.search === '');
@@ -1051,7 +1051,7 @@ auth('watch and unwatch tag watch:<login>; "watched only" filters by it', async 
     await until(async () => (await resources(page)).join() === `${tag}-a`, 'watched only');
     await page.getByRole('button', { name: `More actions for ${tag}-a` }).click();
     await page.getByRole('menuitem', { name: 'Unwatch', exact: true }).click();
-    await page.getByText('No alerts.').waitFor();
+    await page.getByTestId('empty').filter({ hasText: 'No alerts match' }).waitFor();
   } finally {
     await page.close();
   }
