@@ -252,7 +252,8 @@ noc(
         ),
         said,
       );
-      assert.ok(said.includes('among alerts with status open or ack'), said);
+      assert.ok(said.includes('among alerts with status open or ack.'), said);
+      assert.ok(said.includes(`Try event:${missing}, every status, no search.`), said);
       await page.getByTestId('suggest-event').click();
       await page.waitForURL((u) => u.searchParams.get('q') === `event:${missing}`);
       assert.is(await page.getByLabel('Search (q)').inputValue(), `event:${missing}`);
