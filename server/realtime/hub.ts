@@ -19,14 +19,13 @@ import { originMatcher } from '../config/origins.ts';
 import { AppError, appError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
+import { PING, TICK_MS } from './liveness.ts';
 import { compileMatcher } from './matcher.ts';
 import { createSessions } from './sessions.ts';
 import { createSharedEncoding, preEncodeSharedAck } from './shared-encoding.ts';
 import { pushNotificationHealth } from './notification-health.ts';
 import { countsOfView, View, waiting, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
-/** How often each socket hears the server's time and position, and its user's status is read again. */
-const TICK_MS = 5000;
 /**
  * Deltas are sent at most this often per hub (latest state of each alert wins). A change that comes
  * after a quiet spell is sent at once (on the next turn of the event loop, with whatever else
@@ -60,6 +59,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     {
       path,
       serveClient: false,
+      ...PING,
       // A snapshot page shared by many subscribers is encoded once for all of them (shared-encoding.ts).
       parser: encoding.parser,
       // The same origin rule as HTTP (regex entries included), so a listed console may connect.
