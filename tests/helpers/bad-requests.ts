@@ -334,8 +334,30 @@ function endpoints(f: Fixtures): Endpoint[] {
       }),
       dates: 'blackout',
     },
+    {
+      method: 'POST',
+      path: '/blackout',
+      body: () => ({
+        environment: 'Production',
+        resource: 'rb-host',
+        rrule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=18;BYMINUTE=0',
+        timezone: 'Europe/Berlin',
+        startTime: '2026-01-01T00:00:00.000Z',
+        duration: 50400,
+      }),
+      dates: 'blackout',
+    },
     { method: 'GET', path: '/blackouts' },
     { method: 'GET', path: '/blackout/:id', idParam: true },
+    {
+      method: 'PUT',
+      path: `/blackout/${f.blackoutId}`,
+      body: () => ({
+        rrule: 'FREQ=MONTHLY;BYDAY=1TU;BYHOUR=1',
+        timezone: 'Australia/Sydney',
+        duration: 7200,
+      }),
+    },
     {
       method: 'PUT',
       path: `/blackout/${f.blackoutId}`,
