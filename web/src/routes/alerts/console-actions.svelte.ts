@@ -30,8 +30,9 @@ export interface BulkProgress {
  * URL, and 150 of them (about 6 kB) stay well within the server's header limit.
  */
 const IDS_PER_REQUEST = 150;
-/** How often a bulk task's progress is read (GET /_bulk/task/:id). */
+/** How often a bulk task's progress is read (GET /_bulk/task/:id), and how many reads in a row may fail. */
 const POLL_MS = 500;
+const MAX_MISSES = 5;
 /** How long after a bulk action ends its alerts' pushes still arrive without a highlight. */
 const QUIET_AFTER_MS = 10_000;
 
@@ -172,10 +173,19 @@ export class ConsoleActions {
     inline: { done: number; changed: number; errors: string[] },
     known: number | null,
   ) {
-    type Task = BulkTask;
+    let misses = 0;
     for (;;) {
       if (this.stopped) return;
-      const read = await Promise.all(tasks.map((id) => api<Task>('GET', `/_bulk/task/${id}`)));
+      await new Promise((resolve) => (this.timer = setTimeout(resolve, POLL_MS)));
+      let read: BulkTask[];
+      try {
+        read = await Promise.all(tasks.map((id) => api<BulkTask>('GET', `/_bulk/task/${id}`)));
+        misses = 0;
+      } catch (err) {
+        // The tasks run on regardless: a read that fails now and then only delays the figures.
+        if (++misses < MAX_MISSES) continue;
+        throw err;
+      }
       const done = inline.done + read.reduce((n, t) => n + t.progress.done, 0);
       const total = known ?? inline.done + read.reduce((n, t) => n + t.progress.total, 0);
       const ended = read.every((t) => t.status === 'success' || t.status === 'failure');
@@ -183,7 +193,6 @@ export class ConsoleActions {
       const errors = [...inline.errors, ...read.flatMap((t) => t.result?.errors ?? [])];
       if (this.progress) this.progress = { ...this.progress, done, total, changed, errors };
       if (ended) return this.finish({ total });
-      await new Promise((resolve) => (this.timer = setTimeout(resolve, POLL_MS)));
     }
   }
 
