@@ -29,6 +29,15 @@ const nonEmpty = (name: string, max?: number) => {
 const stringList = (name: LimitedList) =>
   limitedList(name, z.string({ error: `${name} must be a list of strings` }).refine(...noNul(name)));
 
+/** An RRULE value as typed; the server checks the rule itself (server/domain/recurrence.ts). */
+const RuleTextSchema = z
+  .string({
+    error: (i) => (i.input == null ? 'Missing mandatory value for "rrule"' : 'rrule must be a string'),
+  })
+  .min(1, 'rrule can not be an empty string')
+  .max(MAX_RULE, tooLong('rrule', MAX_RULE))
+  .refine(...noNul('rrule'));
+
 /** Every field a blackout body may carry; presence matters on PUT (absent = unchanged, null = cleared). */
 const fields = {
   environment: nonEmpty('environment', MAX_LENGTH.environment).nullish(),
@@ -59,12 +68,7 @@ const fields = {
    * An RFC 5545 RRULE value (`FREQ=WEEKLY;BYDAY=MO;BYHOUR=18`): the blackout recurs, `duration`
    * is each occurrence's length, startTime/endTime bound the series. The server checks the rule.
    */
-  rrule: z
-    .string({ error: 'rrule must be a string' })
-    .min(1, 'rrule can not be an empty string')
-    .max(MAX_RULE, tooLong('rrule', MAX_RULE))
-    .refine(...noNul('rrule'))
-    .nullish(),
+  rrule: RuleTextSchema.nullish(),
   /** IANA zone the rule's local times are in (default UTC). */
   timezone: z
     .string({ error: 'timezone must be a string' })
@@ -152,3 +156,37 @@ export type Blackout = z.infer<typeof BlackoutSchema>;
 /** GET /blackouts */
 export const BlackoutListSchema = z.object({ ...PagedListShape, blackouts: z.array(BlackoutSchema) });
 export type BlackoutList = z.infer<typeof BlackoutListSchema>;
+
+/**
+ * POST /blackouts/preview (ours, docs/blackouts.md): the occurrences a recurring blackout with these
+ * fields would have, before it is saved. The fields mean what they mean on POST /blackout.
+ */
+export const BlackoutPreviewInputSchema = z.object(
+  {
+    rrule: RuleTextSchema,
+    timezone: fields.timezone,
+    duration: fields.duration,
+    startTime: fields.startTime,
+    endTime: fields.endTime,
+    /** How many occurrences (default 5). */
+    count: z
+      .number({ error: 'count must be an integer' })
+      .int('count must be an integer')
+      .min(1, 'count must be at least 1')
+      .max(50, 'count must be at most 50')
+      .nullish(),
+  },
+  { error: 'expected a JSON object' },
+);
+export type BlackoutPreviewInput = z.infer<typeof BlackoutPreviewInputSchema>;
+
+/** The answer: the rule as stored, its words, and the occurrences in force now or next, in order. */
+export const BlackoutPreviewSchema = z.object({
+  status: z.literal('ok'),
+  rrule: z.string(),
+  timezone: z.string(),
+  duration: z.number().int(),
+  description: z.string(),
+  occurrences: z.array(OccurrenceSchema),
+});
+export type BlackoutPreview = z.infer<typeof BlackoutPreviewSchema>;

@@ -347,6 +347,19 @@ function endpoints(f: Fixtures): Endpoint[] {
       }),
       dates: 'blackout',
     },
+    {
+      method: 'POST',
+      path: '/blackouts/preview',
+      body: () => ({
+        rrule: 'FREQ=MONTHLY;BYDAY=1TU;BYHOUR=1;BYMINUTE=0',
+        timezone: 'Australia/Sydney',
+        startTime: '2026-01-01T00:00:00.000Z',
+        endTime: '2027-01-01T00:00:00.000Z',
+        duration: 7200,
+        count: 5,
+      }),
+      dates: 'blackout',
+    },
     { method: 'GET', path: '/blackouts' },
     { method: 'GET', path: '/blackout/:id', idParam: true },
     {

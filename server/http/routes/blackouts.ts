@@ -1,8 +1,14 @@
 import { Router } from '../router.ts';
 import { z } from 'zod';
-import { BlackoutIdSchema, BlackoutInputSchema, BlackoutUpdateSchema } from '../../../shared/blackouts.ts';
+import {
+  BlackoutIdSchema,
+  BlackoutInputSchema,
+  BlackoutPreviewInputSchema,
+  BlackoutUpdateSchema,
+} from '../../../shared/blackouts.ts';
 import type { Deps } from '../../deps.ts';
 import * as blackouts from '../../domain/blackouts.ts';
+import { previewBlackout } from '../../domain/blackout-preview.ts';
 import { appError } from '../../errors.ts';
 import { httpCaller } from '../caller.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -29,6 +35,11 @@ export function blackoutRoutes(deps: Deps): Router {
       new URLSearchParams(ctx.querystring),
       httpCaller(ctx, deps),
     );
+  });
+
+  /** POST /blackouts/preview (ours): a recurring window's next occurrences, nothing stored. */
+  router.post('/blackouts/preview', requireScope(deps, 'read:blackouts'), (ctx) => {
+    ctx.body = previewBlackout(deps, BlackoutPreviewInputSchema.parse(bodyObject(ctx)));
   });
 
   /** GET /blackout/:id */
