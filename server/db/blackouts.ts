@@ -324,3 +324,12 @@ export async function storeWindows(
     RETURNING a.id::text AS id`);
   return changed.length;
 }
+
+/**
+ * The blackouts' change counter (migration 0057's triggers bump it with every statement that
+ * changes a row); 0 when its row is missing (the table emptied: the next change writes it back).
+ */
+export function readVersion(db: CommonQueryMethods): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ version: z.number() }))`
+    SELECT COALESCE((SELECT version FROM blackouts_version WHERE id = 1), 0) AS version`);
+}

@@ -40,13 +40,18 @@ export function priorityOf(b: PriorityFields): number {
   return priority;
 }
 
-/** How long an instance trusts its copy of the recent blackouts (another instance's change shows within this). */
+/** How long an instance trusts its copy before checking the blackouts' version (another instance's change shows within this). */
 const CACHE_MS = 1000;
 /** The copy holds blackouts that ended at most this long ago; alerts created earlier are matched in SQL. */
 const CACHE_WINDOW_MS = 3600_000;
 
 interface RecentBlackouts {
+  /** When the copy was last known to be current (read, or its version checked). */
   loadedAt: number;
+  /** The blackouts' change counter the rows were read at (migration 0057). */
+  version: number;
+  /** The soonest stored window end among the rows: past it, windows are refreshed and read again. */
+  windowsPassAt: number;
   /** Alerts created at or after this time can be matched against `rows` alone. */
   from: number;
   rows: readonly BlackoutRow[];
@@ -68,8 +73,9 @@ function byPlaceOf(rows: readonly BlackoutRow[]): RecentBlackouts['byPlace'] {
 
 /**
  * This instance's copy of the recent blackouts (deps.blackoutCache), used by the blackout plugin on
- * every receipt. Blackouts are few, so the copy is kept for a second and alerts are matched in
- * process; an alert created before the copy's window is matched in SQL (tests/api/blackout-cache.test.ts).
+ * every receipt. Alerts are matched in process; the copy is checked against the blackouts' version
+ * once a second and read again only after a change or when a stored window passes. An alert created
+ * before the copy's window is matched in SQL (tests/api/blackout-cache.test.ts).
  */
 export function createBlackoutCache(
   deps: Pick<Base, 'db' | 'clock' | 'config' | 'log'>,
@@ -78,17 +84,30 @@ export function createBlackoutCache(
   // change replaces the slot, so a read started before the change fills only the slot it came from.
   let slot: { value?: RecentBlackouts; loading?: Promise<RecentBlackouts> } = {};
   let watch: ReturnType<typeof startWindowWatch> | null = null;
+  // A copy whose version has not moved and whose windows have not passed is kept as it is: only a
+  // change (any instance's: the counter is in the database) or a passing window reads the rows again
+  // (tests/api/blackout-cache.test.ts, "re-reads only after a change").
   const load = (entry: typeof slot, now: number): Promise<RecentBlackouts> =>
     (entry.loading ??= (async (): Promise<RecentBlackouts> => {
       try {
+        const previous = entry.value;
+        let version = await blackoutsDb.readVersion(deps.db);
+        if (previous && previous.version === version && now < previous.windowsPassAt) {
+          const kept = { ...previous, loadedAt: now };
+          entry.value = kept;
+          return kept;
+        }
         const from = now - CACHE_WINDOW_MS;
+        // The version is read before the rows: a change committed in between is read again next time.
         let rows = await blackoutsDb.endingAfter(deps.db, from);
         // A recurring window that has passed is stored anew before receipts are matched on it.
         if (rows.some((b) => b.windowEnd != null && b.windowEnd <= now)) {
           await refreshWindows(deps, now);
+          version = await blackoutsDb.readVersion(deps.db);
           rows = await blackoutsDb.endingAfter(deps.db, from);
         }
-        const read = { loadedAt: now, from, rows, byPlace: byPlaceOf(rows) };
+        const windowsPassAt = rows.reduce((t, b) => Math.min(t, b.windowEnd ?? Infinity), Infinity);
+        const read = { loadedAt: now, version, windowsPassAt, from, rows, byPlace: byPlaceOf(rows) };
         entry.value = read;
         return read;
       } finally {
