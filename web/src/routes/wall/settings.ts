@@ -146,6 +146,24 @@ export function openOnly(params: URLSearchParams): URLSearchParams | null {
   return open;
 }
 
+/** Statuses of alerts someone has taken on: a tile counts them apart from those still waiting. */
+export const ACKED_STATUSES = ['ack', 'shelved'];
+
+/**
+ * The same selection narrowed to acked and shelved alerts (page, page size and order dropped), for
+ * the "· 12 acked" of the severity tiles; null when the selection's own status filter excludes both.
+ */
+export function ackedOnly(query: string): string | null {
+  const params = new URLSearchParams(query);
+  for (const name of ['page', 'page-size', 'sort-by']) params.delete(name);
+  const asked = params.getAll('status');
+  const statuses = asked.length ? ACKED_STATUSES.filter((s) => asked.includes(s)) : ACKED_STATUSES;
+  if (!statuses.length) return null;
+  params.delete('status');
+  for (const s of statuses) params.append('status', s);
+  return params.toString();
+}
+
 /** The first of `severities` (most severe first) with a count, or null. */
 export function worstSeverity(
   counts: Record<string, number> | undefined,
