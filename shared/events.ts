@@ -17,9 +17,15 @@ export const LiveEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('heartbeat.deleted'), id: z.string(), customer: z.string().nullable() }),
   // Many rows changed at once outside the receive path (an import): every screen loads afresh.
   z.object({ type: z.literal('views.reload'), reason: z.string().max(200) }),
-  // A receiver's health changed (or what makes it paging): each instance reads the health afresh
-  // and pushes `notifications:health` to its sockets (server/realtime/notification-health.ts).
-  z.object({ type: z.literal('notifications.health'), receiver: z.string().max(100).nullable() }),
+  // A delivery attempt was recorded, or what makes a receiver paging changed: when `changed` (a
+  // receiver's state changed, or receivers or rules did) each instance reads the health afresh and
+  // pushes `notifications:health` to its sockets, else only `notifications:activity`
+  // (server/realtime/notification-health.ts). Senders before `changed` existed meant a change.
+  z.object({
+    type: z.literal('notifications.health'),
+    receiver: z.string().max(100).nullable(),
+    changed: z.boolean().default(true),
+  }),
 ]);
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
 /** A change of one alert or heartbeat: what views apply and the change log keeps. */
@@ -143,10 +149,22 @@ export interface ServerToClientEvents {
   /** Every few seconds: the server's time and position, so screens can show how fresh they are. */
   tick: (m: { time: number } & Position) => void;
   /**
+   * The view's alerts that a blackout in force now covers (docs/live.md, "Maintenance"): every id,
+   * sent when the socket joins the view and again whenever the set changes (a window starts or ends,
+   * blackouts or alerts change).
+   */
+  maintenance: (m: { view: string; ids: string[] }) => void;
+  /**
    * Sockets whose credentials hold read:notifications: a receiver's health changed; the body is
    * GET /notifications/health's for the socket's customers.
    */
   'notifications:health': (m: NotificationHealth) => void;
+  /**
+   * Sockets whose credentials hold read:notifications: delivery attempts were recorded without a
+   * change of state (last success, queue and attempts moved); at most one a second per socket.
+   * Pages that show those facts read them again (the receivers list).
+   */
+  'notifications:activity': () => void;
 }
 
 export interface ClientToServerEvents {

@@ -68,4 +68,6 @@ export interface Notifier {
    * or rules first) and gives GET /notifications/health's body for a caller's `customers`.
    */
   healthFor(): Promise<(customers: readonly string[] | null) => NotificationHealth>;
+  /** Whether a caller restricted to `customers` (null: none) sees the receiver `id` in this copy. */
+  sees(customers: readonly string[] | null, id: string): boolean;
 }

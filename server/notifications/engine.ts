@@ -13,6 +13,7 @@ import { createNotificationMetrics, type NotificationMetrics } from './metrics.t
 import { Routing } from './routing.ts';
 import type { StatusClass } from './rules.ts';
 import { Scheduler } from './schedule.ts';
+import { NoticeWatch } from './notices.ts';
 import { notificationStatus } from './status.ts';
 import { Worker } from './worker.ts';
 
@@ -25,6 +26,7 @@ export class Engine implements Notifier {
   readonly metrics: NotificationMetrics;
   readonly worker: Worker;
   readonly scheduler: Scheduler;
+  readonly notices: NoticeWatch;
   private readonly deps: Base;
   /**
    * Triggers written apart from the receipt (only when another plugin's post-receive hook runs
@@ -42,6 +44,7 @@ export class Engine implements Notifier {
     this.metrics = createNotificationMetrics(deps, (id) => routing.receivers.get(id)?.type ?? 'unknown');
     this.worker = new Worker(deps, routing, this.metrics);
     this.scheduler = new Scheduler(deps, routing, (id) => this.worker.kick(id));
+    this.notices = new NoticeWatch(deps, routing, (id) => this.worker.kick(id));
   }
 
   /**
@@ -104,6 +107,7 @@ export class Engine implements Notifier {
     this.routing.start();
     this.worker.start();
     this.scheduler.start();
+    this.notices.start();
   }
 
   reload(): Promise<void> {
@@ -116,6 +120,12 @@ export class Engine implements Notifier {
       { routing: this.routing, queue: this.worker.queue, metrics: this.metrics },
       customers,
     );
+  }
+
+  sees(customers: readonly string[] | null, id: string): boolean {
+    if (customers === null) return true;
+    const owner = this.routing.receivers.get(id)?.customer ?? null;
+    return owner !== null && customers.includes(owner);
   }
 
   async healthFor(): Promise<(customers: readonly string[] | null) => NotificationHealth> {
@@ -135,6 +145,7 @@ export class Engine implements Notifier {
 
   async stop(): Promise<void> {
     this.routing.stop();
+    await this.notices.stop();
     await this.scheduler.stop();
     await this.worker.stop();
   }

@@ -110,7 +110,7 @@ export const deliveryKind = (kind: NotificationKind): DeliveryKind => KINDS[kind
 
 /**
  * Records an attempt in the delivery history and the receiver's health, and tells every instance
- * on the bus when the receiver's state changed. Never throws: a failure to record is logged and
+ * on the bus, saying whether the receiver's state changed. Never throws: a failure to record is logged and
  * delivery goes on as if it had been recorded.
  */
 export async function noteAttempt(
@@ -118,8 +118,12 @@ export async function noteAttempt(
   attempt: AttemptRecord,
 ): Promise<void> {
   try {
-    if (await recordAttempt(deps.db, attempt))
-      await deps.bus.publish({ type: 'notifications.health', receiver: attempt.receiver.id.slice(0, 100) });
+    const changed = await recordAttempt(deps.db, attempt);
+    await deps.bus.publish({
+      type: 'notifications.health',
+      receiver: attempt.receiver.id.slice(0, 100),
+      changed,
+    });
   } catch (err) {
     deps.log.warn(
       { receiver: attempt.receiver.name, outcome: attempt.outcome, error: (err as Error).message },

@@ -99,7 +99,7 @@ async function write(
   });
   await deps.notifier.reload();
   // What makes a receiver paging may have changed: open screens read the health again.
-  await deps.bus.publish({ type: 'notifications.health', receiver: null });
+  await deps.bus.publish({ type: 'notifications.health', receiver: null, changed: true });
 }
 
 /** Receivers as the API shows them, each with its health. */
@@ -340,6 +340,7 @@ function ruleFrom(id: string, base: Omit<store.RuleWrite, 'id'>, change: RuleUpd
     repeatInterval: pick('repeatInterval', base.repeatInterval),
     escalations: change.escalations === undefined ? base.escalations : (change.escalations ?? []),
     paging: pick('paging', base.paging),
+    blackoutNotices: pick('blackoutNotices', base.blackoutNotices),
     owner: base.owner,
   };
 }
@@ -360,6 +361,7 @@ export async function createRule(deps: Deps, caller: Caller, input: RuleInput): 
     repeatInterval: 0,
     escalations: [],
     paging: false,
+    blackoutNotices: false,
     owner,
   };
   const rule = ruleFrom(randomUUID(), base, input);

@@ -124,6 +124,15 @@ async function listen(ctx: { clients: LiveClient[] }, origin: string, key = ADMI
   return heard;
 }
 
+/** A socket that records when it hears `notifications:activity` (attempts that changed no state). */
+async function listenActivity(ctx: { clients: LiveClient[] }, origin: string, key = ADMIN_KEY) {
+  const client = await LiveClient.connect(origin, { key });
+  ctx.clients.push(client);
+  const times: number[] = [];
+  client.socket.on('notifications:activity', () => times.push(Date.now()));
+  return times;
+}
+
 const stateIn = (m: NotificationHealth, id: string) => m.receivers.find((r) => r.id === id)?.state;
 
 const test = suite<Ctx>('notification health', {} as Ctx);
@@ -335,6 +344,8 @@ live(
     ).key as string;
     const heard = await listen(ctx, ctx.origin);
     const outsider = await listen(ctx, ctx.origin, readerKey);
+    const activity = await listenActivity(ctx, ctx.origin);
+    const outsiderActivity = await listenActivity(ctx, ctx.origin, readerKey);
     const { receiver, event } = await route(ctx.api, ctx.stub);
     // Making the receiver and its rule is told too (what makes a receiver paging may change).
     await until(() => heard.find((m) => stateIn(m, receiver.id) === 'unknown'), 5000, 'the new receiver');
@@ -350,14 +361,23 @@ live(
     // The body is GET /notifications/health's.
     assert.equal(failing, await summary(ctx.api));
     assert.is(failing.pagingFailing, 0);
-    // Further failures change no state: no push for them (this app has no other receiver).
+    // Further failures change no state: no push for them (this app has no other receiver), but
+    // they are told as activity, at most once a second.
+    const activityFrom = activity.length;
     await healthWhen(ctx.api, receiver.id, (h) => h.failedAttempts >= 3, 'more failures');
     assert.is(heard.length - from, 1);
+    await until(() => activity.length > activityFrom, 5000, 'activity after further failures');
+    for (let i = 1; i < activity.length; i++)
+      assert.ok(
+        activity[i]! - activity[i - 1]! >= 900,
+        `activity ${i} came ${activity[i]! - activity[i - 1]!} ms after the one before`,
+      );
     ctx.stub.status = 200;
     await until(() => heard.find((m) => stateIn(m, receiver.id) === 'ok'), 15_000, 'an ok push');
     await sleep(300);
     assert.is(heard.length - from, 2);
     assert.equal(outsider, []);
+    assert.equal(outsiderActivity, []);
   },
 );
 

@@ -10,7 +10,10 @@ import { openLiveSocket, type LiveSocket } from './socket.ts';
  */
 export class LiveNotificationHealth {
   health = $state<Omit<NotificationHealth, 'status'> | null>(null);
-  /** Counts every change heard, for pages that reload their own lists on it. */
+  /**
+   * Counts every change heard, and every `notifications:activity` (attempts that changed no
+   * state), for pages that read their own lists again on it (the receivers page).
+   */
   version = $state(0);
   private socket: LiveSocket | null = null;
   private owned = false;
@@ -26,6 +29,7 @@ export class LiveNotificationHealth {
     this.socket = socket;
     socket.on('connect', this.onConnect);
     socket.on('notifications:health', this.onHealth);
+    socket.on('notifications:activity', this.onActivity);
     if (socket.connected) void this.fetch();
   }
 
@@ -35,12 +39,14 @@ export class LiveNotificationHealth {
     else {
       this.socket?.off('connect', this.onConnect);
       this.socket?.off('notifications:health', this.onHealth);
+      this.socket?.off('notifications:activity', this.onActivity);
     }
     this.socket = null;
   }
 
   private readonly onConnect = () => void this.fetch();
   private readonly onHealth = (body: NotificationHealth) => this.set(body);
+  private readonly onActivity = () => void this.version++;
 
   private set(body: NotificationHealth): void {
     this.health = { receivers: body.receivers, pagingFailing: body.pagingFailing };
