@@ -23,7 +23,7 @@ import { PING, TICK_MS } from './liveness.ts';
 import { compileMatcher } from './matcher.ts';
 import { createSessions } from './sessions.ts';
 import { createSharedEncoding, preEncodeSharedAck } from './shared-encoding.ts';
-import { pushNotificationHealth } from './notification-health.ts';
+import { startPushers } from './pushers.ts';
 import { countsOfView, View, waiting, type LiveSocket, type Logged, type SocketData } from './view.ts';
 
 /**
@@ -97,7 +97,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   };
 
   const sessions = createSessions(deps, answerFor);
-  const health = pushNotificationHealth(deps, io);
+  const pushers = startPushers(deps, io);
   io.use((socket, next) => void sessions.authenticate(socket, next));
 
   io.on('connection', (raw) => {
@@ -484,7 +484,7 @@ export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
     async close() {
       clearInterval(tick);
       sessions.close();
-      health.close();
+      pushers.close();
       cancelFlush?.();
       unsubscribe();
       stopResuming();
