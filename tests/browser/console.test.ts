@@ -208,6 +208,12 @@ con('filters live in the URL as API parameters; Reset returns to /config filter'
     await filterBar.getByLabel('From').press('Enter');
     await page.waitForURL(/from-date=2999/);
     await page.getByTestId('empty').filter({ hasText: 'No alerts with status' }).waitFor();
+    // Times read and are typed in the UI's format; a 12-hour time is explained, the filter stays.
+    assert.is(await filterBar.getByLabel('From').inputValue(), 'Tue 1 Jan 2999 00:00');
+    await filterBar.getByLabel('From').fill('2 Jan 2999 9pm');
+    await filterBar.getByLabel('From').press('Enter');
+    await filterBar.getByRole('alert').filter({ hasText: 'Use the 24-hour clock' }).waitFor();
+    assert.match(page.url(), /from-date=2999-01-01T/);
 
     await filterBar.getByRole('button', { name: 'Reset filters' }).click();
     await page.waitForURL((u) => u.pathname === '/alerts' && u.search === '');

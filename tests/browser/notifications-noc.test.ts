@@ -323,6 +323,22 @@ test('the delivery history: every attempt, filtered by outcome and receiver, in 
     );
     for (const row of await rows.all()) assert.match(await row.innerText(), /ok-hook/);
 
+    // Times are typed in the UI's own format ("1 Jan 2999 00:00", 24-hour), not the browser's
+    // mm/dd/yyyy; a 12-hour time is explained and the filter is not applied.
+    await form.getByLabel('Receiver').selectOption('');
+    await form.getByLabel('From').fill('1 Jan 2999 9pm');
+    await form.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Use the 24-hour clock' }).waitFor();
+    assert.not.match(page.url(), /from=/);
+    await form.getByLabel('From').fill('1 Jan 2999 00:00');
+    await form.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/from=2999-01-01T/);
+    await page
+      .getByTestId('deliveries-count')
+      .filter({ hasText: 'No deliveries match these filters.' })
+      .waitFor();
+    assert.is(await form.getByLabel('From').inputValue(), 'Tue 1 Jan 2999 00:00');
+
     // Pages: one delivery a page, Next goes on.
     await page.goto(`${origin}/notifications/deliveries?page-size=1`);
     const count = page.getByTestId('deliveries-count');
