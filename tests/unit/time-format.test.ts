@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LiveAlert } from '../../shared/alerts.ts';
 import { statusEnds, timeoutLeft } from '../../web/src/lib/alerts.ts';
-import { formatTime, fromDateInput, toDateInput, withYear } from '../../web/src/lib/preferences.ts';
+import { formatTime, withYear } from '../../web/src/lib/preferences.ts';
 
 const at = '2026-03-07T09:05:03.042Z';
 
@@ -32,16 +32,6 @@ test('local time uses the browser zone and prints its offset', () => {
 
 test('an invalid time formats as empty text', () => {
   assert.is(formatTime('not a time', 'HH:mm'), '');
-});
-
-test('datetime-local values round-trip in UTC and in the browser zone', () => {
-  assert.is(toDateInput('2026-03-07T09:05:59.000Z', 'utc'), '2026-03-07T09:05');
-  assert.is(fromDateInput('2026-03-07T09:05', 'utc'), '2026-03-07T09:05:00.000Z');
-  const local = toDateInput(at, 'local');
-  assert.is(fromDateInput(local, 'local'), new Date(new Date(at).setSeconds(0, 0)).toISOString());
-  assert.is(toDateInput(null, 'utc'), '');
-  assert.is(fromDateInput('', 'utc'), null);
-  assert.is(fromDateInput('not a time', 'utc'), null);
 });
 
 test('a time from another year shows its year, even when the format has none', () => {

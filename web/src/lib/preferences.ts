@@ -170,14 +170,3 @@ export function formatTime(
     (match: string, literal: string | undefined) => (literal !== undefined ? literal : tokens[match]!()),
   );
 }
-
-/** An ISO time as a `datetime-local` input's value, in the user's zone or UTC. */
-export const toDateInput = (iso: string | null, timezone: 'local' | 'utc'): string =>
-  iso ? formatTime(iso, 'YYYY-MM-DD[T]HH:mm', timezone) : '';
-
-/** A `datetime-local` input's value (in the user's zone or UTC) as an ISO time, or null. */
-export function fromDateInput(value: string, timezone: 'local' | 'utc'): string | null {
-  if (!value) return null;
-  const d = new Date(timezone === 'utc' ? `${value}Z` : value);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
