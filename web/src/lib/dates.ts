@@ -164,3 +164,85 @@ export function spokenDuration(seconds: number): string {
 /** An alert's or an action's timeout in words: 0 (or none) is "no timeout" (docs/ui-pages.md). */
 export const timeoutWords = (seconds: number | null | undefined): string =>
   seconds ? spokenDuration(seconds) : 'no timeout';
+
+/** The browser's IANA time zone ("Europe/Berlin"); UTC when it cannot say. */
+export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** Every IANA zone this browser knows, UTC first, then by name. */
+export function timeZones(): string[] {
+  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return ['UTC', ...known.filter((z) => z !== 'UTC').sort()];
+}
+
+const zonedFormats = new Map<string, Intl.DateTimeFormat>();
+/** The parts of `ms` as a clock in `zone` shows them (formats cached per zone). */
+function zonedParts(ms: number, zone: string): Record<string, string> {
+  let f = zonedFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'numeric',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'shortOffset',
+    });
+    zonedFormats.set(zone, f);
+  }
+  return Object.fromEntries(f.formatToParts(ms).map((p) => [p.type, p.value]));
+}
+
+/**
+ * An instant as a clock in an IANA zone shows it, in the UI's format: "Thu 25 Mar 18:00" (the year
+ * after the month when it is not `now`'s), and the zone's offset then ("UTC+1", "UTC-4"), which
+ * changes across daylight saving.
+ */
+export function zonedTime(iso: string, zone: string, now = Date.now()): { time: string; offset: string } {
+  const p = zonedParts(Date.parse(iso), zone);
+  const year = p.year === zonedParts(now, zone).year ? '' : ` ${p.year}`;
+  return {
+    time: `${p.weekday} ${Number(p.day)} ${title(MONTH_NAMES[Number(p.month) - 1]!).slice(0, 3)}${year} ${p.hour}:${p.minute}`,
+    offset: (p.timeZoneName ?? 'GMT').replace(/^GMT(\+0)?$/, 'UTC').replace(/^GMT/, 'UTC'),
+  };
+}
+
+/** "14h", "1h 30m", "2d", "45s": seconds as a duration field shows them (parseDuration reads it back). */
+export function durationText(seconds: number): string {
+  const units: [string, number][] = [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ];
+  let rest = Math.max(0, Math.round(seconds));
+  const parts: string[] = [];
+  for (const [unit, size] of units) {
+    if (rest >= size) parts.push(`${Math.floor(rest / size)}${unit}`);
+    rest %= size;
+  }
+  return parts.join(' ') || '0s';
+}
+
+/**
+ * A duration as typed: "14h", "1h 30m", "90m", "2d 4h", "45s", or hours:minutes ("1:30"); in
+ * seconds, or `{ error }` in words.
+ */
+export function parseDuration(text: string): { seconds: number; error?: undefined } | { error: string } {
+  const value = text.trim().toLowerCase();
+  const example = 'e.g. 14h, 1h 30m or 90m';
+  if (!value) return { error: `How long each lasts (${example})` };
+  const clock = /^(\d{1,3}):([0-5]\d)$/.exec(value);
+  if (clock) return { seconds: Number(clock[1]) * 3600 + Number(clock[2]) * 60 };
+  const size: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
+  let seconds = 0;
+  const rest = value.replace(/(\d+)\s*(d|h|m|s)[a-z]*\s*/g, (_, n: string, unit: string) => {
+    seconds += Number(n) * size[unit]!;
+    return '';
+  });
+  if (rest !== '' || seconds === 0)
+    return { error: /^\d+$/.test(value) ? `Add a unit: ${value}h or ${value}m?` : `Write it as ${example}` };
+  return { seconds };
+}
