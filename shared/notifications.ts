@@ -186,6 +186,11 @@ const ruleFields = {
   /** The rule's receivers (and escalation receivers) are paging ones: the wall shows when they fail. */
   paging: z.boolean({ error: 'paging must be true or false' }).nullish(),
   /**
+   * Tell the rule's receivers when a blackout it matches starts and ends (docs/notifications.md,
+   * "Blackout notices").
+   */
+  blackoutNotices: z.boolean({ error: 'blackoutNotices must be true or false' }).nullish(),
+  /**
    * The customer that owns the rule: it matches only that customer's alerts and names only that
    * customer's receivers. A customer's user gets its own; only admins make global ones (null).
    */
@@ -223,10 +228,15 @@ export const RuleSchema = z.object({
   repeatInterval: z.number(),
   escalations: z.array(EscalationSchema),
   paging: z.boolean(),
+  blackoutNotices: z.boolean(),
   owner: z.string().nullable(),
   ...SourceShape,
 });
 export type Rule = z.infer<typeof RuleSchema>;
+
+/** The kinds of message a receiver gets when a blackout window starts or ends (a rule's blackoutNotices). */
+export const NOTICE_KINDS = ['blackoutStart', 'blackoutEnd'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 /** The kinds of message a receiver gets about an alert. */
 export const NOTIFICATION_KINDS = ['trigger', 'repeat', 'escalate', 'ack', 'resolve', 'test'] as const;
@@ -276,7 +286,16 @@ export const NotificationHealthSchema = z.object({
 export type NotificationHealth = z.infer<typeof NotificationHealthSchema>;
 
 /** What a delivery was about, as the delivery history names it. */
-export const DELIVERY_KINDS = ['alert', 'ack', 'resolve', 'reminder', 'escalation', 'test'] as const;
+export const DELIVERY_KINDS = [
+  'alert',
+  'ack',
+  'resolve',
+  'reminder',
+  'escalation',
+  'test',
+  'blackoutStart',
+  'blackoutEnd',
+] as const;
 export const DELIVERY_OUTCOMES = ['sent', 'failed', 'rejected', 'expired', 'suppressed'] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
@@ -288,6 +307,8 @@ export const DeliverySchema = z.object({
   receiver: z.object({ id: z.string(), name: z.string(), type: z.string() }),
   rule: z.object({ id: z.string(), name: z.string() }).nullable(),
   alertId: z.string().nullable(),
+  /** The blackout a notice (kind blackoutStart or blackoutEnd) was about; null otherwise. */
+  blackoutId: z.string().nullable(),
   resource: z.string().nullable(),
   event: z.string().nullable(),
   kind: z.enum(DELIVERY_KINDS),

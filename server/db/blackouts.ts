@@ -47,7 +47,7 @@ export interface StoredWindow {
 }
 
 // The table is read as `a` so the alert query translator (conditionSql) works on it unchanged.
-const columns = sql.fragment`
+export const columns = sql.fragment`
   a.id::text AS id, a.priority, a.environment, a.service, a.resource, a.event, a."group", a.origin, a.tags,
   a.customer, a.start_time AS "startTime", a.end_time AS "endTime", a.duration, a."user",
   a.create_time AS "createTime", a.text, a.rrule, a.timezone, a.window_from AS "windowFrom",

@@ -69,6 +69,8 @@ export interface RuleDef {
   escalations: Escalation[];
   /** Its receivers and escalation receivers are paging ones (the wall's badge). */
   paging: boolean;
+  /** Its receivers hear when a blackout the rule matches starts and ends (notifications/notices.ts). */
+  blackoutNotices: boolean;
   source: 'api' | 'settings';
   createTime: number | null;
   updateTime: number | null;
@@ -175,6 +177,7 @@ const RuleRowSchema = RuleSchema.pick({
   repeatInterval: true,
   escalations: true,
   paging: true,
+  blackoutNotices: true,
   owner: true,
 })
   .extend({ match: MatchSchema, createTime: z.number(), updateTime: z.number() })
@@ -192,8 +195,8 @@ const RuleRowSchema = RuleSchema.pick({
     source: 'api',
   }));
 const ruleColumns = sql.fragment`id::text, name, priority, enabled, match, receivers, continue,
-  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations, paging, owner,
-  create_time AS "createTime", update_time AS "updateTime"`;
+  group_wait AS "groupWait", repeat_interval AS "repeatInterval", escalations, paging,
+  blackout_notices AS "blackoutNotices", owner, create_time AS "createTime", update_time AS "updateTime"`;
 
 export type RuleWrite = Omit<RuleDef, 'source' | 'createTime' | 'updateTime'>;
 
@@ -218,9 +221,10 @@ export function listRules(db: CommonQueryMethods): Promise<readonly RuleDef[]> {
 export async function insertRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
   await db.query(sql.unsafe`
     INSERT INTO notification_rules (id, name, priority, enabled, match, receivers, continue, group_wait,
-      repeat_interval, escalations, paging, owner)
+      repeat_interval, escalations, paging, blackout_notices, owner)
     VALUES (${r.id}, ${r.name}, ${r.priority}, ${r.enabled}, ${matchOf(r)}, ${texts(r.receivers)},
-      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)}, ${r.paging}, ${r.owner})`);
+      ${r.continue}, ${r.groupWait}, ${r.repeatInterval}, ${json(r.escalations)}, ${r.paging},
+      ${r.blackoutNotices}, ${r.owner})`);
 }
 
 export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<void> {
@@ -228,7 +232,8 @@ export async function updateRule(db: CommonQueryMethods, r: RuleWrite): Promise<
     UPDATE notification_rules SET name = ${r.name}, priority = ${r.priority}, enabled = ${r.enabled},
       match = ${matchOf(r)}, receivers = ${texts(r.receivers)}, continue = ${r.continue},
       group_wait = ${r.groupWait}, repeat_interval = ${r.repeatInterval},
-      escalations = ${json(r.escalations)}, paging = ${r.paging}, owner = ${r.owner}, update_time = now()
+      escalations = ${json(r.escalations)}, paging = ${r.paging},
+      blackout_notices = ${r.blackoutNotices}, owner = ${r.owner}, update_time = now()
     WHERE id = ${r.id}`);
 }
 

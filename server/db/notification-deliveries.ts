@@ -9,6 +9,8 @@ import { texts, ts } from './rows.ts';
 /** One alert's part in an attempt (or a test message's, without an alert). */
 export interface DeliveryEntry {
   alertId: string | null;
+  /** The blackout a notice was about. */
+  blackoutId?: string | null;
   resource: string | null;
   event: string | null;
   kind: (typeof DELIVERY_KINDS)[number];
@@ -62,15 +64,15 @@ export async function recordAttempt(db: CommonQueryMethods, a: AttemptRecord): P
         set_config('synchronous_commit', 'off', true) AS async_commit
     ), logged AS (
       INSERT INTO notification_deliveries (receiver_id, receiver_name, receiver_type, customer, rule_id,
-        rule_name, alert_id, resource, event, kind, outcome, attempt, error)
+        rule_name, alert_id, blackout_id, resource, event, kind, outcome, attempt, error)
       SELECT p.receiver_id, ${a.receiver.name}, ${a.receiver.type}, ${a.receiver.customer},
-        ${a.rule?.id ?? null}, ${a.rule?.name ?? null}, e.alert_id, e.resource, e.event, e.kind,
-        ${a.outcome}, e.attempt, p.error
-      FROM p, unnest(${col((e) => e.alertId)}, ${col((e) => e.resource)}, ${col((e) => e.event)},
-        ${col((e) => e.kind)}, ${sql.array(
+        ${a.rule?.id ?? null}, ${a.rule?.name ?? null}, e.alert_id, e.blackout_id, e.resource, e.event,
+        e.kind, ${a.outcome}, e.attempt, p.error
+      FROM p, unnest(${col((e) => e.alertId)}, ${col((e) => e.blackoutId ?? null)}, ${col((e) => e.resource)},
+        ${col((e) => e.event)}, ${col((e) => e.kind)}, ${sql.array(
           a.entries.map((e) => e.attempt),
           'int4',
-        )}) AS e(alert_id, resource, event, kind, attempt)
+        )}) AS e(alert_id, blackout_id, resource, event, kind, attempt)
     )${health}
     SELECT ${a.health ? sql.fragment`COALESCE((SELECT changed FROM health), false)` : sql.fragment`false`}
       AS changed`);
@@ -120,6 +122,7 @@ const DeliveryRowSchema = z.object({
   ruleId: z.string().nullable(),
   ruleName: z.string().nullable(),
   alertId: z.string().nullable(),
+  blackoutId: z.string().nullable(),
   resource: z.string().nullable(),
   event: z.string().nullable(),
   kind: z.enum(DELIVERY_KINDS),
@@ -172,7 +175,7 @@ export async function listDeliveries(
   const rows = await db.any(sql.type(DeliveryRowSchema)`
     SELECT id::text, time, receiver_id AS "receiverId", receiver_name AS "receiverName",
       receiver_type AS "receiverType", rule_id AS "ruleId", rule_name AS "ruleName", alert_id AS "alertId",
-      resource, event, kind, outcome, attempt, error
+      blackout_id AS "blackoutId", resource, event, kind, outcome, attempt, error
     FROM notification_deliveries WHERE ${where}
     ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
   return { rows, total };

@@ -1,7 +1,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { NotifiedAlertSchema, type NotifiedAlert } from '../domain/alert-fields.ts';
+import { NOTICE_KINDS } from '../../shared/notifications.ts';
 import { notifiedSnapshot } from './alert-columns.ts';
+import { BlackoutNoticeSchema } from './blackout-notices.ts';
 import { planWith } from './planner.ts';
 import { texts } from './rows.ts';
 
@@ -144,8 +146,10 @@ const QueuedRowSchema = z.object({
   receiverId: z.string(),
   ruleId: z.string(),
   alertId: z.string(),
-  kind: z.enum(['trigger', 'repeat', 'escalate', 'ack', 'resolve']),
+  kind: z.enum(['trigger', 'repeat', 'escalate', 'ack', 'resolve', ...NOTICE_KINDS]),
   alert: NotifiedAlertSchema.nullable(),
+  /** A blackout notice's content (kinds blackoutStart and blackoutEnd); null for an alert's row. */
+  notice: BlackoutNoticeSchema.nullable(),
   attempts: z.number(),
   /** The alert as it is now; null once it is gone. */
   current: NotifiedAlertSchema.nullable(),
@@ -217,7 +221,7 @@ export async function claim(
       ORDER BY f.due_at, f.id LIMIT ${p.limit}
       FOR UPDATE SKIP LOCKED))
     RETURNING q.id, q.receiver_id AS "receiverId", q.rule_id AS "ruleId", q.alert_id AS "alertId", q.kind,
-      q.alert, q.attempts,
+      q.alert, q.notice, q.attempts,
       -- The alert as messages tell it, read with the claim (one primary-key probe per row).
       (SELECT ${notifiedSnapshot} FROM alerts a WHERE a.id = q.alert_id) AS current`);
 }

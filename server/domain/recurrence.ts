@@ -207,6 +207,21 @@ export function windowSince(s: Series, since: number, now: number): Window {
   return w.end <= now ? windowAt(s, now, rule) : w;
 }
 
+/**
+ * The windows that start or end in (from, to], in order: the edges blackout notices announce
+ * (notifications/notices.ts). At most `limit` windows.
+ */
+export function windowsBetween(s: Series, from: number, to: number, limit = 100): Window[] {
+  const rule = ruleOf(s);
+  const out: Window[] = [];
+  for (let w = windowAt(s, from, rule); w.start !== NONE && w.start <= to && out.length < limit;) {
+    if (w.start > from || (w.end > from && w.end <= to)) out.push(w);
+    if (w.end > to) break;
+    w = windowAt(s, w.end, rule);
+  }
+  return out;
+}
+
 /** Whether an occurrence covers `t`, from the stored window when it knows `t`, else from the rule. */
 export function coversAt(s: Series, stored: Window | null, t: number): boolean {
   if (t < s.startTime || t >= s.endTime) return false;

@@ -50,6 +50,7 @@ export async function listDeliveries(
       receiver: { id: r.receiverId, name: r.receiverName, type: r.receiverType },
       rule: r.ruleId === null ? null : { id: r.ruleId, name: r.ruleName ?? r.ruleId },
       alertId: r.alertId,
+      blackoutId: r.blackoutId,
       resource: r.resource,
       event: r.event,
       kind: r.kind,

@@ -122,6 +122,7 @@ export function fromSettings(config: Config): { receivers: ReceiverDef[]; rule: 
       repeatInterval: config.NOTIFY_REPEAT_INTERVAL,
       escalations: [],
       paging: false,
+      blackoutNotices: false,
       owner: null,
       source: 'settings',
       createTime: null,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { NOTICE_KINDS, type NoticeKind } from '../../shared/notifications.ts';
 import type { Config } from '../config.ts';
 import type { Base } from '../deps.ts';
 import { endingAfter } from '../db/blackouts.ts';
@@ -16,6 +17,7 @@ import {
 } from '../delivery/queue.ts';
 import type { AttemptRecord, DeliveryEntry } from '../db/notification-deliveries.ts';
 import { deliveryKind, noteAttempt } from './health.ts';
+import { deliverNotices } from './notice-delivery.ts';
 import type { NotificationMetrics } from './metrics.ts';
 import { CAPABILITIES, wants, type ReceiverDef } from './receivers.ts';
 import { isAlarm, linksOf, type Item, type Message } from './render/common.ts';
@@ -165,16 +167,29 @@ export class Worker {
    * all, and alarms about alerts that are no longer open — acked, closed, shelved, blacked out or
    * deleted meanwhile — are dropped.
    */
-  private async deliver(lane: Lane, receiver: ReceiverDef, rows: readonly QueuedRow[]): Promise<void> {
+  private async deliver(lane: Lane, receiver: ReceiverDef, claimed: readonly QueuedRow[]): Promise<void> {
     const { deps, routing, metrics } = this;
     const { owner } = this.queue;
+    // Blackout notices claimed with a rule's alerts go as a message of their own (notice-delivery.ts).
+    const notices = claimed.filter((r) => isNoticeKind(r.kind));
+    if (notices.length) {
+      const { agents } = this;
+      await deliverNotices(
+        { deps, routing, metrics, owner, agents, stopping: this.queue.stopping },
+        lane,
+        receiver,
+        notices,
+      );
+    }
+    const rows = claimed.filter((r): r is AlertRow => !isNoticeKind(r.kind));
+    if (!rows.length) return;
     const now = Date.now();
     // Each row's alert as it was when claimed (null once deleted).
     const current = new Map<string, NotifiedAlert>();
     for (const row of rows) if (row.current) current.set(row.alertId, row.current);
-    const byAlert = new Map<string, QueuedRow[]>();
+    const byAlert = new Map<string, AlertRow[]>();
     for (const row of rows) byAlert.set(row.alertId, [...(byAlert.get(row.alertId) ?? []), row]);
-    const items: { item: Item; rows: QueuedRow[] }[] = [];
+    const items: { item: Item; rows: AlertRow[] }[] = [];
     const dropped: number[] = [];
     const isBlackedOut = await blackoutsNow(deps);
     for (const [alertId, group] of byAlert) {
@@ -261,7 +276,7 @@ export class Worker {
     lane: Lane,
     receiver: ReceiverDef,
     message: Message,
-    own: { item: Item; rows: QueuedRow[] }[],
+    own: { item: Item; rows: AlertRow[] }[],
     attempt: Attempt,
   ): Promise<void> {
     const { deps, metrics } = this;
@@ -329,7 +344,7 @@ export class Worker {
  * One alert's entry in the delivery history: its newest row's kind, and the attempt `next` after
  * those its rows had (1: the attempt just made; 0: none, for a message dropped before sending).
  */
-function entryOf(rows: readonly QueuedRow[], alert: NotifiedAlert | null, next: number): DeliveryEntry {
+function entryOf(rows: readonly AlertRow[], alert: NotifiedAlert | null, next: number): DeliveryEntry {
   const last = rows.at(-1)!;
   return {
     alertId: last.alertId,
@@ -339,6 +354,11 @@ function entryOf(rows: readonly QueuedRow[], alert: NotifiedAlert | null, next: 
     attempt: Math.max(...rows.map((r) => r.attempts)) + next,
   };
 }
+
+const isNoticeKind = (kind: string) => (NOTICE_KINDS as readonly string[]).includes(kind);
+
+/** A queued row about an alert (not a blackout notice). */
+type AlertRow = QueuedRow & { kind: Exclude<QueuedRow['kind'], NoticeKind> };
 
 /** Whether a receiver may hear of an alert: a global one of any, a customer's of its customer's only. */
 const isOwnAlert = (receiver: ReceiverDef, alert: NotifiedAlert) =>

@@ -37,6 +37,7 @@ function rule(over: Partial<RuleDef>): RuleDef {
     repeatInterval: 0,
     escalations: [],
     paging: false,
+    blackoutNotices: false,
     owner: null,
     source: 'api',
     createTime: null,

@@ -13,6 +13,8 @@ export interface Item {
 export interface Links {
   alert(id: string): string | null;
   console: string | null;
+  /** The UI's blackouts page (blackout notices). */
+  blackouts: string | null;
 }
 
 /** A message to one receiver: one or more alerts of one rule. */
@@ -66,6 +68,7 @@ export function linksOf(config: Pick<Config, 'DASHBOARD_URL' | 'BASE_URL' | 'API
   return {
     alert: (id) => (ui ? `${ui}/alert/${encodeURIComponent(id)}` : null),
     console: ui ? `${ui}/alerts` : null,
+    blackouts: ui ? `${ui}/blackouts` : null,
   };
 }
 

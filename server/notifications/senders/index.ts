@@ -74,7 +74,7 @@ function itemRequest(r: ReceiverDef, item: Item, m: Message): HttpRequest {
   throw new Error(`${r.type} is not sent per alert`);
 }
 
-async function sendHttp(r: ReceiverDef, req: HttpRequest, o: SendOptions): Promise<Attempt> {
+export async function sendHttp(r: ReceiverDef, req: HttpRequest, o: SendOptions): Promise<Attempt> {
   const attempt = await send(req, {
     agent: o.agents.for(r.id),
     timeoutMs: o.timeoutMs,
