@@ -114,6 +114,11 @@ cache('the copy re-reads the blackouts only after a change, whichever instance m
   now += 1000;
   assert.is(await copy.findActive(alert('versioned')), null);
   assert.is(reads, first + 2);
+  // Emptying the table moves it too.
+  await queryDb(ctx.db.url, 'TRUNCATE blackouts');
+  now += 1000;
+  assert.is(await copy.findActive(alert('versioned')), null);
+  assert.is(reads, first + 3);
 });
 
 cache.run();
