@@ -249,6 +249,62 @@ test('a raw rule: the server’s mistake under the field; a stored rule the buil
   );
 });
 
+test('Copy repeats as the original; Does not repeat makes a series one window again', async (ctx) => {
+  await create(ctx, {
+    environment: 'Staging',
+    resource: 'copy-source',
+    rrule: 'FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=22;BYMINUTE=0',
+    timezone: 'Australia/Sydney',
+    duration: 7200,
+    startTime: '2027-01-01T00:00:00.000Z',
+  });
+  await withPage(
+    ctx.browser,
+    { viewport: { width: 1920, height: 1080 }, timezoneId: 'UTC' },
+    async (page) => {
+      await page.goto(`${ctx.origin}/blackouts`);
+      const source = page.getByTestId('admin-row').filter({ hasText: 'resource=copy-source' });
+      await source.getByRole('button', { name: /^Copy/ }).click();
+      const form = page.getByRole('form', { name: 'New' });
+      assert.is(await form.getByLabel('Repeats').inputValue(), 'monthly');
+      assert.equal(
+        [await form.getByLabel('On the').inputValue(), await form.getByLabel('Weekday').inputValue()],
+        ['-1', 'FR'],
+      );
+      assert.is(await form.getByLabel('Lasts').inputValue(), '2h');
+      await form.getByLabel('Resource').fill('copy-target');
+      // From today (empty start): the next last Friday, 22:00 in Sydney.
+      await page.getByTestId('preview-row').first().waitFor();
+      assert.match(
+        (await cells(page, 'preview-window'))[0]!,
+        /^Fri \d+ \w{3}( \d{4})? 22:00 – Sat \d+ \w{3}( \d{4})? 00:00 UTC\+1[01]$/,
+      );
+      await form.getByRole('button', { name: 'Create' }).click();
+      await page.getByTestId('admin-row').filter({ hasText: 'resource=copy-target' }).waitFor();
+      const copied = await listed(ctx, 'copy-target');
+      assert.equal(
+        [copied.rrule, copied.timezone, copied.duration, copied.endTime],
+        ['FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=22;BYMINUTE=0', 'Australia/Sydney', 7200, OPEN_END],
+      );
+
+      // The source stops repeating: one window of its occurrence length from its start.
+      await source.getByRole('button', { name: /^Edit/ }).click();
+      const edit = page.getByRole('form', { name: 'Edit' });
+      await edit.getByLabel('Repeats').selectOption('once');
+      assert.is(await edit.getByTestId('recurrence-preview').count(), 0);
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      const single = await listed(ctx, 'copy-source');
+      assert.not.ok('rrule' in single || 'recurrence' in single, JSON.stringify(single));
+      assert.equal(
+        [single.startTime, single.endTime],
+        ['2027-01-01T00:00:00.000Z', '2027-01-01T02:00:00.000Z'],
+      );
+      assert.match(await source.innerText(), /\bonce\b/);
+    },
+  );
+});
+
 test('the list: on now with the time left, off now with the next occurrence, one-offs as before; axe', async (ctx) => {
   const start = new Date(Date.now() - 3 * 24 * HOUR).toISOString();
   await create(ctx, {
@@ -362,6 +418,29 @@ test('screenshots with realistic data (SHOTS_DIR)', async (ctx) => {
       await page.screenshot({ path: `${dir}/blackouts-edit-${name}.png`, fullPage: true });
     });
   }
+  // Dark, a new weekly window with a day yet to choose, and one occurrence on now.
+  await withPage(
+    ctx.browser,
+    { viewport: { width: 1920, height: 1080 }, timezoneId: 'Asia/Kolkata' },
+    async (page) => {
+      await page.goto(`${ctx.origin}/blackouts?theme=dark`);
+      const form = page.getByRole('form', { name: 'New' });
+      await form.getByLabel('Repeats').selectOption('weekly');
+      await form.getByLabel('Time zone').selectOption('America/New_York');
+      await form
+        .getByLabel('At', { exact: true })
+        .fill(
+          new Date(Date.now() - 5 * 3600_000 - 600_000).toLocaleTimeString('en-GB', {
+            timeZone: 'America/New_York',
+            hour: '2-digit',
+            minute: '2-digit',
+          }),
+        );
+      await form.getByLabel('Lasts').fill('2h');
+      await page.getByTestId('preview-row').first().waitFor();
+      await page.screenshot({ path: `${dir}/blackouts-new-dark-1080.png`, fullPage: true });
+    },
+  );
 });
 
 test.run();
