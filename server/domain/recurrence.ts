@@ -283,7 +283,8 @@ export function durationInWords(seconds: number): string {
 /**
  * The rule in words: "every weekday 18:00–08:00 Europe/Berlin" when each occurrence starts at one
  * time of day and lasts less than a day, else the library's words and the length
- * ("every 4 hours for 30m UTC").
+ * ("every 4 hours for 30m UTC"), with times of day on the 24-hour clock as everywhere in the UI
+ * ("every day at 02:30 for 2d Europe/Berlin"; tests/unit/blackout-recurrence.test.ts).
  */
 export function describe(s: Series): string {
   const rule = ruleOf(s);
@@ -300,5 +301,11 @@ export function describe(s: Series): string {
     const span = `${hhmm(from)}–${hhmm(from + Math.floor(s.duration / 60))}`;
     return `${words.replace(times[0]!, ` ${span}`)} ${s.timezone}`;
   }
-  return `${words} for ${durationInWords(s.duration)} ${s.timezone}`;
+  return `${clock24(words)} for ${durationInWords(s.duration)} ${s.timezone}`;
 }
+
+/** The library's 12-hour times ("2:30 AM", "12 PM") on the 24-hour clock ("02:30", "12:00"). */
+const clock24 = (words: string) =>
+  words.replace(/\b(\d{1,2})(?::(\d{2}))? ([AP])M\b/g, (_m, h: string, m: string | undefined, ap: string) =>
+    hhmm(((Number(h) % 12) + (ap === 'P' ? 12 : 0)) * 60 + Number(m ?? 0)),
+  );

@@ -273,7 +273,11 @@ windows('the rule in words', () => {
     describe(series({ rrule: 'FREQ=HOURLY;INTERVAL=4', timezone: 'UTC', duration: 1800 })),
     'every 4 hours for 30m UTC',
   );
-  assert.is(describe(series({ duration: 2 * 86400 })), 'every day at 2:30 AM for 2d Europe/Berlin');
+  assert.is(describe(series({ duration: 2 * 86400 })), 'every day at 02:30 for 2d Europe/Berlin');
+  assert.is(
+    describe(series({ rrule: 'FREQ=WEEKLY;BYDAY=SA,SU;BYHOUR=0,12,21;BYMINUTE=0', duration: 86400 })),
+    'every week on Saturday and Sunday at 00:00, 12:00 and 21:00 for 1d Europe/Berlin',
+  );
 });
 
 windows.run();
