@@ -212,9 +212,11 @@ test('escalation steps are rows: add two, remove the first, the rule keeps the o
     await edit.getByRole('button', { name: 'Add escalation step' }).click();
     await edit.getByTestId('escalation-step').nth(1).getByRole('checkbox', { name: 'down-hook' }).check();
     await edit.getByRole('checkbox', { name: /^Pages/ }).check();
+    await edit.getByRole('checkbox', { name: /^Tells when maintenance windows/ }).check();
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved esc-rule' }).waitFor();
-    const after = await json<{ rule: { escalations: unknown; paging: boolean } }>(
+    assert.match(await row.innerText(), /maintenance notices/);
+    const after = await json<{ rule: { escalations: unknown; paging: boolean; blackoutNotices: boolean } }>(
       await api.get('/notifications/rules/esc-rule'),
     );
     assert.equal(after.rule.escalations, [
@@ -222,6 +224,7 @@ test('escalation steps are rows: add two, remove the first, the rule keeps the o
       { after: 3600, receivers: ['down-hook'] },
     ]);
     assert.is(after.rule.paging, true);
+    assert.is(after.rule.blackoutNotices, true);
     await section.getByRole('button', { name: 'Delete esc-rule' }).click();
     await section.getByRole('button', { name: 'Confirm delete esc-rule' }).click();
     await row.waitFor({ state: 'detached' });
