@@ -78,6 +78,11 @@ export class LiveAlerts {
   waiting = $state(0);
   /** Set after a reconnect: when, and how many changes the catch-up or new snapshot brought. */
   reconnected = $state<{ at: number; changes: number } | null>(null);
+  /**
+   * Ids of the view's alerts that a blackout in force now covers, as the server decides and pushes
+   * them (`maintenance`, docs/live.md): the wall shows them "in maintenance". Empty over REST.
+   */
+  maintenance = $state.raw<ReadonlySet<string>>(new Set());
   /** Ids whose changes apply even while held: the reader's own actions confirm at once. */
   passThrough: (id: string) => boolean = () => false;
   /** Ids whose pushed changes are not marked `fresh`: the reader's own bulk action (no highlight). */
@@ -103,6 +108,8 @@ export class LiveAlerts {
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   /** What the server sent this view, which its patches apply to. */
   private readonly sent = new SentAlerts();
+  /** The last `maintenance` message, kept until its view is the one answered (it may come first). */
+  private maintenanceOf: { view: string; ids: string[] } | null = null;
 
   constructor(query: string, options: LiveOptions = {}) {
     this.query = query;
@@ -324,6 +331,10 @@ export class LiveAlerts {
       this.counts = countsOf(m);
     });
     socket.on('resync', () => this.resubscribe());
+    socket.on('maintenance', (m) => {
+      this.maintenanceOf = m;
+      if (m.view === this.view) this.maintenance = new Set(m.ids);
+    });
   }
 
   private afterMessage(applied: boolean): void {
@@ -358,6 +369,7 @@ export class LiveAlerts {
     }
     this.error = null;
     this.view = a.view;
+    if (this.maintenanceOf?.view === a.view) this.maintenance = new Set(this.maintenanceOf.ids);
     let changes = a.mode === 'catch-up' ? a.replayed : 0;
     if (a.mode === 'snapshot') {
       this.page = a.page;
