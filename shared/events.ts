@@ -155,12 +155,6 @@ export interface ServerToClientEvents {
    */
   maintenance: (m: { view: string; ids: string[] }) => void;
   /**
-   * The view's alerts that a blackout in force now covers (docs/live.md, "Maintenance"): every id,
-   * sent when the socket joins the view and again whenever the set changes (a window starts or ends,
-   * blackouts or alerts change).
-   */
-  maintenance: (m: { view: string; ids: string[] }) => void;
-  /**
    * Sockets whose credentials hold read:notifications: a receiver's health changed; the body is
    * GET /notifications/health's for the socket's customers.
    */
