@@ -2,18 +2,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { startApp, stopApp, type AppContext } from '../helpers/app.ts';
+import { axeViolations } from './axe.ts';
 import { launchBrowser, withPage } from './browser.ts';
 
 /**
  * The wall's heartbeat strip with a few origins of every status, as a small site has them (docs/ui-wall.md):
  * expired chips are larger than slow and ok ones on the same line, and "+N more" counts exactly the
- * chips out of sight — none when all fit.
+ * chips out of sight — none when all fit. And a row's change highlight keeps every text readable
+ * (axe's contrast, held at the pulse's strongest), acked or not, light or dark.
  */
 interface Ctx extends AppContext {
   browser: Browser;
 }
 
-const strip = suite<Ctx>('web UI: the wall’s heartbeat strip with chips of every status', {} as Ctx);
+const strip = suite<Ctx>('web UI: the wall’s heartbeat strip and change highlight', {} as Ctx);
 strip.before(async (ctx) => {
   await startApp(ctx, { TEST_LABEL: 'browser_wall_strip', PLUGINS: 'remote_ip', HEARTBEAT_TIMEOUT: '600' });
   ctx.browser = await launchBrowser();
@@ -79,6 +81,38 @@ strip('"+N more" counts only the chips below the line, whatever their sizes', as
         );
       },
     );
+  }
+});
+
+strip('a row that changed pulses without losing contrast, acked or not, light or dark', async (ctx) => {
+  const made = await ctx.api.post('/alert', {
+    resource: 'pulse01',
+    event: 'HighLatency',
+    environment: 'Production',
+    severity: 'minor',
+  });
+  assert.is(made.status, 201);
+  const id = ((await made.json()) as { id: string }).id;
+  for (const [theme, action] of [
+    ['dark', 'ack'],
+    ['light', 'unack'],
+    ['dark', 'ack'],
+  ] as const) {
+    await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
+      await page.goto(`${ctx.origin}/wall?theme=${theme}`);
+      await page.locator('[data-testid=wall-alert]').filter({ hasText: 'pulse01' }).waitFor();
+      const res = await ctx.api.put(`/alert/${id}/action`, { action, text: '' });
+      assert.is(res.status, 200);
+      await page.locator('li[data-change=changed]').filter({ hasText: 'pulse01' }).waitFor({ timeout: 5000 });
+      // Held at the pulse's strongest (half way), where the text sits on the highlight colour.
+      await page.evaluate(() =>
+        document.getAnimations().forEach((a) => {
+          a.pause();
+          a.currentTime = 500;
+        }),
+      );
+      assert.equal(await axeViolations(page), [], `${theme}, after ${action}`);
+    });
   }
 });
 
