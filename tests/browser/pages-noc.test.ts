@@ -58,6 +58,22 @@ const brokenPieces = (page: Page, selector: string) =>
     }),
   );
 
+/** How many lines of type each resource of the NodeDownEverywhere row of Most frequent takes. */
+async function resourceLines(page: Page): Promise<number[]> {
+  const hosts = page
+    .getByTestId('report-count')
+    .getByTestId('top-row')
+    .filter({ hasText: 'NodeDownEverywhere' })
+    .locator('.resources a');
+  await hosts.nth(4).waitFor();
+  return hosts.evaluateAll((links) =>
+    links.map((a) => {
+      const r = a.getBoundingClientRect();
+      return Math.round(r.height / (parseFloat(getComputedStyle(a).fontSize) * 1.6) + 0.2) || 1;
+    }),
+  );
+}
+
 test('Reports: Standing says how long each group is open; names wrap only between parts; services in two lines at most', async (ctx) => {
   const { api } = ctx;
   // Standing counts severity changes: each alert is sent again at another severity.
@@ -68,6 +84,9 @@ test('Reports: Standing says how long each group is open; names wrap only betwee
     await createAlert(api, { resource, event, severity: 'minor', service: SERVICES });
     await createAlert(api, { resource, event, severity: 'major', service: SERVICES });
   }
+  // Five hosts of one event: a cell of names that do not all fit on one line.
+  for (const n of [1, 2, 3, 4, 5])
+    await createAlert(api, { resource: `api0${n}.stg.example.net`, event: 'NodeDownEverywhere' });
   await withPage(ctx.browser, { viewport: { width: 1366, height: 768 } }, async (page) => {
     await page.goto(`${ctx.origin}/reports`);
     const standing = page.getByTestId('report-standing');
@@ -88,11 +107,17 @@ test('Reports: Standing says how long each group is open; names wrap only betwee
       (el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size,
     );
     assert.ok(lines <= 2, `services take ${lines} lines`);
+    // A resource that fits its cell moves to the next line whole: one line each (here and at 1920).
+    assert.equal(await resourceLines(page), [1, 1, 1, 1, 1]);
     // Count and Flapping have no such column.
     assert.is(
       await page.getByTestId('report-count').getByRole('columnheader', { name: 'Open since' }).count(),
       0,
     );
+  });
+  await withPage(ctx.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
+    await page.goto(`${ctx.origin}/reports`);
+    assert.equal(await resourceLines(page), [1, 1, 1, 1, 1]);
   });
 });
 
