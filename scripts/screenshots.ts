@@ -2,11 +2,15 @@
  * Screenshots for the README (docs/screenshots/), from 300 realistic alerts: every severity, acked,
  * shelved, closed and blacked-out ones, notes, a runbook link, heartbeats (ok, slow, expired) and a
  * blackout. Shots: the wall at 1920×1080 and 3840×2160, dark and light; the wall grouped by event;
- * the console, light and dark; an alert's page; and the wall a few seconds after the server stopped.
+ * the console, light and dark; an alert's page; the notifications page with a failing paging
+ * receiver (also the wall's badge); recurring blackouts; the reports, dark; and the wall a few
+ * seconds after the server stopped.
  * Usage: node scripts/screenshots.ts [--only wall-4k,detail]
  * Needs Debian's Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and a built UI (npm run build:web).
  */
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Page } from 'playwright-core';
 import { createTestDatabase, dropTestDatabase } from '../tests/helpers/db.ts';
 import { startServerProcess } from '../tests/helpers/process.ts';
@@ -75,12 +79,53 @@ const EVENTS: [string, string, string][] = [
 const HOSTS = ['web', 'api', 'db', 'cache', 'mq', 'lb', 'dns', 'store'];
 
 const ids: string[] = [];
+// A chat webhook that takes every message, and a paging service that cannot be reached (a closed
+// port): the notifications page and the wall's badge show one working and one failing receiver.
+const chat = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200).end('ok'));
+});
+await new Promise<void>((resolve) => chat.listen(0, '127.0.0.1', resolve));
 try {
   await call('POST', '/blackout', {
     environment: 'Development',
     resource: 'dns03.dev.example.net',
     text: 'DNS migration',
     duration: 7200,
+  });
+  await call('POST', '/blackout', {
+    environment: 'Production',
+    service: ['Backup'],
+    text: 'Nightly backups',
+    rrule: 'FREQ=DAILY;BYHOUR=1;BYMINUTE=0',
+    timezone: 'Europe/Berlin',
+    duration: 3600,
+  });
+  await call('POST', '/blackout', {
+    environment: 'Production',
+    group: 'OS',
+    text: 'Patching, first Tuesday of the month',
+    rrule: 'FREQ=MONTHLY;BYDAY=1TU;BYHOUR=2;BYMINUTE=0',
+    timezone: 'Europe/Berlin',
+    duration: 2 * 3600,
+  });
+  const { port } = chat.address() as AddressInfo;
+  await call('POST', '/notifications/receivers', {
+    name: 'ops-chat',
+    type: 'webhook',
+    settings: { url: `http://127.0.0.1:${port}/hook` },
+  });
+  await call('POST', '/notifications/receivers', {
+    name: 'pd-primary',
+    type: 'pagerduty',
+    settings: { routingKey: 'R0UT1NGKEY', url: 'http://127.0.0.1:9/v2/enqueue' },
+  });
+  await call('POST', '/notifications/rules', {
+    name: 'production-pages',
+    environment: 'Production',
+    severity: ['critical', 'major'],
+    receivers: ['ops-chat', 'pd-primary'],
+    groupWait: 0,
   });
   for (let i = 0; i < 300; i++) {
     const [event, service, text] = pick(EVENTS);
@@ -134,6 +179,13 @@ try {
     const createTime = new Date(Date.now() - late).toISOString();
     await call('POST', '/heartbeat', { origin: name, timeout, createTime });
   }
+  // A window opened on alerts already raised: the wall shows them in maintenance.
+  await call('POST', '/blackout', {
+    environment: 'Production',
+    event: 'CertExpiry',
+    text: 'Certificate rotation',
+    duration: 3600,
+  });
   const detail = ids[0]!;
   await call('PUT', `/alert/${detail}/note`, { text: 'Disk grows 2 GB an hour since the 14:00 deploy.' });
   await call('PUT', `/alert/${detail}/action`, { action: 'ack', text: 'DBA on it', timeout: 3600 }).catch(
@@ -178,6 +230,13 @@ try {
   await shoot('alert-detail', HD, 'light', `/alert/${detail}?theme=light`, (p) =>
     p.getByTestId('note').first().waitFor(),
   );
+  await shoot('notifications', HD, 'light', '/notifications?theme=light', (p) =>
+    p.getByTestId('receivers-failing').filter({ hasText: 'pd-primary' }).waitFor({ timeout: 30_000 }),
+  );
+  await shoot('blackouts', HD, 'light', '/blackouts?theme=light', (p) =>
+    p.getByText('Nightly backups').waitFor(),
+  );
+  await shoot('reports-dark', HD, 'dark', '/reports?theme=dark', (p) => p.locator('table').first().waitFor());
   if (wanted('wall-disconnected')) {
     const page = await browser.newPage({ viewport: HD, colorScheme: 'dark' });
     await page.goto(`${origin}/wall`);
@@ -191,6 +250,7 @@ try {
   await browser.close();
   console.log(`screenshots written to ${out}`);
 } finally {
+  chat.close();
   await server.stop();
   await dropTestDatabase(db.name);
 }
