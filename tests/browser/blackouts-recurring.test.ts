@@ -427,15 +427,13 @@ test('screenshots with realistic data (SHOTS_DIR)', async (ctx) => {
       const form = page.getByRole('form', { name: 'New' });
       await form.getByLabel('Repeats').selectOption('weekly');
       await form.getByLabel('Time zone').selectOption('America/New_York');
-      await form
-        .getByLabel('At', { exact: true })
-        .fill(
-          new Date(Date.now() - 5 * 3600_000 - 600_000).toLocaleTimeString('en-GB', {
-            timeZone: 'America/New_York',
-            hour: '2-digit',
-            minute: '2-digit',
-          }),
-        );
+      await form.getByLabel('At', { exact: true }).fill(
+        new Date(Date.now() - 5 * 3600_000 - 600_000).toLocaleTimeString('en-GB', {
+          timeZone: 'America/New_York',
+          hour: '2-digit',
+          minute: '2-digit',
+        }),
+      );
       await form.getByLabel('Lasts').fill('2h');
       await page.getByTestId('preview-row').first().waitFor();
       await page.screenshot({ path: `${dir}/blackouts-new-dark-1080.png`, fullPage: true });
