@@ -162,7 +162,9 @@ function whereOf(f: DeliveryFilter) {
 
 /**
  * One page of the history, newest first — in the order written, which is the order of the attempts
- * (each entry is written as its attempt ends) — and how many entries match in all.
+ * (each entry is written as its attempt ends) — and how many entries match in all. The order is the
+ * row's bigint id, not the answer's text `id` ("10" sorts before "9"; the filters test of
+ * tests/api/notification-deliveries.test.ts crosses from 9 to 10).
  */
 export async function listDeliveries(
   db: CommonQueryMethods,
@@ -176,7 +178,7 @@ export async function listDeliveries(
     SELECT id::text, time, receiver_id AS "receiverId", receiver_name AS "receiverName",
       receiver_type AS "receiverType", rule_id AS "ruleId", rule_name AS "ruleName", alert_id AS "alertId",
       blackout_id AS "blackoutId", resource, event, kind, outcome, attempt, error
-    FROM notification_deliveries WHERE ${where}
-    ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
+    FROM notification_deliveries d WHERE ${where}
+    ORDER BY d.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
   return { rows, total };
 }

@@ -203,6 +203,28 @@ test('each attempt is an entry: sent, failed then expired, rejected, suppressed,
   );
 });
 
+test('a recurring maintenance window that opens during the group wait: the message is suppressed', async (ctx) => {
+  const waiting = await route(ctx, ctx.fine, { groupWait: 2 });
+  const alert = await raise(ctx, waiting.event);
+  // Every hour for an hour, in Berlin's time: in force whatever the time of day (docs/blackouts.md).
+  await ok(
+    as(ctx.api, 'POST', '/blackout', {
+      environment: 'Production',
+      resource: alert.resource,
+      rrule: 'FREQ=HOURLY',
+      timezone: 'Europe/Berlin',
+      duration: 3600,
+    }),
+    201,
+  );
+  const [entry] = (await historyOf(ctx, `rule=${waiting.rule.name}`, 1)).deliveries;
+  assert.equal([entry?.outcome, entry?.attempt, entry?.alertId], ['suppressed', 0, alert.id]);
+  assert.not.ok(
+    ctx.fine.received.some((r) => r.body.includes(alert.resource)),
+    'nothing sent about it',
+  );
+});
+
 test('filters narrow, pages page, newest first', async (ctx) => {
   const { receiver, rule, event } = await route(ctx, ctx.fine);
   const alerts = [];
