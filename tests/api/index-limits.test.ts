@@ -144,6 +144,14 @@ const COLUMNS: Record<string, Source> = {
   'notification_state: rule_id': { server: 'a rule id the server makes (a UUID or a settings name)' },
   'notification_queue: receiver_id': { server: 'a receiver id the server makes (a UUID or a settings name)' },
   'notification_sends: receiver_id': { server: 'a receiver id the server makes (a UUID or a settings name)' },
+  'notification_health: receiver_id': {
+    server: 'a receiver id the server makes (a UUID or a settings name)',
+  },
+  'notification_deliveries: receiver_id': {
+    server: 'a receiver id the server makes (a UUID or a settings name), copied at each attempt',
+  },
+  'notification_deliveries: alert_id': { server: 'an alert id (MAX_LENGTH.id), copied at each attempt' },
+  'blackout_notices: edge': { server: "'start' or 'end', the window edge the server tells" },
   'notification_receivers: name': { api: 'receiver name', bytes: 100 },
   'notification_rules: name': { api: 'rule name', bytes: 100 },
   'forward_queue: destination': { server: 'a forwarding destination from the settings' },
