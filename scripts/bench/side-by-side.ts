@@ -9,12 +9,14 @@
  *   bare      pgbench: distinct again, vs POST /alert of distinct's bodies to scripts/bench/bare-server.ts
  *             (node:http and a batched upsert into pgbench's own table, nothing else): the ceiling of a
  *             Node server on this machine for distinct's load, which the product's distinct is read against
+ *   bare-new  pgbench: new again, vs POST /alert of new's bodies (every request a new resource) to
+ *             bare-server.ts: the same ceiling for new's load, which the product's new is read against
  * The pgbench table is shaped like `alerts` (text identity columns, arrays, jsonb, the unique
  * identity index), with the same statement per transaction a receipt needs at least: one upsert.
  * Goals: hot ≥ 1.0× (de-duplication at least as fast as the database's own hot-row upsert),
  * distinct ≥ 0.5×.
  * Usage: node scripts/bench/side-by-side.ts [--duration 10] [--connections 32] [--rounds 2]
- *        [--forward] [--rules 20] [--only hot,distinct,new,floor,bare]
+ *        [--forward] [--rules 20] [--only hot,distinct,new,floor,bare,bare-new]
  * Before the rounds both sides hold the 10,000 rows / alerts `distinct` picks from (pgbench's
  * distinct rows are all updates after its first second; ours are then too).
  *   --forward: the forwarder with one destination where nothing listens (every receipt queued);
@@ -23,14 +25,14 @@
  * postgres://postgres@127.0.0.1:5432/postgres for two throw-away databases.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { postJson } from './post-json.ts';
 import pg from 'pg';
-import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
 import { addBenchRules } from './notification-rules.ts';
@@ -74,6 +76,7 @@ const SCRIPTS = {
   new: upsert('\\set k random(1, 1099511627776)'),
   floor: upsert('\\set k random(1, 10000)'),
   bare: upsert('\\set k random(1, 10000)'),
+  'bare-new': upsert('\\set k random(1, 1099511627776)'),
 };
 type Shape = keyof typeof SCRIPTS;
 
@@ -116,12 +119,45 @@ const alert = (resource: string) =>
   });
 const bodies = Array.from({ length: 10_000 }, (_, k) => alert(`router${k}`));
 
-async function http(api: string, shape: Shape): Promise<{ rps: number; non2xx: number; errors: number }> {
+/** CPU seconds a process has used (Linux /proc; clock ticks of 10 ms). */
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms so far of a server process and of the PostgreSQL backends connected to its database. */
+async function cpuMs(pid: number, database: string): Promise<number> {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    database,
+  ]);
+  return 1000 * (cpuOf(pid) + rows.reduce((sum, r) => sum + cpuOf(r.pid), 0));
+}
+
+interface Http {
+  rps: number;
+  non2xx: number;
+  errors: number;
+  /** CPU ms per receipt of the server and its PostgreSQL backends (0 for floor). */
+  cpu: number;
+}
+
+async function http(api: string, shape: Shape): Promise<Http> {
   if (shape === 'floor') {
     const result = await autocannon({ url: `${api}/_`, connections, duration });
-    return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+    return {
+      rps: result.requests.average,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      cpu: 0,
+    };
   }
-  const url = shape === 'bare' ? `${bareUrl}/alert` : `${api}/alert`;
+  const isBare = shape === 'bare' || shape === 'bare-new';
+  const [pid, database] = isBare ? [bare.pid!, plain.name] : [server.child.pid!, db.name];
+  const url = shape === 'bare' || shape === 'bare-new' ? `${bareUrl}/alert` : `${api}/alert`;
   let i = 0;
   const shapeOpts: Partial<autocannon.Options> =
     shape === 'hot'
@@ -129,13 +165,20 @@ async function http(api: string, shape: Shape): Promise<{ rps: number; non2xx: n
       : shape === 'distinct' || shape === 'bare'
         ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }] }
         : { idReplacement: true, body: alert('host-[<id>]') };
+  const before = await cpuMs(pid, database);
   const result = await postJson({
     url,
     connections,
     duration,
     ...shapeOpts,
   });
-  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  const cpu = (await cpuMs(pid, database)) - before;
+  return {
+    rps: result.requests.average,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpu: result.requests.total ? cpu / result.requests.total : 0,
+  };
 }
 
 /** The 10,000 rows of `distinct` on both sides: a generated insert, and every body posted once. */
@@ -158,6 +201,12 @@ async function seed(plainUrl: string, url: string) {
   if (result.non2xx || result.errors)
     throw new Error(`seeding: ${result.non2xx} non-2xx, ${result.errors} errors`);
 }
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 // ---- the run -----------------------------------------------------------------------------------
 
@@ -185,7 +234,10 @@ const bare = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.ur
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let bareUrl = '';
-const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number }[] = [];
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number; cpu: number }[] =
+  [];
 try {
   bareUrl = await new Promise<string>((ok, fail) => {
     bare.stdout!.on('data', (d: Buffer) => {
@@ -209,7 +261,7 @@ try {
   await seed(plain.url, `${api}/alert`);
   const only = textArg('only')?.split(',') ?? null;
   for (let round = 1; round <= rounds; round++) {
-    for (const shape of ['hot', 'distinct', 'new', 'floor', 'bare'] as const) {
+    for (const shape of ['hot', 'distinct', 'new', 'floor', 'bare', 'bare-new'] as const) {
       if (only && !only.includes(shape)) continue;
       const base = await pgbench(plain.url, shape);
       const ours = await http(api, shape);
@@ -219,32 +271,60 @@ try {
         pgbench: Math.round(base),
         ingest: Math.round(ours.rps),
         bad: ours.non2xx + ours.errors,
+        cpu: +ours.cpu.toFixed(3),
       };
       results.push(row);
       console.log(JSON.stringify({ ...row, ratio: +(ours.rps / base).toFixed(2) }));
     }
   }
-  const goals: Record<Shape, number | null> = { hot: 1.0, distinct: 0.5, new: null, floor: null, bare: null };
+  const goals: Record<Shape, number | null> = {
+    hot: 1.0,
+    distinct: 0.5,
+    new: null,
+    floor: null,
+    bare: null,
+    'bare-new': null,
+  };
   console.log(
     `\n${connections} connections, ${duration} s each, ${rounds} round(s)${forward ? ', forwarding to a dead destination' : ''}${rules ? `, ${rules} rules` : ''}`,
   );
-  console.log('| pair | pgbench tps | POST /alert (floor: GET /_) req/s | ratio | goal | non-2xx + errors |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| pair | pgbench tps | POST /alert (floor: GET /_) req/s | ratio | goal | non-2xx + errors | CPU ms / receipt (server + PostgreSQL) |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     const goal = goals[r.shape];
     console.log(
-      `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} |`,
+      `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} | ${r.cpu.toFixed(3)} |`,
     );
   }
-  for (const r of results.filter((x) => x.shape === 'distinct')) {
-    const ceiling = results.find((x) => x.shape === 'bare' && x.round === r.round);
-    if (ceiling) {
+  // The product's shape read against the bare server given the same bodies in the same round.
+  for (const [ours, ceilingShape] of [
+    ['distinct', 'bare'],
+    ['new', 'bare-new'],
+  ] as const) {
+    const ratios: number[] = [];
+    const cpus: number[] = [];
+    for (const r of results.filter((x) => x.shape === ours)) {
+      const ceiling = results.find((x) => x.shape === ceilingShape && x.round === r.round);
+      if (!ceiling) continue;
+      ratios.push(r.ingest / ceiling.ingest);
+      cpus.push(r.cpu / ceiling.cpu);
+      const goal =
+        ours === 'distinct'
+          ? ` (the goal, 0.5× pgbench, is ${((0.5 * r.pgbench) / ceiling.ingest).toFixed(2)} of bare)`
+          : '';
       console.log(
-        `\nround ${r.round}: distinct ÷ bare = ${(r.ingest / ceiling.ingest).toFixed(2)} (the goal, 0.5× pgbench, is ${((0.5 * r.pgbench) / ceiling.ingest).toFixed(2)} of bare)`,
+        `\nround ${r.round}: ${ours} ÷ ${ceilingShape} = ${(r.ingest / ceiling.ingest).toFixed(2)}, CPU per receipt ${(r.cpu / ceiling.cpu).toFixed(2)}×${goal}`,
       );
     }
+    if (ratios.length)
+      console.log(
+        `\n${ours} ÷ ${ceilingShape}, median of ${ratios.length} round(s): ${median(ratios).toFixed(2)} (CPU per receipt ${median(cpus).toFixed(2)}×)`,
+      );
   }
 } finally {
+  await admin.end();
   bare.kill();
   await server.stop();
   await dropTestDatabase(db.name);
