@@ -129,12 +129,12 @@ function cpuOf(pid: number): number {
   }
 }
 
-/** CPU ms so far of a server process and of the PostgreSQL backends connected to its database. */
-async function cpuMs(pid: number, database: string): Promise<number> {
+/** CPU ms so far of a server process (`node`) and of the PostgreSQL backends connected to its database (`pg`). */
+async function cpuMs(pid: number, database: string): Promise<{ node: number; pg: number }> {
   const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
     database,
   ]);
-  return 1000 * (cpuOf(pid) + rows.reduce((sum, r) => sum + cpuOf(r.pid), 0));
+  return { node: 1000 * cpuOf(pid), pg: 1000 * rows.reduce((sum, r) => sum + cpuOf(r.pid), 0) };
 }
 
 interface Http {
@@ -143,6 +143,8 @@ interface Http {
   errors: number;
   /** CPU ms per receipt of the server and its PostgreSQL backends (0 for floor). */
   cpu: number;
+  /** Of which the server process's. */
+  node: number;
 }
 
 async function http(api: string, shape: Shape): Promise<Http> {
@@ -153,6 +155,7 @@ async function http(api: string, shape: Shape): Promise<Http> {
       non2xx: result.non2xx,
       errors: result.errors + result.timeouts,
       cpu: 0,
+      node: 0,
     };
   }
   const isBare = shape === 'bare' || shape === 'bare-new';
@@ -172,12 +175,14 @@ async function http(api: string, shape: Shape): Promise<Http> {
     duration,
     ...shapeOpts,
   });
-  const cpu = (await cpuMs(pid, database)) - before;
+  const after = await cpuMs(pid, database);
+  const per = (ms: number) => (result.requests.total ? ms / result.requests.total : 0);
   return {
     rps: result.requests.average,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpu: result.requests.total ? cpu / result.requests.total : 0,
+    cpu: per(after.node + after.pg - before.node - before.pg),
+    node: per(after.node - before.node),
   };
 }
 
@@ -229,15 +234,24 @@ const server = await startServerProcess(
   (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
 );
 const api = `${server.url.replace(/\/$/, '')}/api`;
-const bare = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.url).pathname], {
+// BENCH_BARE_FLAGS: V8 or profiling flags for bare-server.ts, as BENCH_SERVER_FLAGS for the product.
+const bareFlags = (process.env.BENCH_BARE_FLAGS ?? '').split(' ').filter(Boolean);
+const bare = spawn(process.execPath, [...bareFlags, new URL('./bare-server.ts', import.meta.url).pathname], {
   env: { ...process.env, DATABASE_URL: plain.url },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let bareUrl = '';
 const admin = new pg.Client({ connectionString: serverUrl });
 await admin.connect();
-const results: { round: number; shape: Shape; pgbench: number; ingest: number; bad: number; cpu: number }[] =
-  [];
+const results: {
+  round: number;
+  shape: Shape;
+  pgbench: number;
+  ingest: number;
+  bad: number;
+  cpu: number;
+  node: number;
+}[] = [];
 try {
   bareUrl = await new Promise<string>((ok, fail) => {
     bare.stdout!.on('data', (d: Buffer) => {
@@ -272,6 +286,7 @@ try {
         ingest: Math.round(ours.rps),
         bad: ours.non2xx + ours.errors,
         cpu: +ours.cpu.toFixed(3),
+        node: +ours.node.toFixed(3),
       };
       results.push(row);
       console.log(JSON.stringify({ ...row, ratio: +(ours.rps / base).toFixed(2) }));
@@ -289,13 +304,13 @@ try {
     `\n${connections} connections, ${duration} s each, ${rounds} round(s)${forward ? ', forwarding to a dead destination' : ''}${rules ? `, ${rules} rules` : ''}`,
   );
   console.log(
-    '| pair | pgbench tps | POST /alert (floor: GET /_) req/s | ratio | goal | non-2xx + errors | CPU ms / receipt (server + PostgreSQL) |',
+    '| pair | pgbench tps | POST /alert (floor: GET /_) req/s | ratio | goal | non-2xx + errors | CPU ms / receipt (server + PostgreSQL) | of which server |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     const goal = goals[r.shape];
     console.log(
-      `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} | ${r.cpu.toFixed(3)} |`,
+      `| ${r.shape} (round ${r.round}) | ${r.pgbench} | ${r.ingest} | ${(r.ingest / r.pgbench).toFixed(2)}× | ${goal ? `≥ ${goal.toFixed(1)}×` : '—'} | ${r.bad} | ${r.cpu.toFixed(3)} | ${r.node.toFixed(3)} |`,
     );
   }
   // The product's shape read against the bare server given the same bodies in the same round.
