@@ -78,6 +78,12 @@ export function assertTakeableAction(action: string): void {
   }
 }
 
+/** What a status change or action writes on one locked alert, decided in memory. */
+export interface AlertWrite {
+  patch: alertsDb.AlertPatch;
+  entry: HistoryRecord;
+}
+
 /** PUT /alert/:id/status: no state machine; status hooks may change status and text. */
 export async function setAlertStatus(
   deps: Deps,
@@ -87,30 +93,43 @@ export async function setAlertStatus(
 ): Promise<void> {
   assertSettableStatus(deps, change.status);
   await changeAlert(deps, id, caller, async (tx, record) => {
-    const hooked = await deps.plugins.statusChange(record, change.status, change.text ?? '', caller);
-    const now = deps.clock.now();
-    const timeout = change.timeout ?? deps.config.ALERT_TIMEOUT;
-    const entry: HistoryRecord = {
-      id: record.id,
-      event: record.event,
-      severity: record.severity,
-      status: hooked.status,
-      value: record.value,
-      text: hooked.text,
-      type: 'status',
-      updateTime: now,
-      user: caller.user,
-      timeout,
-    };
-    const merged = mergeChanges(record, hooked.changes);
-    return alertsDb.applyPatch(
-      tx,
-      record.id,
-      { status: hooked.status, timeout, updateTime: now, ...patchOf(record, merged, hooked.changes) },
-      [entry],
-      deps.config.HISTORY_LIMIT,
-    );
+    const { patch, entry } = await planStatus(deps, record, change, caller, () => deps.clock.now());
+    return alertsDb.applyPatch(tx, record.id, patch, [entry], deps.config.HISTORY_LIMIT);
   });
+}
+
+/**
+ * The status change of one locked alert: the status hooks, then its patch and history entry. Shared
+ * by PUT /alert/:id/status and the set-based bulk path (domain/bulk-change.ts), so both decide alike
+ * (tests/api/bulk-set-based.test.ts).
+ */
+export async function planStatus(
+  deps: Deps,
+  record: AlertRecord,
+  change: StatusChange,
+  caller: Caller,
+  clock: () => number,
+): Promise<AlertWrite> {
+  const hooked = await deps.plugins.statusChange(record, change.status, change.text ?? '', caller);
+  const now = clock();
+  const timeout = change.timeout ?? deps.config.ALERT_TIMEOUT;
+  const entry: HistoryRecord = {
+    id: record.id,
+    event: record.event,
+    severity: record.severity,
+    status: hooked.status,
+    value: record.value,
+    text: hooked.text,
+    type: 'status',
+    updateTime: now,
+    user: caller.user,
+    timeout,
+  };
+  const merged = mergeChanges(record, hooked.changes);
+  return {
+    patch: { status: hooked.status, timeout, updateTime: now, ...patchOf(record, merged, hooked.changes) },
+    entry,
+  };
 }
 
 function patchOf(
@@ -158,6 +177,14 @@ export async function takeHousekeepingAction(
   return performAction(deps, id, { action, text: '', timeout: null }, caller, isDue);
 }
 
+/** An action as stored on one alert: what its post-action hooks are told. */
+export interface ActionDone {
+  record: AlertRecord;
+  action: string;
+  text: string;
+  timeout: number | null;
+}
+
 /** The action path shared by PUT /action and housekeeping; true when the action was stored. */
 async function performAction(
   deps: Deps,
@@ -166,90 +193,104 @@ async function performAction(
   caller: Caller,
   isDue: StillDue | null,
 ): Promise<boolean> {
-  const { model, config } = deps;
-  const after: { done?: { record: AlertRecord; action: string; text: string; timeout: number | null } } = {};
+  const { config } = deps;
+  const after: { done?: ActionDone } = {};
   await changeAlert(deps, id, caller, async (tx, record) => {
     const history = await alertsDb.historyOf(tx, record.id, config.HISTORY_LIMIT);
     if (isDue && !isDue(record, history)) return null;
-    const pre = await deps.plugins.takeAction(
-      record,
-      body.action,
-      body.text ?? `${body.action} operator action`,
-      body.timeout ?? null,
-      caller,
-    );
-    const action = pre.action;
-    let working = mergeChanges(record, pre.changes);
-    const prior = statusBefore(history, unwoundEntry(action, working.status), model.defaultStatus);
-    let result;
-    try {
-      result = model.transition({
-        severity: working.severity,
-        previousSeverity: working.previousSeverity,
-        current: working.status,
-        previous: prior.status,
-        action,
-      });
-    } catch (err) {
-      if (err instanceof InvalidActionError) throw appError('invalid_transition', err.message);
-      throw err;
-    }
-    let status = result.status;
-    let text = pre.text;
-    if (status !== working.status) {
-      const hooked = await deps.plugins.statusChange({ ...working, status }, status, text, caller);
-      status = hooked.status;
-      text = hooked.text;
-      working = mergeChanges(working, hooked.changes);
-    }
-    const timeout = actionTimeout(deps, action, pre.timeout, prior.timeout, record.timeout);
-    const now = deps.clock.now();
-    const severityChanged = result.severity !== record.severity;
-    const entry: HistoryRecord = {
-      id: record.id,
-      event: record.event,
-      severity: result.severity,
-      status,
-      value: record.value,
-      text,
-      type: STANDARD_ACTIONS.has(action) ? action : 'action',
-      updateTime: now,
-      user: caller.user,
-      timeout,
-    };
-    const stored = await alertsDb.applyPatch(
-      tx,
-      record.id,
-      {
-        severity: result.severity,
-        status,
-        previousSeverity: severityChanged ? record.severity : undefined,
-        tags: working.tags !== record.tags ? working.tags : undefined,
-        attributes: attributeDelta(record.attributes, working.attributes),
-        updateTime: now,
-      },
-      [entry],
-      config.HISTORY_LIMIT,
-    );
-    after.done = { record: stored, action, text, timeout };
+    const plan = await planAction(deps, record, history, body, caller, () => deps.clock.now());
+    const stored = await alertsDb.applyPatch(tx, record.id, plan.patch, [plan.entry], config.HISTORY_LIMIT);
+    after.done = { record: stored, action: plan.action, text: plan.text, timeout: plan.timeout };
     return stored;
   });
-  const done = after.done;
-  if (done) {
-    const changes = await deps.plugins.postAction(done.record, done.action, done.text, done.timeout, caller);
-    if (hasChanges(changes)) {
-      await changeAlert(deps, done.record.id, caller, (tx, record) =>
-        alertsDb.applyPatch(
-          tx,
-          record.id,
-          { tags: changes.tags, attributes: changes.attributes },
-          [],
-          config.HISTORY_LIMIT,
-        ),
-      );
-    }
+  if (after.done) await followAction(deps, after.done, caller);
+  return Boolean(after.done);
+}
+
+/**
+ * The action on one locked alert with its history (newest first): take_action hooks → state
+ * machine (409 when invalid) → status hooks, then its patch and history entry. Shared by PUT
+ * /action, housekeeping and the set-based bulk path (tests/api/bulk-set-based.test.ts).
+ */
+export async function planAction(
+  deps: Deps,
+  record: AlertRecord,
+  history: readonly HistoryRecord[],
+  body: Action,
+  caller: Caller,
+  clock: () => number,
+): Promise<AlertWrite & { action: string; text: string; timeout: number }> {
+  const { model } = deps;
+  const pre = await deps.plugins.takeAction(
+    record,
+    body.action,
+    body.text ?? `${body.action} operator action`,
+    body.timeout ?? null,
+    caller,
+  );
+  const action = pre.action;
+  let working = mergeChanges(record, pre.changes);
+  const prior = statusBefore(history, unwoundEntry(action, working.status), model.defaultStatus);
+  let result;
+  try {
+    result = model.transition({
+      severity: working.severity,
+      previousSeverity: working.previousSeverity,
+      current: working.status,
+      previous: prior.status,
+      action,
+    });
+  } catch (err) {
+    if (err instanceof InvalidActionError) throw appError('invalid_transition', err.message);
+    throw err;
   }
-  return Boolean(done);
+  let status = result.status;
+  let text = pre.text;
+  if (status !== working.status) {
+    const hooked = await deps.plugins.statusChange({ ...working, status }, status, text, caller);
+    status = hooked.status;
+    text = hooked.text;
+    working = mergeChanges(working, hooked.changes);
+  }
+  const timeout = actionTimeout(deps, action, pre.timeout, prior.timeout, record.timeout);
+  const now = clock();
+  const severityChanged = result.severity !== record.severity;
+  const entry: HistoryRecord = {
+    id: record.id,
+    event: record.event,
+    severity: result.severity,
+    status,
+    value: record.value,
+    text,
+    type: STANDARD_ACTIONS.has(action) ? action : 'action',
+    updateTime: now,
+    user: caller.user,
+    timeout,
+  };
+  const patch: alertsDb.AlertPatch = {
+    severity: result.severity,
+    status,
+    previousSeverity: severityChanged ? record.severity : undefined,
+    tags: working.tags !== record.tags ? working.tags : undefined,
+    attributes: attributeDelta(record.attributes, working.attributes),
+    updateTime: now,
+  };
+  return { patch, entry, action, text, timeout };
+}
+
+/** After an action is stored and published: its post-action hooks, and any changes they ask for. */
+export async function followAction(deps: Deps, done: ActionDone, caller: Caller): Promise<void> {
+  const changes = await deps.plugins.postAction(done.record, done.action, done.text, done.timeout, caller);
+  if (!hasChanges(changes)) return;
+  await changeAlert(deps, done.record.id, caller, (tx, record) =>
+    alertsDb.applyPatch(
+      tx,
+      record.id,
+      { tags: changes.tags, attributes: changes.attributes },
+      [],
+      deps.config.HISTORY_LIMIT,
+    ),
+  );
 }
 
 /**

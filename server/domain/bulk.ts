@@ -19,23 +19,24 @@ import type { BulkRunner, Deps } from '../deps.ts';
 import { appError, AppError } from '../errors.ts';
 import { presentLiveAlert } from '../present.ts';
 import * as alerts from './alerts.ts';
+import { changeChunk, eachLimited, type SetChange } from './bulk-change.ts';
 import type { Caller } from './caller.ts';
 import { alertQueryOf, selectionFor } from './search.ts';
 
 /** Alerts per progress step of a task (and per statement for the set-based operations). */
 const CHUNK = 500;
 /**
- * Status and action tasks go through each alert's use case, hundreds a second at most: they record
- * progress every 100 alerts, so a console shows it moving (tests/api/bulk-progress.test.ts).
+ * Status and action tasks record progress every 100 alerts (one set-based transaction each), so a
+ * console shows it moving (tests/api/bulk-progress.test.ts).
  */
-const PER_ALERT_STEP = 100;
-/** Alerts changed at once by status and action tasks, leaving pool connections for requests. */
+const STATUS_STEP = 100;
+/** Alerts changed at once by the per-alert path, leaving pool connections for requests. */
 const CONCURRENCY = 4;
 const LEASE_MS = 60_000;
 const SWEEP_MS = 10_000;
 
 /** The validated body of each bulk operation. */
-type BulkBody =
+export type BulkBody =
   | { type: 'status'; change: StatusChange }
   | { type: 'action'; action: Action }
   | { type: 'tag' | 'untag'; tags: string[] }
@@ -138,21 +139,43 @@ function presentTask(t: TaskRow): BulkTask {
   };
 }
 
-/** Runs `fn` on every item, at most `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+/**
+ * Status changes and actions through each alert's own use case (setAlertStatus / takeAlertAction),
+ * CONCURRENCY at a time: the path a chunk falls back to when it could not be written together, and
+ * the reference tests/api/bulk-set-based.test.ts compares the set-based path with.
+ */
+export async function applyPerAlert(
+  deps: Deps,
+  body: SetChange,
+  ids: readonly string[],
+  caller: Caller,
+): Promise<{ changed: string[]; errors: string[] }> {
+  const changed: string[] = [];
+  const errors: string[] = [];
+  await eachLimited(ids, CONCURRENCY, async (id) => {
+    try {
+      if (body.type === 'status') await alerts.setAlertStatus(deps, id, body.change, caller);
+      else await alerts.takeAlertAction(deps, id, body.action, caller);
+      changed.push(id);
+    } catch (err) {
+      if (!(err instanceof AppError)) deps.log.error({ err, id }, 'bulk.alert_failed');
+      errors.push(`${id}: ${err instanceof AppError ? err.message : 'internal error'}`);
+    }
+  });
+  const order = new Map(ids.map((id, i) => [id, i]));
+  const byOrder = (a: string, b: string) => order.get(a)! - order.get(b)!;
+  changed.sort(byOrder);
+  errors.sort((a, b) => byOrder(a.slice(0, a.indexOf(': ')), b.slice(0, b.indexOf(': '))));
+  return { changed, errors };
 }
 
 /**
- * Applies an operation to the given alerts. Status changes and actions go through the single-alert
- * use cases (plugins, state machine, history, events); tag, untag, attributes and delete change the
- * rows in one statement per chunk and publish each changed alert.
+ * Applies an operation to the given alerts. Status changes and actions are set-based per chunk
+ * (domain/bulk-change.ts: the same plugins, state machine, history and events as each alert's use
+ * case); tag, untag, attributes and delete change the rows in one statement per chunk. Each changed
+ * alert is published.
  */
-async function applyTo(
+export async function applyTo(
   deps: Deps,
   body: BulkBody,
   ids: readonly string[],
@@ -160,23 +183,15 @@ async function applyTo(
 ): Promise<{ changed: string[]; errors: string[] }> {
   const changed: string[] = [];
   const errors: string[] = [];
-  if (body.type === 'status' || body.type === 'action') {
-    await eachLimited(ids, CONCURRENCY, async (id) => {
-      try {
-        if (body.type === 'status') await alerts.setAlertStatus(deps, id, body.change, caller);
-        else await alerts.takeAlertAction(deps, id, body.action, caller);
-        changed.push(id);
-      } catch (err) {
-        if (!(err instanceof AppError)) deps.log.error({ err, id }, 'bulk.alert_failed');
-        errors.push(`${id}: ${err instanceof AppError ? err.message : 'internal error'}`);
-      }
-    });
-    const order = new Map(ids.map((id, i) => [id, i]));
-    changed.sort((a, b) => order.get(a)! - order.get(b)!);
-    return { changed, errors };
-  }
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
+    if (body.type === 'status' || body.type === 'action') {
+      const r =
+        (await changeChunk(deps, body, chunk, caller)) ?? (await applyPerAlert(deps, body, chunk, caller));
+      changed.push(...r.changed);
+      errors.push(...r.errors);
+      continue;
+    }
     if (body.type === 'delete') {
       const gone = await alertsDb.deleteMany(deps.db, chunk, caller.customers);
       for (const g of gone) {
@@ -270,7 +285,7 @@ class TaskRunner implements BulkRunner {
     try {
       while (done < task.ids.length) {
         if (this.stopped) return; // left started: its lease runs out and a runner resumes it
-        const step = body.type === 'status' || body.type === 'action' ? PER_ALERT_STEP : CHUNK;
+        const step = body.type === 'status' || body.type === 'action' ? STATUS_STEP : CHUNK;
         const chunk = task.ids.slice(done, done + step);
         const r = await applyTo(deps, body, chunk, caller);
         done += chunk.length;
