@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, appError } from '../../errors.ts';
 import type { WebhookRegistry } from '../../webhooks/index.ts';
-import { receiveWebhookAlerts, webhookAlertInputs } from '../../webhooks/receive.ts';
+import { createWebhookReceiver, webhookAlertInputs } from '../../webhooks/receive.ts';
 import type { Webhook, WebhookContext, WebhookRequest, WebhookResult } from '../../webhooks/types.ts';
 import { checkJsonValue } from '../middleware/body.ts';
 import { requireScope } from '../middleware/require-scope.ts';
@@ -74,6 +74,7 @@ async function runReceiver(webhook: Webhook, request: WebhookRequest, ctx: Webho
 /** Inbound webhooks, GET or POST, with an optional sub-path (reference plugins-webhooks-forwarding.md §4). */
 export function webhookRoutes(deps: Deps, webhooks: WebhookRegistry): Router {
   const router = new Router();
+  const receiver = createWebhookReceiver(deps);
 
   /** GET|POST /webhooks/:name[/:path] */
   const receive: Middleware = async (ctx) => {
@@ -95,7 +96,7 @@ export function webhookRoutes(deps: Deps, webhooks: WebhookRegistry): Router {
     const result = await runReceiver(webhook, request, { config: deps.config, log, deps, caller });
     const reply =
       'alerts' in result
-        ? await receiveWebhookAlerts(deps, webhookAlertInputs(deps, name, result.alerts), caller)
+        ? await receiver.receive(webhookAlertInputs(deps, name, result.alerts), caller)
         : result.reply;
     if (reply.headers) ctx.set(reply.headers);
     ctx.status = reply.status;
