@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
-import { Server } from 'socket.io';
 import {
   SubscribeSchema,
-  type ClientToServerEvents,
   type GroupField,
   type Position,
-  type ServerToClientEvents,
   type SubscribeAnswer,
   type ViewCounts,
 } from '../../shared/events.ts';
@@ -15,16 +12,16 @@ import { isUnreachable } from '../db/unavailable.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { alertQueryOf, listViewPage, selectionFor } from '../domain/search.ts';
-import { originMatcher } from '../config/origins.ts';
 import { AppError, appError, databaseUnavailable, invalidRegexFromDb } from '../errors.ts';
 import type { BusPosition } from './bus.ts';
 import { deltaSpan, missedChanges } from './change-log.ts';
-import { PING, TICK_MS } from './liveness.ts';
+import { TICK_MS } from './liveness.ts';
 import { compileMatcher } from './matcher.ts';
 import { createSessions } from './sessions.ts';
 import { createSharedEncoding, preEncodeSharedAck } from './shared-encoding.ts';
 import { startPushers } from './pushers.ts';
-import { countsOfView, View, waiting, type LiveSocket, type Logged, type SocketData } from './view.ts';
+import { createSocketServer } from './socket-server.ts';
+import { countsOfView, View, waiting, type LiveSocket, type Logged } from './view.ts';
 
 /**
  * Deltas are sent at most this often per hub (latest state of each alert wins). A change that comes
@@ -51,24 +48,8 @@ export interface Hub {
  */
 export async function createHub(deps: Deps, server: HttpServer): Promise<Hub> {
   const { config, log, metrics } = deps;
-  const path = config.SOCKET_PATH || `${config.API_PREFIX}/socket.io`;
-  const isListedOrigin = originMatcher(config.CORS_ORIGINS);
   const encoding = createSharedEncoding();
-  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
-    server,
-    {
-      path,
-      serveClient: false,
-      ...PING,
-      // A snapshot page shared by many subscribers is encoded once for all of them (shared-encoding.ts).
-      parser: encoding.parser,
-      // The same origin rule as HTTP (regex entries included), so a listed console may connect.
-      cors: {
-        origin: (origin, allow) => allow(null, origin === undefined || isListedOrigin(origin)),
-        credentials: true,
-      },
-    },
-  );
+  const io = createSocketServer(config, server, encoding);
 
   const log_: Logged[] = [];
   let epoch = '';
