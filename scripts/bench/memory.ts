@@ -20,6 +20,7 @@ import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startFlags } from './start-flags.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 import type { ViewSpec } from './memory-clients.ts';
 import { SEED_ENVIRONMENTS, seedAlerts } from './seed.ts';
@@ -65,7 +66,7 @@ const env: Record<string, string> = { DATABASE_URL: db.url, LOG_LEVEL: 'error' }
 // e.g. BENCH_SERVER_NODE_OPTIONS='--heapsnapshot-signal=SIGUSR2' to look inside the server.
 if (process.env.BENCH_SERVER_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_SERVER_NODE_OPTIONS;
 // V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--optimize-for-size'.
-const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+const flags = [...startFlags(), ...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
 let server: ServerProcess | undefined;
 const workers: Worker[] = [];
 try {

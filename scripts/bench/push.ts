@@ -32,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuOf, liveMetrics, machineCpu, Phase, round1, selfCpu, serverPush } from './push-measure.ts';
 import { STAT, clock } from './push-shared.ts';
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
+import { startFlags } from './start-flags.ts';
 import { startServerProcess, type ServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
 import { closeWorkers, workersReady } from './socket.ts';
@@ -155,7 +156,7 @@ async function scenario(opts: {
   let load: LoadClients | null = null;
   try {
     // V8 flags after npm start's (NODE_OPTIONS refuses most), e.g. BENCH_SERVER_FLAGS='--heap-growing-percent=0'.
-    const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+    const flags = [...startFlags(), ...(process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean)];
     server = await startServerProcess(env, 60_000, flags);
     const origin = new URL(server.url).origin;
     const postUrl = `${origin}/api/alert`;
