@@ -327,6 +327,12 @@ export function createMetrics(options: { defaults?: boolean; prefix?: string; st
         'missed (the alert had changed or was gone; decided the usual way)',
       ['outcome'],
     ),
+    receiveCreateOrFind: counter(
+      'receive_create_or_find_total',
+      'Receipts most likely new, created without a read first: created, found (an alert matched; ' +
+        'decided against it as after a read), or again (decided again with a read)',
+      ['outcome'],
+    ),
     busDropped: counter(
       'bus_messages_dropped_total',
       'Bus messages dropped because they did not match the event schema',

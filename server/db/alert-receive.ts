@@ -28,7 +28,7 @@ export interface Along {
 
 /** A written alert, with the forward rows its statement inserted leased (for inline delivery). */
 export type ReceiptWritten = WrittenAlert & { leased?: LeasedForward[] };
-const ReceiptRowSchema = WrittenRowSchema.extend(LeasedColumn);
+export const ReceiptRowSchema = WrittenRowSchema.extend(LeasedColumn);
 
 /**
  * Epoch seconds for `to_timestamp` in SQL, as slonik's `sql.timestamp` sends them. The batched
@@ -46,11 +46,16 @@ const seconds = (ms: number) => ms / 1000;
  * Statuses of the two newest history entries (S and P of the state machine), newest first; entries
  * recording a notification's delivery (docs/notifications.md) change no status and do not count.
  */
-const recentStatuses = sql.fragment`
+export const recentStatuses = sql.fragment`
   ARRAY(SELECT h.status FROM alert_history h WHERE h.alert_id = a.id AND h.type <> 'notification'
     ORDER BY h.seq DESC LIMIT 2) AS "recentStatuses"`;
 
-const CandidateRowSchema = AlertRowSchema.extend({
+/** How many of the alert's newest three severity entries (new or severity) are newer than `flapSince`. */
+export const recentSeverityChanges = (flapSince: number) => sql.fragment`
+  (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
+     AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"`;
+
+export const CandidateRowSchema = AlertRowSchema.extend({
   recentStatuses: z.array(z.string().nullable()),
   recentSeverityChanges: z.number(),
 });
@@ -71,9 +76,7 @@ export async function findForReceive(
 ): Promise<(Candidate | null)[]> {
   const col = (pick: (d: AlertDraft) => string) => texts(drafts.map(pick));
   const rows = await db.any(sql.type(WantedRowSchema)`
-    SELECT v.i::int - 1 AS wanted, ${columns}, ${recentStatuses},
-      (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
-         AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"
+    SELECT v.i::int - 1 AS wanted, ${columns}, ${recentStatuses}, ${recentSeverityChanges(flapSince)}
     FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
       ${col((d) => d.event)}) AS v
     JOIN LATERAL (
@@ -99,7 +102,7 @@ export interface NewAlert {
  * list (same environment, resource and customer; same event, or the event in the earlier one's
  * correlate list): one statement cannot see its own rows, so these wait for the next round.
  */
-function heldBack(items: readonly NewAlert[]): Set<number> {
+export function heldBack(items: readonly NewAlert[]): Set<number> {
   const held = new Set<number>();
   const earlier = new Map<string, AlertRecord[]>();
   items.forEach(({ alert: a }, i) => {

@@ -1,3 +1,4 @@
+import type { CreatedOrFound } from '../../db/alert-create-or-find.ts';
 import type * as receiveDb from '../../db/alert-receive.ts';
 import type { Base } from '../../deps.ts';
 import type { AlertDraft, AlertRecord, HistoryRecord } from '../alert-types.ts';
@@ -53,6 +54,13 @@ export interface ReceiveState extends Base {
   reads: KeyedBatcher<AlertDraft, receiveDb.Candidate | null>;
   /** New alerts of any identity, created together in one statement. */
   inserts: Statement<receiveDb.NewAlert>;
+  /** Receipts most likely new (batch.ts), created, or their stored alert read, together in one statement. */
+  creates: KeyedBatcher<receiveDb.NewAlert, CreatedOrFound>;
+  /**
+   * About what share of the receipts lately decided after a read (or createOrFind) were new: a
+   * receipt of an identity not written here lately is created without the read while it is over a half.
+   */
+  newShare: number;
   /** Plain duplicates of any identity (after a read), written together in one statement. */
   updates: Statement<receiveDb.PlainDuplicate>;
   /** Plain duplicates written without a read (direct.ts), together in one statement. */

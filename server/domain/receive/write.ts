@@ -28,8 +28,8 @@ function recordOf(written: receiveDb.ReceiptWritten) {
   return { history, record };
 }
 
-/** Creates the alert `r` asks for (no matching alert was read). */
-export async function createNew(state: ReceiveState, r: Receipt): Promise<Written | 'conflict'> {
+/** The alert `r` creates if no alert matches it, with its first history entry and what is written along. */
+async function newAlertOf(state: ReceiveState, r: Receipt) {
   const { model } = state;
   const { draft, caller, now } = r;
   const { status } = model.transition({
@@ -57,20 +57,47 @@ export async function createNew(state: ReceiveState, r: Receipt): Promise<Writte
   const entry = historyEntry(draft, 'new', status, draft.text, caller);
   const planned = planAlong(state, r.quiet ? 'quiet' : 'change', record, r);
   if (planned?.along.ready) await planned.along.ready;
-  const stored = await state.inserts.submit('new', { alert: record, entry, with: planned?.with });
-  if (!stored) {
-    const clash = await alertsDb.findById(state.db, draft.id);
-    if (
-      clash &&
-      (clash.environment !== draft.environment ||
-        clash.resource !== draft.resource ||
-        clash.event !== draft.event)
-    ) {
-      throw appError('alert_id_exists', draft.id);
-    }
-    return 'conflict';
+  return { item: { alert: record, entry, with: planned?.with }, planned };
+}
+
+/** A new alert not written: a 409 when another alert has its id, else 'conflict' (decided again). */
+async function notCreated(state: ReceiveState, { draft }: Receipt): Promise<'conflict'> {
+  const clash = await alertsDb.findById(state.db, draft.id);
+  if (
+    clash &&
+    (clash.environment !== draft.environment ||
+      clash.resource !== draft.resource ||
+      clash.event !== draft.event)
+  ) {
+    throw appError('alert_id_exists', draft.id);
   }
-  return { record: recordOf(stored).record, history: [entry], along: alongOf(planned, stored) };
+  return 'conflict';
+}
+
+/** Creates the alert `r` asks for (no matching alert was read). */
+export async function createNew(state: ReceiveState, r: Receipt): Promise<Written | 'conflict'> {
+  const { item, planned } = await newAlertOf(state, r);
+  const stored = await state.inserts.submit('new', item);
+  if (!stored) return notCreated(state, r);
+  return { record: recordOf(stored).record, history: [item.entry], along: alongOf(planned, stored) };
+}
+
+/**
+ * Creates the alert `r` asks for without reading first (`r` is most likely new: batch.ts), or
+ * gives the stored alert it is to be decided against, as the read would have.
+ */
+export async function createOrFind(
+  state: ReceiveState,
+  r: Receipt,
+): Promise<{ created: Written } | { found: receiveDb.Candidate } | 'conflict'> {
+  const { item, planned } = await newAlertOf(state, r);
+  const outcome = await state.creates.submit('new', item);
+  if (!outcome) return notCreated(state, r);
+  if ('found' in outcome) return outcome;
+  const stored = outcome.created;
+  return {
+    created: { record: recordOf(stored).record, history: [item.entry], along: alongOf(planned, stored) },
+  };
 }
 
 /** Applies `r` to the alert read for it: a duplicate, or a correlation or severity change. */
