@@ -129,12 +129,43 @@ function cpuOf(pid: number): number {
   }
 }
 
-/** CPU ms so far of a server process (`node`) and of the PostgreSQL backends connected to its database (`pg`). */
-async function cpuMs(pid: number, database: string): Promise<{ node: number; pg: number }> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-    database,
-  ]);
-  return { node: 1000 * cpuOf(pid), pg: 1000 * rows.reduce((sum, r) => sum + cpuOf(r.pid), 0) };
+/**
+ * CPU ms a server process (`node`) and the PostgreSQL backends connected to its database (`pg`)
+ * use from `start()` to `stop()`. Backends are listed every 250 ms and each one's last reading kept:
+ * a pool closing idle connections ends backends during a run, and their CPU would otherwise vanish
+ * from the sum (bare-server.ts's pool did so after pgbench's pause).
+ */
+function cpuMeter(pid: number, database: string) {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let node0 = 0;
+  const sample = async (initial: boolean) => {
+    const { rows } = await admin.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1',
+      [database],
+    );
+    for (const r of rows) {
+      const ms = 1000 * cpuOf(r.pid);
+      if (ms === 0) continue;
+      if (!first.has(r.pid)) first.set(r.pid, initial ? ms : 0);
+      last.set(r.pid, ms);
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    async start() {
+      node0 = 1000 * cpuOf(pid);
+      await sample(true);
+      timer = setInterval(() => void sample(false), 250);
+    },
+    async stop(): Promise<{ node: number; pg: number }> {
+      clearInterval(timer);
+      await sample(false);
+      let pgMs = 0;
+      for (const [p, ms] of last) pgMs += ms - first.get(p)!;
+      return { node: 1000 * cpuOf(pid) - node0, pg: pgMs };
+    },
+  };
 }
 
 interface Http {
@@ -168,21 +199,22 @@ async function http(api: string, shape: Shape): Promise<Http> {
       : shape === 'distinct' || shape === 'bare'
         ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }] }
         : { idReplacement: true, body: alert('host-[<id>]') };
-  const before = await cpuMs(pid, database);
+  const meter = cpuMeter(pid, database);
+  await meter.start();
   const result = await postJson({
     url,
     connections,
     duration,
     ...shapeOpts,
   });
-  const after = await cpuMs(pid, database);
+  const used = await meter.stop();
   const per = (ms: number) => (result.requests.total ? ms / result.requests.total : 0);
   return {
     rps: result.requests.average,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpu: per(after.node + after.pg - before.node - before.pg),
-    node: per(after.node - before.node),
+    cpu: per(used.node + used.pg),
+    node: per(used.node),
   };
 }
 
