@@ -151,7 +151,14 @@ export async function startInstance(
   const {
     port,
     timeoutMs = 60_000,
-    command = [process.execPath, '--max-semi-space-size=8', '--heap-growing-percent=60', 'server/main.ts'],
+    command = [
+      process.execPath,
+      '--max-semi-space-size=8',
+      '--heap-growing-percent=60',
+      '--import',
+      './server/preload.mjs',
+      'server/main.ts',
+    ],
   } = options;
   const proc = startProc({ ...options, command, env: { ...options.env, PORT: String(port) } });
   const deadline = Date.now() + timeoutMs;
