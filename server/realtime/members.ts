@@ -1,42 +1,51 @@
+import { UuidKeys } from './uuid-keys.ts';
+
 // How live views hold their members compactly (`scripts/bench/memory.ts`): with 100,000 alerts
 // in several views, a Map from id string to member per view cost about 100 bytes a member.
 
 /**
  * The alert ids that some live view holds, numbered once for the whole process: every view refers
- * to an alert by its number, so each id string is kept once however many views hold it. A number
- * is taken back (and reused) when the last view lets go of its alert.
+ * to an alert by its number, so each id is kept once however many views hold it, and a UUID (every
+ * id the server makes) as 16 bytes (uuid-keys.ts). A number is taken back (and reused) when the
+ * last view lets go of its alert.
  */
 export class AlertNumbers {
-  private readonly numbers = new Map<string, number>();
-  /** Number → id (undefined when free). */
-  private readonly ids: (string | undefined)[] = [];
-  /** Number → how many views hold it. */
+  private readonly uuids = new UuidKeys();
+  /** Ids that are not canonical UUIDs (an alert may name its own id): id → number and back. */
+  private readonly others = new Map<string, number>();
+  private readonly otherIds = new Map<number, string>();
+  /** Number → how many views hold it (0: free). */
   private refs = new Uint32Array(1024);
   private readonly free: number[] = [];
+  private next = 0;
+  private held = 0;
 
   /** The number of an id some view holds, if one does. */
   numberOf(id: string): number | undefined {
-    return this.numbers.get(id);
+    return this.uuids.get(id) ?? this.others.get(id);
   }
 
   /** How many ids are numbered now. */
   get size(): number {
-    return this.numbers.size;
+    return this.held;
   }
 
   /** One more than the highest number given out so far (free numbers included). */
   get range(): number {
-    return this.ids.length;
+    return this.next;
   }
 
   /** One more view holds this alert: its number (a new one for an id no view held). */
   hold(id: string): number {
-    let n = this.numbers.get(id);
+    let n = this.numberOf(id);
     if (n === undefined) {
-      n = this.free.pop() ?? this.ids.length;
-      if (n === this.ids.length) this.ids.push(id);
-      else this.ids[n] = id;
-      this.numbers.set(id, n);
+      n = this.free.pop() ?? this.next++;
+      if (UuidKeys.isUuid(id)) this.uuids.set(id, n);
+      else {
+        this.others.set(id, n);
+        this.otherIds.set(n, id);
+      }
+      this.held++;
       if (n >= this.refs.length) {
         const grown = new Uint32Array(this.refs.length * 2);
         grown.set(this.refs);
@@ -49,12 +58,16 @@ export class AlertNumbers {
 
   /** A view let go of this alert; the last one to do so frees its number. */
   release(n: number): void {
-    const id = this.ids[n];
-    if (id === undefined || this.refs[n] === 0) throw new Error(`alert number ${n} is not held`);
+    if (!(n < this.next) || this.refs[n] === 0) throw new Error(`alert number ${n} is not held`);
     this.refs[n]! -= 1;
     if (this.refs[n] !== 0) return;
-    this.numbers.delete(id);
-    this.ids[n] = undefined;
+    const other = this.otherIds.get(n);
+    if (other === undefined) this.uuids.delete(n);
+    else {
+      this.others.delete(other);
+      this.otherIds.delete(n);
+    }
+    this.held--;
     this.free.push(n);
   }
 }
