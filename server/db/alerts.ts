@@ -229,6 +229,14 @@ export async function deleteAlert(db: CommonQueryMethods, id: string): Promise<b
 const scopeOf = (customers: readonly string[] | null) =>
   customers ? sql.fragment`AND a.customer = ANY(${texts(customers)})` : sql.fragment``;
 
+/**
+ * The alerts of `ids` the customers may see, locked in id order, as every bulk statement and
+ * set-based chunk locks them (db/alerts-many.ts lockMany): two bulk operations over the same
+ * alerts then wait for each other instead of deadlocking.
+ */
+const lockedInOrder = (ids: readonly string[], customers: readonly string[] | null) =>
+  sql.fragment`SELECT a.id FROM alerts a WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)} ORDER BY a.id FOR UPDATE`;
+
 /** What a bulk change wrote, and the alerts it left untouched because they would be over a limit. */
 export interface ManyWritten {
   rows: readonly AlertRecord[];
@@ -247,7 +255,7 @@ async function updateMany(
   within?: Fragment,
 ): Promise<ManyWritten> {
   const rows = await db.any(sql.type(AlertRowSchema)`
-    UPDATE alerts AS a SET ${set} WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)}
+    UPDATE alerts AS a SET ${set} FROM (${lockedInOrder(ids, customers)}) l WHERE a.id = l.id
       ${within ? sql.fragment`AND ${within}` : sql.fragment``}
     RETURNING ${columns}`);
   if (!within || rows.length === ids.length) return { rows, refused: [] };
@@ -313,7 +321,8 @@ export function deleteMany(
   customers: readonly string[] | null,
 ) {
   return db.any(sql.type(z.object({ id: z.string(), customer: z.string().nullable() }))`
-    WITH d AS (DELETE FROM alerts a WHERE a.id = ANY(${texts(ids)}) ${scopeOf(customers)} RETURNING a.id, a.customer),
+    WITH d AS (DELETE FROM alerts a USING (${lockedInOrder(ids, customers)}) l WHERE a.id = l.id
+        RETURNING a.id, a.customer),
       h AS (DELETE FROM alert_history WHERE alert_id IN (SELECT id FROM d))
     SELECT id, customer FROM d`);
 }

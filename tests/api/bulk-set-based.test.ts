@@ -187,7 +187,7 @@ equivalence.run();
  * A single-alert change racing with a bulk action on the same alerts, on another instance of the
  * same database, is never lost: the bulk path holds its chunk's row locks from its read to its
  * write, so each alert ends with both the bulk's ack (status, acked-by, watch tag, entry) and the
- * other instance's tag and attribute.
+ * other instance's tags (single and bulk) and attribute.
  */
 const race = twoInstanceSuite(
   'bulk action racing single-alert changes on two instances',
@@ -217,13 +217,17 @@ race('no update is lost either way', async (ctx) => {
       assert.is((await other.put(`/alert/${id}/attributes`, { attributes: { raced: true } })).status, 200);
     }
   });
-  const [result] = await Promise.all([bulk, ...singles]);
+  // A bulk tag on the other instance over the same alerts: both lock in id order, so neither deadlocks.
+  const tagged = other.call('PUT', `/_bulk/alerts/tag?group=${group}`, { tags: ['bulk-tagged'] });
+  const [result, tag] = await Promise.all([bulk, tagged, ...singles]);
   assert.is(result.changed.length, ids.length);
   assert.equal(result.errors, []);
+  assert.equal([tag.status, tag.body.count], [200, ids.length], JSON.stringify(tag.body));
   for (const id of ids) {
     const a = await getAlert(other, id);
     assert.is(a.status, 'ack', id);
-    assert.ok(a.tags.includes('raced') && a.tags.includes('watch:carol'), `${id}: ${a.tags.join(',')}`);
+    for (const t of ['raced', 'watch:carol', 'bulk-tagged'])
+      assert.ok(a.tags.includes(t), `${id}: ${a.tags.join(',')}`);
     assert.equal([a.attributes.raced, a.attributes['acked-by']], [true, 'carol'], id);
     assert.is(a.history.filter((h) => h.type === 'ack').length, 1, id);
   }
