@@ -75,11 +75,14 @@ export class AlertNumbers {
 /**
  * One view's members: alert number → a non-zero code. A Map while the view holds few of the
  * numbered alerts; once it holds more than one in DENSE_SHARE of them, an array indexed by number
- * (4 bytes a number instead of about 40 bytes a member).
+ * (about 40 bytes a member instead), of bytes while every code fits in one (a handful of states
+ * or group lists), wider only once a code needs it (tests/unit/live-members.test.ts).
  */
 export class Membership {
   private sparse: Map<number, number> | null = new Map();
-  private dense: Uint32Array | null = null;
+  private dense: Codes | null = null;
+  /** The highest code set so far. */
+  private top = 0;
   private count = 0;
 
   get size(): number {
@@ -96,14 +99,16 @@ export class Membership {
   set(n: number, code: number, range: number): void {
     if (code === 0) throw new Error('a member code is never 0');
     if (this.get(n) === 0) this.count += 1;
+    this.top = Math.max(this.top, code);
     if (this.sparse) {
       this.sparse.set(n, code);
       if (this.count * DENSE_SHARE > range) this.toDense(Math.max(range, n + 1));
       return;
     }
-    if (n >= this.dense!.length) {
-      const grown = new Uint32Array(Math.max(n + 1, this.dense!.length * 2));
-      grown.set(this.dense!);
+    const dense = this.dense!;
+    if (n >= dense.length || code > maxCode(dense)) {
+      const grown = codesFor(this.top, n >= dense.length ? Math.max(n + 1, dense.length * 2) : dense.length);
+      grown.set(dense);
       this.dense = grown;
     }
     this.dense![n] = code;
@@ -129,12 +134,18 @@ export class Membership {
   }
 
   private toDense(length: number) {
-    const dense = new Uint32Array(length);
+    const dense = codesFor(this.top, length);
     for (const [n, code] of this.sparse!) dense[n] = code;
     this.dense = dense;
     this.sparse = null;
   }
 }
+
+type Codes = Uint8Array | Uint16Array | Uint32Array;
+/** An array of `length` zeroes whose elements hold codes up to `top`. */
+const codesFor = (top: number, length: number): Codes =>
+  top < 2 ** 8 ? new Uint8Array(length) : top < 2 ** 16 ? new Uint16Array(length) : new Uint32Array(length);
+const maxCode = (codes: Codes) => 2 ** (8 * codes.BYTES_PER_ELEMENT) - 1;
 
 /** A view switches to an array once it holds more than 1 in DENSE_SHARE of the numbered alerts. */
 const DENSE_SHARE = 10;

@@ -54,6 +54,19 @@ test('a membership answers the same before and after it turns into an array', ()
   assert.throws(() => m.set(1, 0, range), /never 0/);
 });
 
+test('a membership array widens when a code no longer fits in its elements', () => {
+  const m = new Membership();
+  const range = 100;
+  for (let n = 0; n < range; n++) m.set(n, (n % 5) + 1, range); // an array of bytes
+  m.set(7, 300, range);
+  m.set(8, 70_000, range);
+  m.set(range + 3, 255, range + 4);
+  for (let n = 0; n < range; n++)
+    assert.is(m.get(n), n === 7 ? 300 : n === 8 ? 70_000 : (n % 5) + 1, `member ${n}`);
+  assert.is(m.get(range + 3), 255);
+  assert.is(m.size, range + 1);
+});
+
 const alert = (id: string, severity: string, status = 'open', event = 'e'): LiveAlert =>
   ({
     id,
