@@ -70,13 +70,13 @@ const OPERATIONS: ({ type: 'status'; change: StatusChange } | { type: 'action'; 
   { type: 'status', change: { status: 'blackout', text: 'maintenance', timeout: 5 } },
 ];
 
-async function makeSet(api: Api, label: string): Promise<string[]> {
+async function makeSet(api: Api, label: string, group = `eq-${stamp}`): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, r] of RECIPES.entries()) {
     const alert = await createAlert(api, {
       resource: `${label}-${i}-${stamp}`,
       event: 'Equivalence',
-      group: `eq-${stamp}`,
+      group,
       ...r.fields,
     });
     for (const step of r.then) {
@@ -147,6 +147,45 @@ equivalence(
       }
     } finally {
       stop();
+    }
+  },
+);
+
+equivalence(
+  'over HTTP: a bulk action task answers and stores as single PUT /alert/:id/action',
+  async (ctx) => {
+    const group = `http-${stamp}`;
+    const single = await makeSet(ctx.api, 'http-single', `${group}-single`);
+    const bulk = await makeSet(ctx.api, 'http-bulk', group);
+    for (const action of ['ack', 'unack', 'shelve', 'close', 'open', 'ack']) {
+      const body = { action, text: `bulk ${action}`, timeout: null };
+      const errors: string[] = [];
+      for (const [i, id] of single.entries()) {
+        const r = await ctx.api.call('PUT', `/alert/${id}/action`, body);
+        if (r.status !== 200) errors.push(`${i}: ${String(r.body.message)}`);
+      }
+      const started = await ctx.api.call('PUT', `/_bulk/alerts/action?group=${group}`, body);
+      assert.is(started.status, 202, JSON.stringify(started.body));
+      let task: { status: string; result: { updated: string[]; errors: string[] } | null } | undefined;
+      for (const end = Date.now() + 30_000; Date.now() < end;) {
+        task = (await (await ctx.api.get(`/_bulk/task/${String(started.body.id)}`)).json()) as typeof task;
+        if (task!.status === 'success') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.is(task?.status, 'success', action);
+      assert.equal(
+        placed(bulk, { changed: [], errors: task!.result!.errors }).errors.sort(),
+        errors.sort(),
+        action,
+      );
+      for (const [i, id] of single.entries()) {
+        const [x, y] = [await getAlert(ctx.api, id), await getAlert(ctx.api, bulk[i]!)];
+        assert.equal(
+          { ...(comparable(y) as object), group: 0 },
+          { ...(comparable(x) as object), group: 0 },
+          `${action}, alert ${i}`,
+        );
+      }
     }
   },
 );
