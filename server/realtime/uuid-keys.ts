@@ -66,7 +66,7 @@ const DELETED = -1;
 export class UuidKeys {
   /** Number n's UUID at words 4n … 4n + 3 (meaningless unless n is in the table). */
   private words = new Uint32Array(4 * 1024);
-  /** Open addressing, linear probing: n + 1, EMPTY or DELETED. */
+  /** Open addressing, linear probing, at most 3/4 full: n + 1, EMPTY or DELETED. */
   private slots = new Int32Array(2048);
   private count = 0;
   private deleted = 0;
@@ -98,7 +98,7 @@ export class UuidKeys {
       this.words = grown;
     }
     this.words.set(w, 4 * n);
-    if (2 * (this.count + this.deleted + 1) > this.slots.length) this.rehash();
+    if (4 * (this.count + this.deleted + 1) > 3 * this.slots.length) this.rehash();
     this.place(n);
     this.count++;
   }
@@ -131,11 +131,11 @@ export class UuidKeys {
     this.slots[i] = n + 1;
   }
 
-  /** A table at most a quarter full again (grown when the live entries need it), without DELETED. */
+  /** A table at most half full again (grown when the live entries need it), without DELETED. */
   private rehash() {
     const old = this.slots;
     let size = old.length;
-    while (4 * (this.count + 1) > size) size *= 2;
+    while (2 * (this.count + 1) > size) size *= 2;
     this.slots = new Int32Array(size);
     this.deleted = 0;
     for (const slot of old) if (slot > 0) this.place(slot - 1);
