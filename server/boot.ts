@@ -27,7 +27,6 @@ import { appError } from './errors.ts';
 import type { Log } from './log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createMemoryBus, type Bus } from './realtime/bus.ts';
-import { createRedisBus } from './realtime/redis-bus.ts';
 import { createAlarmModel } from './domain/alarm-model.ts';
 import { createPipeline, loadPlugins } from './plugins/pipeline.ts';
 import { createReceiver } from './domain/receive/index.ts';
@@ -107,13 +106,15 @@ export async function boot(config: Config, log: Log, options: { metrics?: Metric
     db = await createDb(url, { size: config.DATABASE_POOL_SIZE });
     await ensureRows(db);
 
-    bus = config.REDIS_URL
-      ? // Never fails for Redis: without it the server starts and connects when it appears.
-        await createRedisBus(
-          { log, metrics },
-          { url: config.REDIS_URL, channel: config.BUS_CHANNEL, outboxBytes: config.BUS_OUTBOX_SIZE },
-        )
-      : createMemoryBus({ log, metrics });
+    if (config.REDIS_URL) {
+      // Loaded only when used: ioredis holds about 2 MB of heap (docs/benchmarks.md, "Memory").
+      const { createRedisBus } = await import('./realtime/redis-bus.ts');
+      // Never fails for Redis: without it the server starts and connects when it appears.
+      bus = await createRedisBus(
+        { log, metrics },
+        { url: config.REDIS_URL, channel: config.BUS_CHANNEL, outboxBytes: config.BUS_OUTBOX_SIZE },
+      );
+    } else bus = createMemoryBus({ log, metrics });
     const busDescription = config.REDIS_URL
       ? `Redis pub/sub at ${redactUrl(config.REDIS_URL)}${bus.state().connected ? '' : ' (not reachable yet: connecting in the background)'}`
       : 'in-process';
