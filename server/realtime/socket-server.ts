@@ -25,9 +25,11 @@ export function createSocketServer(config: Config, server: HttpServer, encoding:
     },
   });
   // Once a socket is connected, nothing reads the HTTP request that opened its session again (its
-  // handshake, which authentication reads, is a copy made before): Engine.IO would otherwise keep
-  // it, with its headers and parser state, for the connection's life (Socket.IO's "Memory usage";
-  // `scripts/bench/memory.ts`). Let go of on the next turn, after every `connection` listener.
+  // handshake, which authentication reads, is a copy made before). A session opened by HTTP
+  // long-polling (a browser's way in) would otherwise keep that request, with its headers and
+  // parser state, for the connection's life (Socket.IO's "Memory usage"); a WebSocket opened at once
+  // stays referenced by Engine.IO's upgrade response until it closes. Dropped on the next turn,
+  // after every `connection` listener.
   io.on('connection', (socket: LiveSocket) => {
     setImmediate(() => forgetRequest(socket));
   });
