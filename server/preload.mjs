@@ -56,13 +56,19 @@ function install(root) {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
-  if (child.status !== 0 || child.error) {
+  let sources;
+  try {
+    if (child.status !== 0 || child.error) {
+      const lines = child.stderr.trim().split('\n');
+      throw child.error ?? new Error(lines.find((l) => /Error\b/.test(l)) ?? lines.at(-1));
+    }
+    sources = new Map(Object.entries(JSON.parse(child.stdout)));
+  } catch (err) {
     process.stderr.write(
-      `alertwall: type stripping in a child process failed (${child.error?.message ?? child.stderr.trim()}); Node strips the types itself\n`,
+      `alertwall: type stripping in a child process failed (${err.message}); Node strips the types itself\n`,
     );
     return;
   }
-  const sources = new Map(Object.entries(JSON.parse(child.stdout)));
   registerHooks({
     load(url, context, nextLoad) {
       const source = sources.get(url);
@@ -75,6 +81,6 @@ function install(root) {
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-if (process.env[CHILD]) {
-  if (import.meta.main) stripAll(process.argv[2] ?? root);
-} else install(root);
+// In the child this file is the main module (the child is started without --import).
+if (process.env[CHILD]) stripAll(process.argv[2] ?? root);
+else install(root);
