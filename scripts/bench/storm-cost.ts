@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createTestDatabase, dropTestDatabase, serverUrl } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { cpuOf, Histogram, round1 } from './push-measure.ts';
-import { EVENTS, alertBody, amAlert, amPayload, createPoster, paced } from './storm-payloads.ts';
+import { EVENTS, amAlert, amPayload, createPoster, paced, singleBodies } from './storm-payloads.ts';
 
 interface CostOptions {
   rounds: number;
@@ -40,18 +40,24 @@ export async function measureCost({ rounds, alerts, rate, size, serverFlags }: C
       [db.name],
     );
     const pgCpu = rows.reduce((sum, r) => sum + (cpuOf(r.pid) || 0), 0);
-    return { server: cpuOf(server.child.pid!), pg: pgCpu };
+    const stats = await admin.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1',
+      [db.name],
+    );
+    return { server: cpuOf(server.child.pid!), pg: pgCpu, commits: Number(stats.rows[0]?.n ?? 0) };
   };
 
-  /** N new alerts (resources `<prefix><r>`, ten names each) as payloads of `size`, or as single bodies. */
+  /**
+   * N new alerts (resources `<prefix><r>`, ten names each) as payloads of `size`, or as single
+   * bodies: the very alerts the Prometheus receiver makes of those payloads (rawData included).
+   */
   const bodies = (prefix: string, n: number, webhook: boolean) => {
     const list = Array.from({ length: n }, (_, i) =>
       amAlert(prefix, Math.floor(i / EVENTS.length), i % EVENTS.length),
     );
-    if (!webhook) return list.map(alertBody);
     const payloads = [];
     for (let i = 0; i < list.length; i += size) payloads.push(amPayload(list.slice(i, i + size)));
-    return payloads;
+    return webhook ? payloads : singleBodies(payloads);
   };
 
   async function run(side: 'webhook' | 'single', prefix: string, n: number) {
@@ -64,8 +70,9 @@ export async function measureCost({ rounds, alerts, rate, size, serverFlags }: C
       sent,
       n / rate,
     );
-    // Work the answers left behind (live events, key usage) belongs to the run.
-    await new Promise((ok) => setTimeout(ok, 300));
+    // Work the answers left behind (live events, key usage) belongs to the run; backends report
+    // their commits to pg_stat_database within a second of going idle.
+    await new Promise((ok) => setTimeout(ok, 1200));
     const after = await cpu();
     const hist = new Histogram();
     for (const a of answers) hist.add(a.answeredAt - a.sentAt);
@@ -79,6 +86,7 @@ export async function measureCost({ rounds, alerts, rate, size, serverFlags }: C
       serverMsPer1k: round1(((after.server - before.server) * 1e6) / n),
       pgMsPer1k: round1(((after.pg - before.pg) * 1e6) / n),
       totalMsPer1k: round1(((after.server - before.server + after.pg - before.pg) * 1e6) / n),
+      commitsPer1k: Math.round(((after.commits - before.commits) * 1000) / n),
     };
     console.log(JSON.stringify(row));
     return row;
@@ -92,12 +100,14 @@ export async function measureCost({ rounds, alerts, rate, size, serverFlags }: C
     await run('single', 'warm-s-', Math.min(alerts, 1000));
     const server: number[] = [];
     const total: number[] = [];
+    const pgOnly: number[] = [];
     for (let k = 0; k < rounds; k++) {
       const order = k % 2 === 0 ? (['webhook', 'single'] as const) : (['single', 'webhook'] as const);
       const rows: Partial<Record<'webhook' | 'single', Awaited<ReturnType<typeof run>>>> = {};
       for (const side of order) rows[side] = await run(side, `r${k}${side[0]}-h`, alerts);
       server.push(rows.webhook!.serverMsPer1k! / rows.single!.serverMsPer1k!);
       total.push(rows.webhook!.totalMsPer1k! / rows.single!.totalMsPer1k!);
+      pgOnly.push(rows.webhook!.pgMsPer1k! / rows.single!.pgMsPer1k!);
       console.log(
         `round ${k + 1}: webhook ÷ single, server ${server.at(-1)!.toFixed(2)}, server + PostgreSQL ${total.at(-1)!.toFixed(2)}`,
       );
@@ -105,7 +115,7 @@ export async function measureCost({ rounds, alerts, rate, size, serverFlags }: C
     console.log(
       `\nCPU per alert, 50-alert payloads ÷ single POSTs, median of ${rounds} rounds: server ${median(server).toFixed(2)} ` +
         `(${server.map((r) => r.toFixed(2)).join(', ')}); server + PostgreSQL ${median(total).toFixed(2)} ` +
-        `(${total.map((r) => r.toFixed(2)).join(', ')})`,
+        `(${total.map((r) => r.toFixed(2)).join(', ')}); PostgreSQL alone ${median(pgOnly).toFixed(2)}`,
     );
   } finally {
     poster.close();

@@ -4,6 +4,8 @@
  * POST /alert bodies, a keep-alive HTTP poster, and the queries the wall and console subscribe with.
  */
 import { Agent, request } from 'node:http';
+import { prometheus } from '../../server/webhooks/prometheus.ts';
+import type { WebhookContext, WebhookRequest } from '../../server/webhooks/types.ts';
 import { WALL_SORT, ackedOnly, wallQuery, withSort } from '../../web/src/routes/wall/settings.ts';
 import { clock } from './push-shared.ts';
 
@@ -64,24 +66,21 @@ export const amPayload = (alerts: ReturnType<typeof amAlert>[]) =>
     alerts,
   });
 
-/** The alert POST /alert would be sent for an Alertmanager alert (what the webhook maps it to). */
-export function alertBody(a: ReturnType<typeof amAlert>) {
-  const { labels, annotations } = a;
-  return JSON.stringify({
-    resource: labels.instance,
-    event: labels.alertname,
-    environment: labels.environment,
-    severity: labels.severity,
-    service: [labels.service],
-    group: labels.job,
-    value: annotations.value,
-    text: `${labels.instance} of job ${labels.job}: ${labels.alertname}`,
-    tags: [`team=${labels.team}`],
-    attributes: { startsAt: a.startsAt, moreInfo: a.generatorURL },
-    origin: `prometheus/${labels.monitor}`,
-    type: 'prometheusAlert',
+/** What the Prometheus receiver reads of its context, as the server's defaults give it. */
+const receiverContext = {
+  config: { DEFAULT_ENVIRONMENT: 'Production' },
+  deps: { model: { normalSeverity: 'normal' } },
+} as unknown as WebhookContext;
+
+/**
+ * The alerts of Alertmanager payloads as POST /alert bodies: exactly what the server's Prometheus
+ * receiver makes of them (rawData included), so both ways store the same alerts.
+ */
+export const singleBodies = (payloads: string[]) =>
+  payloads.flatMap((p) => {
+    const mapped = prometheus.incoming({ payload: JSON.parse(p) } as WebhookRequest, receiverContext);
+    return (mapped as { alerts: unknown[] }).alerts.map((a) => JSON.stringify(a));
   });
-}
 
 /**
  * The storm: `resources` × EVENTS alerts in payloads of `size` alerts of one name (Alertmanager

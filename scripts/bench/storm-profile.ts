@@ -7,7 +7,7 @@
 import { createTestDatabase, dropTestDatabase } from '../../tests/helpers/db.ts';
 import { startServerProcess } from '../../tests/helpers/process.ts';
 import { flag, numberArg, textArg } from './args.ts';
-import { EVENTS, alertBody, amAlert, amPayload, createPoster, paced } from './storm-payloads.ts';
+import { EVENTS, amAlert, amPayload, createPoster, paced, singleBodies } from './storm-payloads.ts';
 
 const alerts = numberArg('alerts', 10_000);
 const rate = numberArg('rate', 1000);
@@ -23,9 +23,10 @@ try {
   const list = Array.from({ length: alerts }, (_, i) =>
     amAlert('p-h', Math.floor(i / EVENTS.length), i % EVENTS.length),
   );
-  const bodies = single
-    ? list.map(alertBody)
-    : Array.from({ length: Math.ceil(alerts / 50) }, (_, k) => amPayload(list.slice(k * 50, k * 50 + 50)));
+  const payloads = Array.from({ length: Math.ceil(alerts / 50) }, (_, k) =>
+    amPayload(list.slice(k * 50, k * 50 + 50)),
+  );
+  const bodies = single ? singleBodies(payloads) : payloads;
   const answers = await paced(
     poster.post,
     single ? '/api/alert' : '/api/webhooks/prometheus',
