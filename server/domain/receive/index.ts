@@ -36,6 +36,7 @@ export function createReceiver(base: Base, { plugins }: { plugins: PluginPipelin
     // made smaller batches and cost 15–35 % more CPU per receipt (`ingest.ts --scenarios e`).
     byIdentity: new KeyedBatcher((items) => receiveDb.updateByIdentity(db, items, config.HISTORY_LIMIT)),
     hints: new Map(),
+    hintOrder: undefined,
     kept: new Map(),
   };
   return { receiveAlert: (input, caller) => receiveAlert(state, input, caller) };

@@ -67,6 +67,8 @@ export interface ReceiveState extends Base {
   byIdentity: Statement<receiveDb.DirectDuplicate>;
   /** Batch key → what its alert was last written with here (direct.ts); at most HINTS entries. */
   hints: Map<string, Hint>;
+  /** Where forgetting the oldest hints has got to (direct.ts forgetOldest). */
+  hintOrder: MapIterator<string> | undefined;
   /** (severity, incoming status) → the stored statuses the alarm model keeps for such a duplicate. */
   kept: Map<string, readonly string[]>;
 }
