@@ -106,13 +106,16 @@ async function plans(url: string) {
   const sel = (qs: string, now?: number) =>
     query.resolveSelection(pool, { where: parse(qs, now).where, customers: null });
   const now = Date.now();
+  // With the counts the endpoint reads first (from the tally where it can), as search.ts passes them.
   const page = async (qs: string) => {
     const p = parse(qs, now);
+    const s = await sel(qs, now);
     return list.listAlerts(
       capture,
-      await sel(qs, now),
+      s,
       { sort: p.sort, limit: 50, offset: 0, rawData: false },
       orders,
+      await tally.countBySeverityAndStatus(pool, s),
     );
   };
   const titled: [string, () => Promise<unknown>][] = [

@@ -3,7 +3,7 @@ import { AlertRowSchema } from '../domain/alert-fields.ts';
 import type { Cond } from '../domain/query/conditions.ts';
 import type { SortKey } from '../domain/query/params.ts';
 import { columns } from './alert-columns.ts';
-import { column, whereOf, type Selection } from './alert-query.ts';
+import { column, whereOf, type Selection, type sumPairs } from './alert-query.ts';
 
 /** Orders for the severity and status sort keys: the alarm model's. */
 export interface SortOrders {
@@ -89,11 +89,8 @@ export function rankedLead(s: Selection, sort: readonly SortKey[], rows: number)
     : [first];
 }
 
-/** The stored values of a ranked column that have matches, as counted (see `listAlerts`). */
-export interface MatchedValues {
-  severity: readonly string[];
-  status: readonly string[];
-}
+/** Matches per severity, per status and per (severity, status) pair, as the page's counts found them. */
+export type Counted = ReturnType<typeof sumPairs>;
 
 /** A column's distinct stored values, by a loose scan of an index that leads with it. */
 const distinctValues = (name: string) => {
@@ -117,6 +114,12 @@ const distinctValues = (name: string) => {
  * and so one group of the incremental sort, as they tie in the plain order. Every row of the page
  * is among the partitions' first rows, so pages, ties and order are the plain query's
  * (tests/api/alerts-status-order.test.ts and alerts-merged-order.test.ts compare them).
+ *
+ * A partition is read whole, through the (status, severity, …) index, and sorted: `OFFSET 0` keeps
+ * the planner from walking an index in the remaining keys' order (the primary key's, for ties)
+ * and filtering it by the partition, which read the whole table for each empty pair of values
+ * the walk reached (a status and a severity each with matches, but none together). So a page
+ * costs at most the rows of the partitions it reaches.
  */
 function listByRank(
   db: CommonQueryMethods,
@@ -125,21 +128,44 @@ function listByRank(
   orders: SortOrders,
   lead: readonly SortKey[],
   raw: FragmentSqlToken,
-  values?: MatchedValues,
+  counted?: Counted,
 ) {
   const names = lead.map((k) => k.ref.field.name as 'status' | 'severity');
-  if (values && names.some((n) => values[n].length === 0)) return Promise.resolve([]);
-  const ctes = values ? [] : names.map(distinctValues);
-  const sources = names.map((n, i) =>
-    values
-      ? sql.fragment`unnest(${sql.array([...values[n]], 'text')}) AS ${sql.identifier([`s${i}`])}(v)`
-      : sql.fragment`${sql.identifier([`d_${n}`])} AS ${sql.identifier([`s${i}`])}`,
-  );
-  const v = (i: number) => sql.identifier([`s${i}`, 'v']);
-  const pick = names.map(
-    (_, i) =>
-      sql.fragment`${v(i)} AS ${sql.identifier([`v${i}`])}, ${rankOf(namesOf(lead[i]!.ref, orders), v(i))} AS ${sql.identifier([`r${i}`])}`,
-  );
+  const reach = page.offset + page.limit;
+  let source: FragmentSqlToken;
+  let ctes: FragmentSqlToken[] = [];
+  if (counted) {
+    const parts = reachedPartitions(lead, orders, counted, reach);
+    if (parts.length === 0) return Promise.resolve([]);
+    const arrays = names.map((_, i) =>
+      sql.array(
+        parts.map((p) => p[i]!),
+        'text',
+      ),
+    );
+    source = sql.fragment`unnest(${sql.join(arrays, sql.fragment`, `)}) AS s(${sql.join(
+      names.map((_, i) => sql.identifier([`v${i}`])),
+      sql.fragment`, `,
+    )})`;
+  } else {
+    ctes = names.map(distinctValues);
+    const cols = names.map(
+      (n, i) => sql.fragment`${sql.identifier([`d_${n}`, 'v'])} AS ${sql.identifier([`v${i}`])}`,
+    );
+    source = sql.fragment`(SELECT ${sql.join(cols, sql.fragment`, `)}
+      FROM ${sql.join(
+        names.map((n) => sql.identifier([`d_${n}`])),
+        sql.fragment` CROSS JOIN `,
+      )}
+      WHERE ${sql.join(
+        names.map((n) => sql.fragment`${sql.identifier([`d_${n}`, 'v'])} IS NOT NULL`),
+        sql.fragment` AND `,
+      )}) s`;
+  }
+  const pick = names.map((_, i) => {
+    const v = sql.identifier(['s', `v${i}`]);
+    return sql.fragment`${v}, ${rankOf(namesOf(lead[i]!.ref, orders), v)} AS ${sql.identifier([`r${i}`])}`;
+  });
   const ranks = (table: string | null) =>
     sql.join(
       lead.map((k, i) => {
@@ -155,21 +181,66 @@ function listByRank(
   return db.any(sql.type(AlertRowSchema)`/* ad hoc */
     ${ctes.length ? sql.fragment`WITH RECURSIVE ${sql.join(ctes, sql.fragment`, `)}` : sql.fragment``}
     SELECT ${columns} ${raw} FROM (
-      SELECT ${sql.join(pick, sql.fragment`, `)}
-      FROM ${sql.join(sources, sql.fragment` CROSS JOIN `)}
-      WHERE ${sql.join(
-        names.map((_, i) => sql.fragment`${v(i)} IS NOT NULL`),
-        sql.fragment` AND `,
-      )}
+      SELECT ${sql.join(pick, sql.fragment`, `)} FROM ${source}
       ORDER BY ${ranks(null)}
     ) p CROSS JOIN LATERAL (
-      SELECT a.* FROM alerts a
-      WHERE ${sql.join(inPartition, sql.fragment` AND `)} AND ${whereOf(s)}
+      SELECT a.* FROM (
+        SELECT a.* FROM alerts a
+        WHERE ${sql.join(inPartition, sql.fragment` AND `)} AND ${whereOf(s)}
+        OFFSET 0
+      ) a
       ORDER BY ${rest}
-      LIMIT ${page.offset + page.limit}
+      LIMIT ${reach}
     ) a
     ORDER BY ${ranks('p')}, ${rest}
     LIMIT ${page.limit} OFFSET ${page.offset}`);
+}
+
+/**
+ * The counted partitions (values of the leading keys, with matches) a page can reach, in rank
+ * order: every partition of each group of equal ranks up to the group in which the page's last
+ * row falls by the counts. Values of equal rank (those the model does not know) form one group,
+ * all kept or all left out, since their rows interleave.
+ */
+export function reachedPartitions(
+  lead: readonly SortKey[],
+  orders: SortOrders,
+  counted: Counted,
+  reach: number,
+): string[][] {
+  const names = lead.map((k) => k.ref.field.name as 'status' | 'severity');
+  const parts =
+    names.length === 1
+      ? counted[names[0]!].map((r) => ({ values: [r.name], n: r.n }))
+      : counted.pairs.map((r) => ({ values: names.map((n) => r[n]), n: r.n }));
+  const position = (i: number, value: string) => {
+    const list = namesOf(lead[i]!.ref, orders);
+    const at = list.indexOf(value);
+    return at < 0 ? list.length : at + 1;
+  };
+  const ranked = parts
+    .filter((p) => p.n > 0)
+    .map((p) => ({ ...p, ranks: p.values.map((v, i) => position(i, v)) }));
+  const compare = (x: number[], y: number[]) => {
+    for (let i = 0; i < lead.length; i++) {
+      const d = (x[i]! - y[i]!) * (lead[i]!.descending ? -1 : 1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  ranked.sort((x, y) => compare(x.ranks, y.ranks));
+  const kept: string[][] = [];
+  let before = 0;
+  for (let i = 0; i < ranked.length && before < reach;) {
+    let j = i;
+    while (j < ranked.length && compare(ranked[j]!.ranks, ranked[i]!.ranks) === 0) {
+      kept.push(ranked[j]!.values);
+      before += ranked[j]!.n;
+      j++;
+    }
+    i = j;
+  }
+  return kept;
 }
 
 /**
@@ -190,13 +261,13 @@ export function listAlerts(
   s: Selection,
   page: { sort: readonly SortKey[]; limit: number; offset: number; rawData: boolean },
   orders: SortOrders,
-  /** The merged columns' values that have matches, when known (else found by loose index scans). */
-  matched?: MatchedValues,
+  /** The matches per severity, status and pair, when counted (else values come from loose index scans). */
+  counted?: Counted,
 ) {
   const raw = page.rawData ? sql.fragment`` : sql.fragment`, NULL::text AS "rawData"`;
   const order = orderOf(page.sort, orders);
   const ranked = rankedLead(s, page.sort, page.offset + page.limit);
-  if (ranked) return listByRank(db, s, page, orders, ranked, raw, matched);
+  if (ranked) return listByRank(db, s, page, orders, ranked, raw, counted);
   const by = mergeColumn(s, page.sort, page.offset + page.limit);
   if (by === null) {
     return db.any(sql.type(AlertRowSchema)`/* ad hoc */
@@ -216,7 +287,7 @@ export function listAlerts(
   // the (col, last_receive_time) index can serve.
   const rest = page.sort.slice(1);
   const lead = rest[0]?.descending ? sql.fragment`DESC` : sql.fragment`ASC`;
-  const values = matched?.severity;
+  const values = counted?.severity.filter((r) => r.n > 0).map((r) => r.name);
   if (values && values.length === 0) return Promise.resolve([]);
   const d = values
     ? sql.fragment`d(v) AS (SELECT unnest(${sql.array([...values], 'text')}))`

@@ -213,14 +213,17 @@ export async function countBySeverityAndStatus(db: CommonQueryMethods, s: Select
   return sumPairs(rows);
 }
 
-/** Counts per (severity, status) summed per severity and per status. */
+/**
+ * Counts per (severity, status) summed per severity and per status; the pairs themselves too, for
+ * pages merged from (status, severity) partitions (alert-list.ts `reachedPartitions`).
+ */
 export function sumPairs(rows: readonly { severity: string; status: string; n: number }[]) {
   const sum = (key: 'severity' | 'status') => {
     const by = new Map<string, number>();
     for (const r of rows) by.set(r[key], (by.get(r[key]) ?? 0) + r.n);
     return [...by].map(([name, n]) => ({ name, n }));
   };
-  return { severity: sum('severity'), status: sum('status') };
+  return { severity: sum('severity'), status: sum('status'), pairs: rows };
 }
 
 const AlertHistoryRowSchema = HistoryRowSchema.extend({ alertId: z.string() });

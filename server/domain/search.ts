@@ -86,23 +86,17 @@ export async function listAlerts(deps: Deps, search: URLSearchParams, caller: Ca
   const q = alertQueryOf(deps, search, true);
   const selection = await selectionFor(deps, q.where, caller);
   const page = { sort: q.sort, limit: q.pageSize, offset: (q.page - 1) * q.pageSize, rawData: q.showRawData };
-  // A merged page (severity or status first) reads only the severities and statuses the counts
-  // found: a partition without a match would otherwise be read to its end.
+  // A merged page (severity or status first) reads only the partitions the counts found matches
+  // in (a partition without one would otherwise be read to its end), and sorted status first
+  // only those its rows can be in.
   const reach = page.offset + page.limit;
   const merged =
     list.mergeColumn(selection, page.sort, reach) !== null ||
     list.rankedLead(selection, page.sort, reach) !== null;
   const counting = tally.countBySeverityAndStatus(deps.db, selection);
-  const matched = (counted: { name: string; n: number }[]) =>
-    counted.filter((r) => r.n > 0).map((r) => r.name);
   const [rows, countRows, autoRefresh] = await Promise.all([
     merged
-      ? counting.then((c) =>
-          list.listAlerts(deps.db, selection, page, sortOrders(deps), {
-            severity: matched(c.severity),
-            status: matched(c.status),
-          }),
-        )
+      ? counting.then((c) => list.listAlerts(deps.db, selection, page, sortOrders(deps), c))
       : list.listAlerts(deps.db, selection, page, sortOrders(deps)),
     counting,
     isSwitchOn(deps, 'auto-refresh-allow'),
