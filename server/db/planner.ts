@@ -53,6 +53,12 @@ const PLANS = {
    * Test: tests/api/top-n-plan.test.ts.
    */
   topByEvent: { random_page_cost: '1.1' },
+  /**
+   * top-n.ts `topN` by resource: the same for its counts (the event index holds resource and every
+   * column the counts read; 15-20% less than the table's scan at 100,000 alerts), and its pass 2
+   * finds the top resources' alerts through the identity index. Test: tests/api/top-n-resource-plan.test.ts.
+   */
+  topByResource: { random_page_cost: '1.1' },
 } as const satisfies Record<string, Record<string, string>>;
 
 export type PlanName = keyof typeof PLANS;

@@ -203,13 +203,14 @@ export async function topN(
     ${listed}`;
   // Reading the whole event index costs the planner random_page_cost per page, so it prefers the
   // table, three times larger and slower to read (planner.ts).
-  const rows =
-    groupBy.field.name === 'event'
-      ? await db.transaction(async (tx) => {
-          await planWith(tx, 'topByEvent');
-          return tx.any(statement);
-        })
-      : await db.any(statement);
+  const plan =
+    groupBy.field.name === 'event' ? 'topByEvent' : byResource && !tallied ? 'topByResource' : null;
+  const rows = plan
+    ? await db.transaction(async (tx) => {
+        await planWith(tx, plan);
+        return tx.any(statement);
+      })
+    : await db.any(statement);
   return rows.map((r) => {
     const alerts = r.ids.map((id, i) => ({ id, resource: r.resources[i]! }));
     // The same order as localeCompare (one collator rather than one lookup per comparison). Sorted
