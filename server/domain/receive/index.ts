@@ -43,9 +43,10 @@ export function createReceiver(base: Base, { plugins }: { plugins: PluginPipelin
 }
 
 /**
- * Pre-receive plugins, then new / duplicate / correlate (lifecycle §4–§5) in two round trips —
- * read the candidate, then one conditional write with its history — retried if a concurrent
- * receipt changed the alert in between. Publishes after the write.
+ * Pre-receive plugins, then new / duplicate / correlate (lifecycle §4–§5) in at most two round
+ * trips — read the candidate, then one conditional write with its history; one for a plain
+ * duplicate (direct.ts) or a new alert (batch.ts, createOrFind) — retried if a concurrent receipt
+ * changed the alert in between. Publishes after the write.
  */
 async function receiveAlert(state: ReceiveState, input: AlertInput, caller: Caller): Promise<ReceiveOutcome> {
   const now = state.clock.now();

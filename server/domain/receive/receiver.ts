@@ -12,7 +12,7 @@ export type ReceiveOutcome =
 /** One instance's receive path: POST /alert and the webhooks come in here. */
 export interface Receiver {
   /**
-   * Pre-receive plugins, then new / duplicate / correlate (lifecycle §4–§5) in two round trips,
+   * Pre-receive plugins, then new / duplicate / correlate (lifecycle §4–§5) in at most two round trips,
    * then the post-receive plugins and the live event; a plugin's signal (blackout, heartbeat…)
    * comes back as `signal`.
    */
