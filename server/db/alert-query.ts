@@ -53,13 +53,6 @@ function compare(ref: FieldRef, bound: Bound, lower: boolean): FragmentSqlToken 
   return sql.fragment`${column(ref)} ${op} ${typed(ref, bound.value)}`;
 }
 
-/**
- * Columns with a trigram index on their lowered text (migration 0059): a substring term on one
- * adds the LIKE that index serves. Where pg_trgm was missing the index is too, and the LIKE is only
- * a filter.
- */
-const TRIGRAM_INDEXED = new Set(['resource']);
-
 /** A condition as SQL; every value is a bound parameter. */
 export function conditionSql(c: Cond): FragmentSqlToken {
   switch (c.kind) {
@@ -90,12 +83,7 @@ export function conditionSql(c: Cond): FragmentSqlToken {
       const needle = sql.fragment`lower(${c.value}::text)`;
       const contains = (e: FragmentSqlToken) => sql.fragment`strpos(lower(${e}), ${needle}) > 0`;
       if (typeOf(c.ref) === 'list') return anyElement(c.ref, contains);
-      if (c.ref.key !== undefined || !TRIGRAM_INDEXED.has(c.ref.field.column)) return contains(column(c.ref));
-      // The same test as a LIKE of the lowered column, which its trigram index can serve: the
-      // needle with LIKE's own characters escaped, between two `%`, matches exactly where strpos
-      // finds it. strpos stays, so the index only finds candidates.
-      const escaped = sql.fragment`replace(replace(replace(${needle}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
-      return sql.fragment`(${contains(column(c.ref))} AND lower(${column(c.ref)}) LIKE '%' || ${escaped} || '%')`;
+      return contains(column(c.ref));
     }
     case 'match':
       if (typeOf(c.ref) === 'list') return anyElement(c.ref, (e) => sql.fragment`${e} ~* ${c.pattern}`);
