@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, Filter, InvalidCredentialsError, type Entry } from 'ldapts';
+import { createRequire } from 'node:module';
+import type { Client, Entry } from 'ldapts';
+import type * as Ldapts from 'ldapts';
 import type { Config } from '../config.ts';
 import { accessOf } from './access.ts';
 import { userOfLogin } from './external-users.ts';
@@ -9,6 +11,13 @@ import type { UserRow } from '../db/users.ts';
 import type { Deps } from '../deps.ts';
 import { AppError, appError } from '../errors.ts';
 import type { Auth } from './types.ts';
+
+/**
+ * ldapts, loaded on first use: a server that never signs anyone in through LDAP does not hold it
+ * (about 1.7 MB of heap; docs/benchmarks.md, "Memory"). The same CommonJS copy as config/checks.ts.
+ */
+const load = createRequire(import.meta.url);
+const ldapts = () => load('ldapts') as typeof Ldapts;
 
 /** What the directory says about the person who just bound (auth.md §10). */
 export interface DirectoryUser {
@@ -59,7 +68,7 @@ function escapeDnValue(v: string): string {
 /** Fills `{name}` placeholders of a search filter with escaped values (RFC 4515). */
 const fillFilter = (template: string, values: Record<string, string>) =>
   template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.hasOwn(values, name) ? Filter.escape(values[name]!) : whole,
+    Object.hasOwn(values, name) ? ldapts().Filter.escape(values[name]!) : whole,
   );
 
 /** A per-domain setting's entry; domains compare without case, as logins are lower-cased. */
@@ -90,7 +99,7 @@ function clientOf(config: Config): Client {
   const timeout = seconds(config.LDAP_TIMEOUT) ?? seconds(config.LDAP_CONFIG.OPT_TIMEOUT);
   const connectTimeout =
     seconds(config.LDAP_CONFIG.OPT_NETWORK_TIMEOUT) ?? timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  return new Client({
+  return new (ldapts().Client)({
     url: config.LDAP_URL,
     connectTimeout,
     ...(timeout ? { timeout } : {}),
@@ -104,7 +113,7 @@ async function bindService(config: Config, client: Client): Promise<void> {
   try {
     await client.bind(config.LDAP_BIND_USERNAME, config.LDAP_BIND_PASSWORD);
   } catch (err) {
-    if (err instanceof InvalidCredentialsError) throw appError('ldap_bind_failed');
+    if (err instanceof ldapts().InvalidCredentialsError) throw appError('ldap_bind_failed');
     throw err;
   }
 }
@@ -195,7 +204,7 @@ export async function checkDirectory(
     try {
       await client.bind(dn, password);
     } catch (err) {
-      if (err instanceof InvalidCredentialsError) throw appError('invalid_login');
+      if (err instanceof ldapts().InvalidCredentialsError) throw appError('invalid_login');
       throw err;
     }
     const entry = found ?? (await readOwnEntry(config, client, dn));

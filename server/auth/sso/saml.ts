@@ -1,7 +1,8 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { SAML } from '@node-saml/node-saml';
-import { DOMParser } from '@xmldom/xmldom';
+import { createRequire } from 'node:module';
+import type { SAML } from '@node-saml/node-saml';
+import type * as Xmldom from '@xmldom/xmldom';
 import type { Config } from '../../config.ts';
 import { samlMetadataSources } from '../../config/checks.ts';
 import type { ExternalIdentity } from '../external-users.ts';
@@ -37,6 +38,9 @@ export function parseXml(xml: string): Document {
   const fail = (msg: string) => {
     throw new Error(msg.split('\n')[0]);
   };
+  // Loaded on first use, as node-saml below: a server without SAML never holds them (about 4 MB of
+  // heap; docs/benchmarks.md, "Memory").
+  const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as typeof Xmldom;
   return new DOMParser({ errorHandler: { error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml');
 }
 
@@ -104,6 +108,7 @@ export async function loadSaml(config: Config): Promise<Saml> {
   // As the established server: BASE_URL exactly as configured, so identity providers set up for it
   // (audience, entity id) keep working.
   const entityId = config.SAML2_ENTITY_ID || config.BASE_URL;
+  const { SAML } = await import('@node-saml/node-saml');
   const sp = new SAML({
     entryPoint: idp.ssoUrl,
     authnRequestBinding: idp.binding === POST ? 'HTTP-POST' : 'HTTP-Redirect',
