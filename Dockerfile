@@ -43,4 +43,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/_').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/app/deploy/docker-entrypoint.sh"]
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=60", "server/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=60", "--import", "./server/preload.mjs", "server/main.ts"]

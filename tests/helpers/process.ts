@@ -12,8 +12,13 @@ export interface ServerProcess {
 }
 
 const root = new URL('../../', import.meta.url).pathname;
-/** The V8 flags `npm start` and the container give the server (docs/operations.md, "Memory"). */
-export const SERVER_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=60'];
+/** The flags `npm start` and the container give the server: V8 memory settings and the type-stripping preload (docs/operations.md, "Memory"). */
+export const SERVER_FLAGS = [
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=60',
+  '--import',
+  './server/preload.mjs',
+];
 
 /**
  * Runs `node server/main.ts` as `npm start` would, and waits for its start-up line. `flags`: V8 flags
