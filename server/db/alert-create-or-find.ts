@@ -1,16 +1,16 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { AlertRowSchema } from '../domain/alert-fields.ts';
-import { columns, insertColumns, insertValues, recordsetColumns } from './alert-columns.ts';
+import { columns } from './alert-columns.ts';
 import {
   heldBack,
+  newAlertsWritten,
   recentSeverityChanges,
   recentStatuses,
   type Candidate,
   type NewAlert,
   type ReceiptWritten,
 } from './alert-receive.ts';
-import { countedEntries } from './alerts.ts';
 import { alongWrites, LeasedColumn } from './receipt-along.ts';
 import { texts } from './rows.ts';
 
@@ -46,12 +46,6 @@ export async function createOrFind(
 ): Promise<CreatedOrFound[]> {
   const held = heldBack(all);
   const items = all.filter((_, i) => !held.has(i));
-  const rows = items.map(({ alert, entry }, i) => ({
-    ...alert,
-    i: i + 1,
-    severityEntries: countedEntries([entry]),
-  }));
-  const entries = items.map(({ alert, entry }) => ({ ...entry, alertId: alert.id }));
   const alerts = items.map((item) => item.alert);
   const withs = items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : []));
   const along = alongWrites(withs);
@@ -64,27 +58,7 @@ export async function createOrFind(
   const customers = col((a) => a.customer ?? '');
   const events = col((a) => a.event);
   const written = await db.any(sql.type(MixedRowSchema)`
-    WITH claimed AS (
-      SELECT alert_claim_new(${environments}, ${resources}, ${customers}, ${events}) AS i
-    ),
-    w AS (
-      INSERT INTO alerts AS a (${insertColumns}, severity_entries)
-      SELECT ${insertValues}, v."severityEntries"
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(i integer, ${recordsetColumns},
-        "severityEntries" integer)
-      WHERE v.i IN (SELECT i FROM claimed)
-      ON CONFLICT DO NOTHING
-      RETURNING ${columns}
-    ),
-    added AS (
-      INSERT INTO alert_history (alert_id, id, event, severity, status, value, text, type, update_time, "user", timeout)
-      SELECT v."alertId", v.id, v.event, v.severity, v.status, v.value, v.text, v.type,
-        to_timestamp(v."updateTime" / 1000.0), v."user", v.timeout
-      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS v("alertId" text, id text, event text,
-        severity text, status text, value text, text text, type text, "updateTime" float8, "user" text, timeout integer)
-      JOIN w ON w.id = v."alertId"
-      RETURNING 1
-    ),
+    WITH ${newAlertsWritten(items)},
     found AS (
       SELECT ${columns}, v.i::int - 1 AS wanted, ${recentStatuses}, ${recentSeverityChanges(flapSince)}
       FROM receive_wanted(${environments}, ${resources}, ${customers}, ${events}) AS v

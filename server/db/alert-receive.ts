@@ -116,18 +116,11 @@ export function heldBack(items: readonly NewAlert[]): Set<number> {
 }
 
 /**
- * Creates several new alerts, each with its first history entry, in one statement. An alert whose
- * identity (or id) a concurrent receipt took first is skipped, and so is one that would now
- * de-duplicate or correlate with an alert created since it was read: `alert_claim_new`
- * (migration 0010) locks each (environment, resource, customer) and checks again on a fresh
- * snapshot. A skipped alert's place in the answer is null: its receipt is decided again.
+ * A batch of new alerts as the CTEs `claimed` (the rows whose claim held), `w` (those alerts
+ * inserted) and `added` (their first history entries): insertNew's statement, and createOrFind's
+ * (db/alert-create-or-find.ts) before it reads the candidates of the others.
  */
-export async function insertNew(
-  db: CommonQueryMethods,
-  all: readonly NewAlert[],
-): Promise<(ReceiptWritten | null)[]> {
-  const held = heldBack(all);
-  const items = all.filter((_, i) => !held.has(i));
+export function newAlertsWritten(items: readonly NewAlert[]) {
   // Each row is the record as it is (camelCase keys, times in epoch ms), named so in the column
   // lists below; `ms / 1000.0` in SQL is the same double as `ms / 1000` in JavaScript.
   // severityEntries: the first entry if the flapping and standing reports count it (typed
@@ -140,9 +133,8 @@ export async function insertNew(
   }));
   const entries = items.map(({ alert, entry }) => ({ ...entry, alertId: alert.id }));
   const alerts = items.map((item) => item.alert);
-  const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
-  const written = await db.any(sql.type(ReceiptRowSchema)`
-    WITH claimed AS (
+  return sql.fragment`
+    claimed AS (
       SELECT alert_claim_new(${texts(alerts.map((a) => a.environment))}, ${texts(alerts.map((a) => a.resource))},
         ${texts(alerts.map((a) => a.customer ?? ''))}, ${texts(alerts.map((a) => a.event))}) AS i
     ),
@@ -163,7 +155,25 @@ export async function insertNew(
         severity text, status text, value text, text text, type text, "updateTime" float8, "user" text, timeout integer)
       JOIN w ON w.id = v."alertId"
       RETURNING 1
-    )${along.ctes}
+    )`;
+}
+
+/**
+ * Creates several new alerts, each with its first history entry, in one statement. An alert whose
+ * identity (or id) a concurrent receipt took first is skipped, and so is one that would now
+ * de-duplicate or correlate with an alert created since it was read: `alert_claim_new`
+ * (migration 0010) locks each (environment, resource, customer) and checks again on a fresh
+ * snapshot. A skipped alert's place in the answer is null: its receipt is decided again.
+ */
+export async function insertNew(
+  db: CommonQueryMethods,
+  all: readonly NewAlert[],
+): Promise<(ReceiptWritten | null)[]> {
+  const held = heldBack(all);
+  const items = all.filter((_, i) => !held.has(i));
+  const along = alongWrites(items.flatMap((x) => (x.with ? [{ alertId: x.alert.id, ...x.with }] : [])));
+  const written = await db.any(sql.type(ReceiptRowSchema)`
+    WITH ${newAlertsWritten(items)}${along.ctes}
     SELECT w.*, '[]'::json AS history${along.leased} FROM w`);
   const byId = new Map(written.map((r) => [r.id, r]));
   return all.map(({ alert }, i) => (held.has(i) ? null : (byId.get(alert.id) ?? null)));
