@@ -323,7 +323,15 @@ test('the list: on now with the time left, off now with the next occurrence, one
     duration: 1800,
     startTime: start,
   });
-  await create(ctx, { environment: 'Production', resource: 'one-off-host', duration: 7200 });
+  // Started a minute ago, so two hours from the start leave 1h 58m or 1h 59m however fast the page
+  // renders (a page within half a second of `now` rounds 7,199.6 s up to "2h 0m").
+  const oneOffStart = new Date(Date.now() - 60_000).toISOString();
+  await create(ctx, {
+    environment: 'Production',
+    resource: 'one-off-host',
+    duration: 7200,
+    startTime: oneOffStart,
+  });
   await withPage(
     ctx.browser,
     { viewport: { width: 1920, height: 1080 }, timezoneId: 'Europe/Berlin' },
