@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AlertRowSchema } from '../domain/alert-fields.ts';
 import { columns } from './alert-columns.ts';
 import {
+  candidateOfWanted,
   heldBack,
   newAlertsWritten,
   recentSeverityChanges,
@@ -62,13 +63,7 @@ export async function createOrFind(
     found AS (
       SELECT ${columns}, v.i::int - 1 AS wanted, ${recentStatuses}, ${recentSeverityChanges(flapSince)}
       FROM receive_wanted(${environments}, ${resources}, ${customers}, ${events}) AS v
-      JOIN LATERAL (
-        SELECT * FROM alerts a
-        WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer
-          AND (a.event = v.event OR v.event = ANY(a.correlate))
-        ORDER BY (a.event = v.event) DESC, a.last_receive_time DESC
-        LIMIT 1
-      ) a ON true
+      ${candidateOfWanted}
       WHERE v.i::int NOT IN (SELECT i FROM claimed)
     )${along.ctes}
     SELECT w.*, NULL::int AS wanted, NULL::text[] AS "recentStatuses", NULL::int AS "recentSeverityChanges"${along.leased}

@@ -55,6 +55,19 @@ export const recentSeverityChanges = (flapSince: number) => sql.fragment`
   (SELECT count(*) FROM (SELECT 1 FROM alert_history h WHERE h.alert_id = a.id AND h.type IN ('new', 'severity')
      AND h.update_time > ${ts(flapSince)} ORDER BY h.seq DESC LIMIT 3) f)::int AS "recentSeverityChanges"`;
 
+/**
+ * The stored alert a wanted identity `v` (a row of `receive_wanted`) is decided against: its own
+ * event first, else one that correlates with it, the most recently received. findForReceive and
+ * createOrFind (db/alert-create-or-find.ts) read it alike.
+ */
+export const candidateOfWanted = sql.fragment`JOIN LATERAL (
+      SELECT * FROM alerts a
+      WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer
+        AND (a.event = v.event OR v.event = ANY(a.correlate))
+      ORDER BY (a.event = v.event) DESC, a.last_receive_time DESC
+      LIMIT 1
+    ) a ON true`;
+
 export const CandidateRowSchema = AlertRowSchema.extend({
   recentStatuses: z.array(z.string().nullable()),
   recentSeverityChanges: z.number(),
@@ -79,13 +92,7 @@ export async function findForReceive(
     SELECT v.i::int - 1 AS wanted, ${columns}, ${recentStatuses}, ${recentSeverityChanges(flapSince)}
     FROM receive_wanted(${col((d) => d.environment)}, ${col((d) => d.resource)}, ${col((d) => d.customer ?? '')},
       ${col((d) => d.event)}) AS v
-    JOIN LATERAL (
-      SELECT * FROM alerts a
-      WHERE a.environment = v.environment AND a.resource = v.resource AND COALESCE(a.customer, '') = v.customer
-        AND (a.event = v.event OR v.event = ANY(a.correlate))
-      ORDER BY (a.event = v.event) DESC, a.last_receive_time DESC
-      LIMIT 1
-    ) a ON true`);
+    ${candidateOfWanted}`);
   const byIndex = new Map(rows.map(({ wanted: i, ...row }) => [i, row]));
   return drafts.map((_, i) => byIndex.get(i) ?? null);
 }
